@@ -1,0 +1,299 @@
+//! [`Ask`]: the era-neutral way a tool handler asks a person for input.
+//!
+//! This module holds what both eras share (the answer type, the error type, the capability check,
+//! validation of accepted content); the era-specific transport lives in `push` (2025) and
+//! `round_trip` (2026-07-28). It does not decide policy (timeouts come from [`AskConfig`]).
+
+use std::sync::Mutex;
+
+use interlude_protocol::{ProtocolEra, missing_elicitation_capability};
+use interlude_schema::{Content, Elicit, FieldError, FormSchema, SchemaError};
+use rmcp::ErrorData;
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequiredResult,
+};
+use rmcp::service::{RequestContext, RoleServer, ServiceError};
+use serde_json::Value;
+
+use crate::config::{AskConfig, AskServer};
+use crate::round_trip::RoundTrip;
+
+/// What the person did with a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer<T> {
+    /// They submitted the form; the content passed validation and deserialized into `T`.
+    Accepted(T),
+    /// They explicitly refused.
+    Declined,
+    /// They dismissed the request without choosing (closed it, pressed Escape).
+    Cancelled,
+}
+
+impl<T> Answer<T> {
+    /// The accepted value, if any.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Answer::Accepted(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// Why an [`Ask`] call did not produce an [`Answer`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AskError {
+    /// 2026-07-28: the handler must return this `input_required` result; the client will retry
+    /// with the answer. Not a failure: [`respond`] turns it into the tool's response.
+    #[error("input required from the client")]
+    InputRequired(Box<InputRequiredResult>),
+    /// The client did not declare the elicitation mode this call needs.
+    #[error("client does not support {mode} elicitation")]
+    Unsupported {
+        /// `form` or `url`.
+        mode: &'static str,
+    },
+    /// The requested type cannot be expressed as an elicitation form (a server bug).
+    #[error("cannot ask for this type: {0}")]
+    Schema(#[from] SchemaError),
+    /// The client accepted with content that breaks the schema (a misbehaving or hostile
+    /// client): nothing reaches the handler.
+    #[error("elicitation response content does not match the requested schema: {}", join(.0))]
+    InvalidAnswer(Vec<FieldError>),
+    /// The accepted content was valid but did not deserialize into the type.
+    #[error("elicitation response content could not be read: {0}")]
+    Deserialize(#[source] serde_json::Error),
+    /// The `requestState` sent back by the client is not one this server sealed for this call,
+    /// or it has expired.
+    #[error("invalid or expired requestState: {0}")]
+    RequestState(String),
+    /// The push-era request failed (transport closed, timeout, error reply).
+    #[error("elicitation request failed: {0}")]
+    Service(#[from] ServiceError),
+    /// A tool error raised by the handler itself, passed through unchanged.
+    #[error("{}", .0.message)]
+    Tool(ErrorData),
+}
+
+fn join(errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl From<ErrorData> for AskError {
+    fn from(e: ErrorData) -> Self {
+        AskError::Tool(e)
+    }
+}
+
+impl AskError {
+    /// The JSON-RPC error for this failure (the one place ask failures meet the wire).
+    pub fn into_error_data(self) -> ErrorData {
+        match self {
+            AskError::Unsupported { mode } => missing_elicitation_capability(mode),
+            AskError::Tool(e) => e,
+            e @ (AskError::InvalidAnswer(_)
+            | AskError::Deserialize(_)
+            | AskError::RequestState(_)) => ErrorData::invalid_params(e.to_string(), None),
+            AskError::InputRequired(_) => ErrorData::internal_error(
+                "input_required result escaped its handler; wrap the handler body in `respond`",
+                None,
+            ),
+            e @ (AskError::Schema(_) | AskError::Service(_)) => {
+                ErrorData::internal_error(e.to_string(), None)
+            }
+        }
+    }
+}
+
+/// Turns a handler body's result into the tool's response: a completed result, the
+/// `input_required` result of a 2026-07-28 round, or a JSON-RPC error.
+///
+/// ```
+/// use interlude_server::{respond, AskError};
+/// use rmcp::model::{CallToolResponse, CallToolResult, Content};
+///
+/// let done = respond(Ok(CallToolResult::success(vec![Content::text("ok")])));
+/// assert!(matches!(done, Ok(CallToolResponse::Complete(_))));
+/// let failed = respond(Err(AskError::Unsupported { mode: "form" }));
+/// assert_eq!(failed.unwrap_err().code.0, -32021);
+/// ```
+pub fn respond(result: Result<CallToolResult, AskError>) -> Result<CallToolResponse, ErrorData> {
+    match result {
+        Ok(r) => Ok(CallToolResponse::Complete(r)),
+        Err(AskError::InputRequired(ir)) => Ok(CallToolResponse::InputRequired(*ir)),
+        Err(e) => Err(e.into_error_data()),
+    }
+}
+
+/// One tool call's ability to ask the person things. See the crate documentation.
+pub struct Ask {
+    pub(crate) context: RequestContext<RoleServer>,
+    pub(crate) config: AskConfig,
+    pub(crate) era: ProtocolEra,
+    pub(crate) round_trip: Mutex<RoundTrip>,
+}
+
+impl std::fmt::Debug for Ask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ask").field("era", &self.era).finish_non_exhaustive()
+    }
+}
+
+impl Ask {
+    /// Builds an `Ask` for a hand-written `call_tool`. `params` must be the call's own params:
+    /// on 2026-07-28 their `inputResponses` and `requestState` carry the answers.
+    pub fn new(
+        config: &AskConfig,
+        params: &CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
+        Self::from_parts(
+            config,
+            &params.name,
+            params.arguments.as_ref(),
+            params.input_responses.clone(),
+            params.request_state.clone(),
+            context,
+        )
+    }
+
+    fn from_parts(
+        config: &AskConfig,
+        tool: &str,
+        arguments: Option<&serde_json::Map<String, Value>>,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
+        let era = context
+            .protocol_version()
+            .map_or(ProtocolEra::Push, |v| ProtocolEra::of(&v));
+        let round_trip = RoundTrip::new(tool, arguments, input_responses, request_state);
+        Ask {
+            context,
+            config: config.clone(),
+            era,
+            round_trip: Mutex::new(round_trip),
+        }
+    }
+
+    /// The protocol era of this call.
+    pub fn era(&self) -> ProtocolEra {
+        self.era
+    }
+
+    /// The request context of the tool call (peer, cancellation token, `_meta`).
+    pub fn context(&self) -> &RequestContext<RoleServer> {
+        &self.context
+    }
+
+    /// Whether the client declared form-mode elicitation for this call (`elicitation: {}` counts
+    /// as form, by the spec's compatibility rule).
+    pub fn supports_form(&self) -> bool {
+        self.context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none())
+    }
+
+    /// Asks the person to fill in a form for `T` and returns what they did.
+    ///
+    /// `T`'s fields become the form (see [`interlude_schema::Elicit`]). On accept, defaults are
+    /// applied, the content is validated and deserialized into `T`.
+    pub async fn form<T: Elicit>(&self, message: impl Into<String>) -> Result<Answer<T>, AskError> {
+        let schema = T::form_schema()?;
+        match self.form_with_schema(message, &schema).await? {
+            Answer::Accepted(content) => serde_json::from_value(Value::Object(content))
+                .map(Answer::Accepted)
+                .map_err(AskError::Deserialize),
+            Answer::Declined => Ok(Answer::Declined),
+            Answer::Cancelled => Ok(Answer::Cancelled),
+        }
+    }
+
+    /// Asks with an explicit schema and returns the validated content (defaults applied).
+    pub async fn form_with_schema(
+        &self,
+        message: impl Into<String>,
+        schema: &FormSchema,
+    ) -> Result<Answer<Content>, AskError> {
+        if !self.supports_form() {
+            return Err(AskError::Unsupported { mode: "form" });
+        }
+        let message = message.into();
+        let result = match self.era {
+            ProtocolEra::Push => crate::push::elicit_form(self, message, schema).await?,
+            ProtocolEra::MultiRoundTrip => self.next_round_trip_answer(message, schema)?,
+        };
+        check_result(schema, result)
+    }
+
+    fn next_round_trip_answer(
+        &self,
+        message: String,
+        schema: &FormSchema,
+    ) -> Result<ElicitResult, AskError> {
+        let mut rt = self
+            .round_trip
+            .lock()
+            .map_err(|_| AskError::RequestState("state lock poisoned".into()))?;
+        rt.next_answer(&self.config, message, schema)
+    }
+}
+
+/// Applies defaults and validates an `ElicitResult` against the schema it answers.
+pub(crate) fn check_result(
+    schema: &FormSchema,
+    result: ElicitResult,
+) -> Result<Answer<Content>, AskError> {
+    match result.action {
+        ElicitationAction::Accept => {
+            let mut content = match result.content {
+                None | Some(Value::Null) => Content::new(),
+                Some(Value::Object(o)) => o,
+                Some(_) => {
+                    return Err(AskError::InvalidAnswer(vec![FieldError {
+                        field: "content".into(),
+                        message: "must be an object".into(),
+                    }]));
+                }
+            };
+            schema.apply_defaults(&mut content);
+            schema.validate(&content).map_err(AskError::InvalidAnswer)?;
+            Ok(Answer::Accepted(content))
+        }
+        ElicitationAction::Decline => Ok(Answer::Declined),
+        // `ElicitationAction` is non-exhaustive: anything new reads as a dismissal.
+        _ => Ok(Answer::Cancelled),
+    }
+}
+
+impl<S: AskServer> FromContextPart<ToolCallContext<'_, S>> for Ask {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(Ask::from_parts(
+            context.service.ask_config(),
+            &context.name,
+            context.arguments.as_ref(),
+            context.input_responses.take(),
+            context.request_state.take(),
+            context.request_context.clone(),
+        ))
+    }
+}
+
+/// Converts the form model into rmcp's wire schema type, keeping field order.
+pub(crate) fn wire_schema(schema: &FormSchema) -> Result<ElicitationSchema, AskError> {
+    serde_json::from_value(schema.to_json()).map_err(|e| {
+        AskError::Tool(ErrorData::internal_error(
+            format!("schema cannot be sent: {e}"),
+            None,
+        ))
+    })
+}

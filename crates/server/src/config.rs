@@ -1,0 +1,73 @@
+//! Per-server configuration of [`Ask`](crate::Ask): the key that seals `requestState`, how long a
+//! sealed state stays valid, and an optional timeout for push-era requests.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::RngCore;
+use rmcp::model::RequestStateCodec;
+
+/// How a server asks: shared by every tool call of one server (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct AskConfig {
+    pub(crate) codec: Arc<RequestStateCodec>,
+    pub(crate) state_ttl: Duration,
+    pub(crate) timeout: Option<Duration>,
+}
+
+/// The default lifetime of a sealed `requestState`: a person may take a while to answer, but an
+/// answer given yesterday should not complete a call today.
+pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(60 * 60);
+
+impl AskConfig {
+    /// A configuration with a fresh random sealing key. Enough for one process; servers running
+    /// as several replicas must share a key ([`AskConfig::with_key`]).
+    pub fn new() -> Self {
+        let mut key = vec![0u8; 32];
+        rand::rng().fill_bytes(&mut key);
+        Self::from_codec(RequestStateCodec::new_unchecked(key))
+    }
+
+    /// A configuration sealing with `key` (at least 32 bytes; shorter keys are refused).
+    ///
+    /// ```
+    /// let config = interlude_server::AskConfig::with_key([7u8; 32]).unwrap();
+    /// assert!(interlude_server::AskConfig::with_key([7u8; 8]).is_err());
+    /// # let _ = config;
+    /// ```
+    pub fn with_key(key: impl Into<Vec<u8>>) -> Result<Self, rmcp::model::RequestStateError> {
+        RequestStateCodec::try_new(key).map(Self::from_codec)
+    }
+
+    fn from_codec(codec: RequestStateCodec) -> Self {
+        AskConfig {
+            codec: Arc::new(codec),
+            state_ttl: DEFAULT_STATE_TTL,
+            timeout: None,
+        }
+    }
+
+    /// Limits how long a push-era `elicitation/create` may wait for the person. None by default.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets how long a sealed `requestState` remains valid (default one hour).
+    pub fn with_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+}
+
+impl Default for AskConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A server whose tools take [`Ask`](crate::Ask) as an extractor.
+pub trait AskServer {
+    /// The configuration every `Ask` of this server uses.
+    fn ask_config(&self) -> &AskConfig;
+}

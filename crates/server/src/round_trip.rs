@@ -1,0 +1,136 @@
+//! The 2026-07-28 multi round-trip era: questions leave as `input_required` results and answers
+//! come back on the retried request.
+//!
+//! Questions are keyed by their order within the handler (`q0`, `q1`, …), so re-running the same
+//! handler code meets the same keys. Answers of earlier rounds are kept in the sealed
+//! `requestState` (HMAC via rmcp's `RequestStateCodec`, bound to the tool name and a digest of
+//! its arguments, with a time limit). Only the key the previous round asked is taken from
+//! `inputResponses`; anything else the client sends there is ignored (2026-07-28 MRTR, "Server
+//! Requirements").
+
+use std::collections::BTreeMap;
+
+use interlude_schema::FormSchema;
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequiredResult,
+    InputResponses, SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::ask::{AskError, wire_schema};
+use crate::config::AskConfig;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct SealedState {
+    /// Answers of earlier rounds, by question key.
+    #[serde(default)]
+    answers: BTreeMap<String, Value>,
+    /// The key the previous round asked.
+    #[serde(default)]
+    pending: Option<String>,
+}
+
+#[derive(Debug)]
+pub(crate) struct RoundTrip {
+    binding: Vec<u8>,
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+    state: Option<SealedState>,
+    next_question: usize,
+}
+
+impl RoundTrip {
+    pub(crate) fn new(
+        tool: &str,
+        arguments: Option<&serde_json::Map<String, Value>>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
+        let mut h = Sha256::new();
+        h.update(b"interlude/ask/v1\0tools/call\0");
+        h.update(tool.as_bytes());
+        h.update(b"\0");
+        if let Some(args) = arguments {
+            // serde_json writes objects in insertion order; a retry carries the same arguments
+            // verbatim, so the digest is stable across rounds.
+            h.update(serde_json::to_vec(args).unwrap_or_default());
+        }
+        RoundTrip {
+            binding: h.finalize().to_vec(),
+            input_responses,
+            request_state,
+            state: None,
+            next_question: 0,
+        }
+    }
+
+    fn open(&mut self, config: &AskConfig) -> Result<&mut SealedState, AskError> {
+        if self.state.is_none() {
+            let mut state = match &self.request_state {
+                None => SealedState::default(),
+                Some(sealed) => config
+                    .codec
+                    .open_json_with::<SealedState>(sealed, &self.binding)
+                    .map_err(|e| AskError::RequestState(e.to_string()))?,
+            };
+            if let (Some(pending), Some(responses)) =
+                (state.pending.take(), self.input_responses.take())
+                && let Some(answer) = responses.get(&pending)
+            {
+                state.answers.insert(pending, answer.clone());
+            }
+            self.state = Some(state);
+        }
+        self.state
+            .as_mut()
+            .ok_or_else(|| AskError::RequestState("state unavailable".into()))
+    }
+
+    /// The answer to the next question, or the `input_required` result that asks it.
+    pub(crate) fn next_answer(
+        &mut self,
+        config: &AskConfig,
+        message: String,
+        schema: &FormSchema,
+    ) -> Result<ElicitResult, AskError> {
+        let key = format!("q{}", self.next_question);
+        self.next_question += 1;
+        let binding = self.binding.clone();
+        let state = self.open(config)?;
+        if let Some(answer) = state.answers.get(&key) {
+            return serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
+                AskError::InvalidAnswer(vec![interlude_schema::FieldError {
+                    field: format!("inputResponses.{key}"),
+                    message: format!("is not an elicitation result: {e}"),
+                }])
+            });
+        }
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: wire_schema(schema)?,
+        };
+        let sealed = SealedState {
+            answers: state.answers.clone(),
+            pending: Some(key.clone()),
+        };
+        let request_state = config
+            .codec
+            .seal_json_with(
+                &sealed,
+                &SealOptions::new()
+                    .associated_data(&binding)
+                    .ttl(config.state_ttl),
+            )
+            .map_err(|e| AskError::RequestState(e.to_string()))?;
+        let mut requests = BTreeMap::new();
+        requests.insert(key, InputRequest::Elicitation(ElicitRequest::new(params)));
+        tracing::debug!(era = "mrtr", "returning input_required");
+        Err(AskError::InputRequired(Box::new(InputRequiredResult::new(
+            Some(requests),
+            Some(request_state),
+        ))))
+    }
+}
