@@ -117,9 +117,9 @@ impl AskError {
 ///
 /// ```
 /// use interlude_server::{respond, AskError};
-/// use rmcp::model::{CallToolResponse, CallToolResult, Content};
+/// use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 ///
-/// let done = respond(Ok(CallToolResult::success(vec![Content::text("ok")])));
+/// let done = respond(Ok(CallToolResult::success(vec![ContentBlock::text("ok")])));
 /// assert!(matches!(done, Ok(CallToolResponse::Complete(_))));
 /// let failed = respond(Err(AskError::Unsupported { mode: "form" }));
 /// assert_eq!(failed.unwrap_err().code.0, -32021);
@@ -142,7 +142,9 @@ pub struct Ask {
 
 impl std::fmt::Debug for Ask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ask").field("era", &self.era).finish_non_exhaustive()
+        f.debug_struct("Ask")
+            .field("era", &self.era)
+            .finish_non_exhaustive()
     }
 }
 

@@ -54,7 +54,7 @@
 //!                 Answer::Declined => "declined".to_owned(),
 //!                 Answer::Cancelled => "cancelled".to_owned(),
 //!             };
-//!             Ok(CallToolResult::success(vec![Content::text(text)]))
+//!             Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
 //!         }.await)
 //!     }
 //! }

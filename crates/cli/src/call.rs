@@ -1,0 +1,122 @@
+//! `interlude call`: one tool call, answered headless.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use interlude_engine::Reply;
+use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_host::{Host, HostConfig, ProtocolChoice, ServerSpec};
+use rmcp::model::ProtocolVersion;
+use serde_json::Value;
+
+use crate::{EXIT_DECLINED, EXIT_ERROR, EXIT_OK};
+
+#[derive(Debug, Args)]
+pub(crate) struct CallArgs {
+    /// The server: an http(s):// URL for streamable HTTP, or a (quoted) command line for stdio.
+    server: String,
+    /// The tool to call.
+    tool: String,
+    /// The tool's arguments, as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    args: Option<String>,
+    /// Answer elicitations from this JSON file: one object for all of them, or a list consumed
+    /// in order; keys are property names, "action" may be "decline" or "cancel".
+    #[arg(long, value_name = "FILE", conflicts_with = "auto_defaults")]
+    answers: Option<PathBuf>,
+    /// Accept every elicitation with the defaults its schema declares.
+    #[arg(long)]
+    auto_defaults: bool,
+    /// Speak exactly this protocol version (default: 2026-07-28 when the server supports it,
+    /// else 2025-11-25).
+    #[arg(long, value_name = "VERSION")]
+    protocol_version: Option<String>,
+    /// Give up after this many seconds of active time (time spent waiting for answers does not
+    /// count).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+}
+
+pub(crate) fn protocol_choice(version: Option<&str>) -> anyhow::Result<ProtocolChoice> {
+    let Some(v) = version else {
+        return Ok(ProtocolChoice::Auto);
+    };
+    let known = [
+        ProtocolVersion::V_2025_06_18,
+        ProtocolVersion::V_2025_11_25,
+        ProtocolVersion::V_2026_07_28,
+    ];
+    match known.into_iter().find(|k| k.as_str() == v) {
+        Some(k) => Ok(ProtocolChoice::Pin(k)),
+        None => {
+            bail!("unsupported protocol version `{v}` (known: 2025-06-18, 2025-11-25, 2026-07-28)")
+        }
+    }
+}
+
+pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
+    let arguments = match &args.args {
+        None => None,
+        Some(text) => {
+            match serde_json::from_str::<Value>(text).context("--args is not valid JSON")? {
+                Value::Object(o) => Some(o),
+                _ => bail!("--args must be a JSON object"),
+            }
+        }
+    };
+    let answers = match (&args.answers, args.auto_defaults) {
+        (Some(path), _) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read answers file {}", path.display()))?;
+            let json: Value = serde_json::from_str(&text)
+                .with_context(|| format!("answers file {} is not valid JSON", path.display()))?;
+            Answers::from_json(&json).with_context(|| format!("answers file {}", path.display()))?
+        }
+        (None, true) => Answers::Defaults,
+        (None, false) => Answers::Script(Vec::new()),
+    };
+    let mut config = HostConfig {
+        protocol: protocol_choice(args.protocol_version.as_deref())?,
+        ..HostConfig::default()
+    };
+    if let Some(secs) = args.timeout {
+        config.call_timeout =
+            Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?);
+    }
+    let surface = HeadlessSurface::new(answers);
+    let log = surface.log();
+    let host = Host::start(config, surface);
+    let spec = ServerSpec::parse(&args.server)?;
+    let connection = host.connect("server", spec).await?;
+    let outcome = connection.call_tool(&args.tool, arguments).await;
+    connection.close().await;
+    let outcome = outcome?;
+    println!("{}", serde_json::to_string_pretty(&outcome.result)?);
+
+    let events = log.lock().map(|l| l.clone()).unwrap_or_default();
+    let mut declined = false;
+    for event in &events {
+        if !event.invalid.is_empty() {
+            let errors: Vec<String> = event.invalid.iter().map(ToString::to_string).collect();
+            eprintln!(
+                "interlude: the scripted answer to \"{}\" was invalid ({}); the request was cancelled",
+                event.message,
+                errors.join("; ")
+            );
+        }
+        match &event.reply {
+            Some(Reply::Decline | Reply::Cancel) => declined = true,
+            None if event.closed.is_none() => {}
+            _ => {}
+        }
+        if event.reply.is_none() && event.closed.is_some() {
+            declined = true;
+        }
+    }
+    if outcome.result.is_error == Some(true) {
+        return Ok(EXIT_ERROR);
+    }
+    Ok(if declined { EXIT_DECLINED } else { EXIT_OK })
+}

@@ -1,0 +1,32 @@
+//! The Interlude demo server: one MCP server with a tool for every seed scenario of
+//! human-in-the-loop MCP, written once with [`interlude_server::Ask`] and working in both
+//! protocol eras (2025 push `elicitation/create`, 2026-07-28 `input_required`).
+//!
+//! Tools:
+//! - `github_username`, `contact_info`, `favourite_genre`, `newsletter_topics`, `confirm_action`:
+//!   the seed examples (a username; name, e-mail and an age of at least 18; a titled single
+//!   choice; a multi-select; a yes/no confirmation);
+//! - `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
+//!   the fixtures the MCP conformance suite's server scenarios call, with their exact schemas.
+//!
+//! Served by the `interlude-demo` binary over stdio, or streamable HTTP at `/mcp` ([`serve_http`]).
+//! Not here: any host-side code; the demo is a server like any other.
+//!
+//! # Example
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let addr = listener.local_addr()?;
+//! tokio::spawn(interlude_demo::serve_http(listener, Default::default()));
+//! println!("demo server at http://{addr}/mcp");
+//! # Ok(()) }
+//! ```
+
+mod http;
+mod tools;
+
+pub use http::{HttpOptions, serve_http};
+pub use tools::{
+    Confirmation, ContactInfo, DemoServer, Genre, GitHubUser, MusicTaste, Newsletter,
+    TestElicitationArgs, Topic,
+};

@@ -1,0 +1,67 @@
+//! `interlude-demo`: the demo MCP server. stdio by default; `--http 127.0.0.1:PORT` serves
+//! streamable HTTP at `/mcp`. Logs go to stderr (stdout is the protocol channel on stdio).
+#![allow(clippy::print_stderr)]
+
+use std::process::ExitCode;
+
+use interlude_demo::{DemoServer, HttpOptions, serve_http};
+use rmcp::ServiceExt;
+
+const USAGE: &str = "usage: interlude-demo [--http 127.0.0.1:PORT]";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("INTERLUDE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.as_slice() {
+        [] => serve_stdio().await,
+        [flag, addr] if flag == "--http" => serve_tcp(addr).await,
+        [flag] if flag == "--help" || flag == "-h" => {
+            eprintln!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("interlude-demo: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn serve_stdio() -> Result<(), String> {
+    let service = DemoServer::default()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("cannot start on stdio: {e}"))?;
+    service
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("server task failed: {e}"))
+}
+
+async fn serve_tcp(addr: &str) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    eprintln!("interlude-demo: streamable HTTP at http://{local}/mcp");
+    let options = HttpOptions::default();
+    let shutdown = options.shutdown.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        shutdown.cancel();
+    });
+    serve_http(listener, options)
+        .await
+        .map_err(|e| format!("server failed: {e}"))
+}

@@ -1,0 +1,337 @@
+//! The demo tools. Each handler body is era-neutral: `ask.form::<T>()` pushes a request on a
+//! 2025 session and returns `input_required` on a 2026-07-28 request; [`respond`] maps both.
+
+use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, respond};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Seed example: "Please provide your GitHub username".
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GitHubUser {
+    /// Your GitHub username
+    #[schemars(length(min = 1, max = 39))]
+    pub username: String,
+}
+
+/// Seed example: contact information.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ContactInfo {
+    /// Your full name
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Your email address
+    #[schemars(email)]
+    pub email: String,
+    /// Your age (you must be 18 or older)
+    #[schemars(range(min = 18, max = 150))]
+    pub age: u32,
+}
+
+/// A music genre, shown with its title.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Genre {
+    /// Jazz
+    Jazz,
+    /// Rock
+    Rock,
+    /// Classical
+    Classical,
+    /// Hip-hop
+    HipHop,
+    /// Electronic
+    Electronic,
+}
+
+/// Seed example: a media server asks for a favourite genre.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MusicTaste {
+    /// Your favourite music genre
+    pub genre: Genre,
+}
+
+/// A newsletter topic.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Topic {
+    /// Product news
+    Product,
+    /// Engineering
+    Engineering,
+    /// Events
+    Events,
+    /// Research
+    Research,
+}
+
+/// Newsletter topics, at least one.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Newsletter {
+    /// Topics you want to hear about
+    #[schemars(length(min = 1, max = 3))]
+    pub topics: Vec<Topic>,
+}
+
+/// A yes/no confirmation.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Confirmation {
+    /// Delete the 3 selected drafts permanently?
+    pub confirm: bool,
+}
+
+/// Arguments of the conformance fixture `test_elicitation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TestElicitationArgs {
+    /// The message to show the user
+    pub message: String,
+}
+
+/// The demo server.
+#[derive(Clone, Debug)]
+pub struct DemoServer {
+    ask: AskConfig,
+}
+
+impl AskServer for DemoServer {
+    fn ask_config(&self) -> &AskConfig {
+        &self.ask
+    }
+}
+
+impl Default for DemoServer {
+    fn default() -> Self {
+        Self::new(AskConfig::new())
+    }
+}
+
+fn text(s: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(s.into())])
+}
+
+fn outcome<T>(answer: Answer<T>, accepted: impl FnOnce(T) -> String) -> CallToolResult {
+    match answer {
+        Answer::Accepted(v) => text(accepted(v)),
+        Answer::Declined => text("The user declined."),
+        Answer::Cancelled => text("The user cancelled."),
+    }
+}
+
+fn fixed_schema(value: Value) -> Result<FormSchema, ErrorData> {
+    FormSchema::parse(&value)
+        .map(|p| p.schema)
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+fn content_summary(answer: &Answer<interlude_server::Content>) -> (&'static str, Value) {
+    match answer {
+        Answer::Accepted(c) => ("accept", Value::Object(c.clone())),
+        Answer::Declined => ("decline", Value::Null),
+        Answer::Cancelled => ("cancel", Value::Null),
+    }
+}
+
+#[tool_router]
+impl DemoServer {
+    /// A demo server sealing its `requestState` with `ask`'s key.
+    pub fn new(ask: AskConfig) -> Self {
+        DemoServer { ask }
+    }
+
+    #[tool(description = "Ask the user for their GitHub username (a single required text field).")]
+    async fn github_username(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
+        respond(
+            async {
+                let answer = ask
+                    .form::<GitHubUser>("Please provide your GitHub username")
+                    .await?;
+                Ok(outcome(answer, |u| format!("Hello, @{}!", u.username)))
+            }
+            .await,
+        )
+    }
+
+    #[tool(
+        description = "Ask for contact information: name, e-mail address and age (18 or older)."
+    )]
+    async fn contact_info(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
+        respond(
+            async {
+                let answer = ask
+                    .form::<ContactInfo>("Please provide your contact information")
+                    .await?;
+                Ok(outcome(answer, |c| {
+                    format!("Thanks {} ({}, age {}).", c.name, c.email, c.age)
+                }))
+            }
+            .await,
+        )
+    }
+
+    #[tool(description = "Ask for the user's favourite music genre (a choice with titles).")]
+    async fn favourite_genre(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
+        respond(
+            async {
+                let answer = ask
+                    .form::<MusicTaste>(
+                        "To personalise your recommendations, which genre do you like most?",
+                    )
+                    .await?;
+                Ok(outcome(answer, |t| {
+                    format!("Favourite genre: {:?}.", t.genre)
+                }))
+            }
+            .await,
+        )
+    }
+
+    #[tool(description = "Ask which newsletter topics to subscribe to (pick one to three).")]
+    async fn newsletter_topics(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
+        respond(
+            async {
+                let answer = ask
+                    .form::<Newsletter>("Which topics should the newsletter cover?")
+                    .await?;
+                Ok(outcome(answer, |n| {
+                    format!("Subscribed to {:?}.", n.topics)
+                }))
+            }
+            .await,
+        )
+    }
+
+    #[tool(description = "Ask the user to confirm a destructive action (a yes/no question).")]
+    async fn confirm_action(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
+        respond(
+            async {
+                let answer = ask
+                    .form::<Confirmation>("Please confirm: delete the 3 selected drafts?")
+                    .await?;
+                Ok(outcome(answer, |c| {
+                    if c.confirm {
+                        "Deleted 3 drafts.".to_owned()
+                    } else {
+                        "Nothing deleted.".to_owned()
+                    }
+                }))
+            }
+            .await,
+        )
+    }
+
+    #[tool(description = "Conformance fixture: request user input with the given message.")]
+    async fn test_elicitation(
+        &self,
+        ask: Ask,
+        Parameters(args): Parameters<TestElicitationArgs>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let schema = fixed_schema(json!({
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"}
+            },
+            "required": ["username", "email"]
+        }))?;
+        respond(
+            async {
+                let answer = ask.form_with_schema(args.message, &schema).await?;
+                let (action, content) = content_summary(&answer);
+                Ok(text(format!(
+                    "User response: action={action}, content={content}"
+                )))
+            }
+            .await,
+        )
+    }
+
+    #[tool(description = "Conformance fixture: SEP-1034 defaults on every primitive type.")]
+    async fn test_elicitation_sep1034_defaults(
+        &self,
+        ask: Ask,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let schema = fixed_schema(json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User age", "default": 30},
+                "score": {"type": "number", "description": "User score", "default": 95.5},
+                "status": {"type": "string", "description": "User status",
+                           "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "description": "Verification status", "default": true}
+            }
+        }))?;
+        respond(
+            async {
+                let answer = ask
+                    .form_with_schema(
+                        "Please review and update the form fields with defaults",
+                        &schema,
+                    )
+                    .await?;
+                let (action, content) = content_summary(&answer);
+                Ok(text(format!(
+                    "Elicitation completed: action={action}, content={content}"
+                )))
+            }
+            .await,
+        )
+    }
+
+    #[tool(description = "Conformance fixture: the five SEP-1330 enum variants.")]
+    async fn test_elicitation_sep1330_enums(
+        &self,
+        ask: Ask,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let schema = fixed_schema(json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {"type": "string", "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}]},
+                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                               "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array", "items": {"type": "string",
+                                  "enum": ["option1", "option2", "option3"]}},
+                "titledMulti": {"type": "array", "items": {"anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"}]}}
+            }
+        }))?;
+        respond(
+            async {
+                let answer = ask
+                    .form_with_schema("Please select options from the enum fields", &schema)
+                    .await?;
+                let (action, content) = content_summary(&answer);
+                Ok(text(format!(
+                    "Elicitation completed: action={action}, content={content}"
+                )))
+            }
+            .await,
+        )
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for DemoServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::default();
+        info.capabilities = ServerCapabilities::builder().enable_tools().build();
+        info.server_info = Implementation::new("interlude-demo", env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(
+            "Interlude's demo server: every tool asks the person something, in either protocol era."
+                .into(),
+        );
+        info
+    }
+}

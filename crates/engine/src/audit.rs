@@ -1,0 +1,145 @@
+//! Audit records: what was asked, by whom, and what came of it, with sensitive values redacted.
+//!
+//! Redaction is by property name (password, secret, token, api key, card, ssn, pin, otp, …):
+//! elicitation forms must not ask for secrets, which is exactly why a log must not keep one
+//! when a server does it anyway.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use interlude_schema::Content;
+
+/// One audit entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditRecord {
+    /// Milliseconds, on the host's clock.
+    pub at_ms: u64,
+    /// The host's id of the request.
+    pub request: u64,
+    /// The requesting server's name.
+    pub server: String,
+    /// What happened.
+    pub event: AuditEvent,
+}
+
+/// What happened to a request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AuditEvent {
+    /// A request arrived and was queued.
+    Received {
+        /// The protocol era it came in.
+        era: String,
+        /// The message shown to the person.
+        message: String,
+        /// The property names asked for.
+        fields: Vec<String>,
+    },
+    /// A request was refused at admission.
+    Refused {
+        /// The reason sent back.
+        reason: String,
+    },
+    /// The person accepted; values redacted where sensitive.
+    Accepted {
+        /// The content sent back, redacted.
+        content: Content,
+    },
+    /// The person declined.
+    Declined,
+    /// The person (or a policy) cancelled.
+    Cancelled,
+    /// The request was withdrawn before an answer (server gone, call ended).
+    Withdrawn {
+        /// Why.
+        reason: String,
+    },
+}
+
+const SENSITIVE: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "privatekey",
+    "private_key",
+    "credential",
+    "ssn",
+    "socialsecurity",
+    "cardnumber",
+    "card_number",
+    "creditcard",
+    "cvv",
+    "cvc",
+    "iban",
+    "pin",
+    "otp",
+];
+
+fn is_sensitive(name: &str) -> bool {
+    let lower: String = name
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '_')
+        .flat_map(char::to_lowercase)
+        .collect();
+    let squashed = lower.replace('_', "");
+    SENSITIVE.iter().any(|s| {
+        let s2 = s.replace('_', "");
+        if s2.len() <= 3 {
+            // Short words only as whole words (`pin`, not `spinach`).
+            lower.split('_').any(|w| w == s2) || lower == s2
+        } else {
+            squashed.contains(&s2)
+        }
+    })
+}
+
+/// Returns `content` with the values of sensitive-looking properties replaced by `"[redacted]"`.
+///
+/// ```
+/// let c = serde_json::from_value(serde_json::json!({"name": "Ada", "apiToken": "s3cr3t"})).unwrap();
+/// let r = interlude_engine::redact(&c);
+/// assert_eq!(r["name"], "Ada");
+/// assert_eq!(r["apiToken"], "[redacted]");
+/// ```
+pub fn redact(content: &Content) -> Content {
+    content
+        .iter()
+        .map(|(k, v)| {
+            let v = if is_sensitive(k) {
+                Value::String("[redacted]".into())
+            } else {
+                v.clone()
+            };
+            (k.clone(), v)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_sensitive;
+
+    #[test]
+    fn sensitive_names() {
+        for n in [
+            "password",
+            "newPassword",
+            "api_key",
+            "apiKey",
+            "access_token",
+            "pin",
+            "card_pin",
+            "CVV",
+            "clientSecret",
+        ] {
+            assert!(is_sensitive(n), "{n} should be redacted");
+        }
+        for n in ["name", "email", "spinach", "age", "genre", "topics"] {
+            assert!(!is_sensitive(n), "{n} should not be redacted");
+        }
+    }
+}
