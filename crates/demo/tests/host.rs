@@ -1,0 +1,558 @@
+//! End to end: the Interlude host (engine + runtime) against the demo server and against
+//! misbehaving servers, over real transports (child processes on stdio, HTTP on 127.0.0.1), in
+//! both protocol eras.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use interlude_engine::{ElicitationView, Notice, Reply, RequestId, SurfaceAnswer};
+use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_host::{
+    AnswerSink, Host, HostConfig, HostError, ProtocolChoice, ServerSpec, Surface,
+};
+use interlude_protocol::ProtocolEra;
+use interlude_schema::{Content, FieldError};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
+    ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::{Value, json};
+
+const DEMO: &str = env!("CARGO_BIN_EXE_interlude-demo");
+
+fn content(v: Value) -> Content {
+    match v {
+        Value::Object(o) => o,
+        _ => panic!("not an object"),
+    }
+}
+
+/// rmcp's HTTP client is built without a default TLS provider (as in the host): install one.
+fn install_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+fn text_of(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What a test surface does with the next request it is shown (or the next invalid notice).
+#[derive(Clone, Debug)]
+enum Step {
+    Answer(SurfaceAnswer),
+    After(Duration, SurfaceAnswer),
+    Never,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    presented: Vec<ElicitationView>,
+    invalid: Vec<Vec<FieldError>>,
+    closed: Vec<Notice>,
+    replies: Vec<Reply>,
+}
+
+/// A surface that plays a script of steps and records everything it is told.
+#[derive(Clone)]
+struct TestSurface {
+    steps: Arc<Mutex<Vec<Step>>>,
+    seen: Arc<Mutex<Seen>>,
+}
+
+impl TestSurface {
+    fn new(steps: Vec<Step>) -> Self {
+        TestSurface {
+            steps: Arc::new(Mutex::new(steps.into_iter().rev().collect())),
+            seen: Arc::default(),
+        }
+    }
+
+    fn seen(&self) -> Seen {
+        self.seen.lock().unwrap().clone()
+    }
+
+    fn play(&self, id: RequestId, sink: &AnswerSink) {
+        let step = self.steps.lock().unwrap().pop().unwrap_or(Step::Never);
+        match step {
+            Step::Answer(a) => sink.answer(id, a),
+            Step::After(d, a) => {
+                let sink = sink.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(d).await;
+                    sink.answer(id, a);
+                });
+            }
+            Step::Never => {}
+        }
+    }
+}
+
+impl Surface for TestSurface {
+    fn present(&mut self, view: ElicitationView, sink: &AnswerSink) {
+        let id = view.id;
+        self.seen.lock().unwrap().presented.push(view);
+        self.play(id, sink);
+    }
+    fn invalid(&mut self, id: RequestId, errors: &[FieldError], sink: &AnswerSink) {
+        self.seen.lock().unwrap().invalid.push(errors.to_vec());
+        self.play(id, sink);
+    }
+    fn closed(&mut self, _id: RequestId, notice: &Notice) {
+        self.seen.lock().unwrap().closed.push(notice.clone());
+    }
+    fn replied(&mut self, _id: RequestId, reply: &Reply) {
+        self.seen.lock().unwrap().replies.push(reply.clone());
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Transport {
+    Stdio,
+    Http,
+}
+
+const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+
+/// Starts the demo: as a child process (stdio) or on a loopback port (HTTP, in this process).
+async fn demo_spec(transport: Transport) -> ServerSpec {
+    match transport {
+        Transport::Stdio => ServerSpec::parse(DEMO).unwrap(),
+        Transport::Http => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(interlude_demo::serve_http(listener, Default::default()));
+            ServerSpec::parse(&format!("http://{addr}/mcp")).unwrap()
+        }
+    }
+}
+
+fn pinned(version: &ProtocolVersion) -> HostConfig {
+    HostConfig {
+        protocol: ProtocolChoice::Pin(version.clone()),
+        ..HostConfig::default()
+    }
+}
+
+fn accept(v: Value) -> Step {
+    Step::Answer(SurfaceAnswer::Accept(content(v)))
+}
+
+#[tokio::test]
+async fn accept_decline_cancel_on_every_transport_and_era() {
+    for transport in [Transport::Stdio, Transport::Http] {
+        for version in &ERAS {
+            let surface = TestSurface::new(vec![
+                accept(json!({"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})),
+                Step::Answer(SurfaceAnswer::Decline),
+                Step::Answer(SurfaceAnswer::Cancel),
+            ]);
+            let host = Host::start(pinned(version), surface.clone());
+            let conn = host
+                .connect("demo", demo_spec(transport).await)
+                .await
+                .unwrap();
+            let ctx = format!("{transport:?} {version}");
+            assert_eq!(conn.info().protocol_version, version.as_str(), "{ctx}");
+            assert_eq!(conn.info().era, ProtocolEra::of(version), "{ctx}");
+            assert_eq!(
+                conn.info().server_info.as_ref().map(|i| i.name.as_str()),
+                Some("interlude-demo")
+            );
+
+            let accepted = conn.call_tool("contact_info", None).await.unwrap();
+            assert_eq!(
+                text_of(&accepted.result),
+                "Thanks Ada Lovelace (ada@example.com, age 36).",
+                "{ctx}"
+            );
+            let expected_rounds =
+                usize::from(ProtocolEra::of(version) == ProtocolEra::MultiRoundTrip);
+            assert_eq!(accepted.rounds, expected_rounds, "{ctx}");
+
+            let declined = conn.call_tool("confirm_action", None).await.unwrap();
+            assert_eq!(text_of(&declined.result), "The user declined.", "{ctx}");
+            let cancelled = conn.call_tool("github_username", None).await.unwrap();
+            assert_eq!(text_of(&cancelled.result), "The user cancelled.", "{ctx}");
+
+            let seen = surface.seen();
+            assert_eq!(seen.presented.len(), 3, "{ctx}");
+            let first = &seen.presented[0];
+            assert_eq!(first.server, "demo");
+            assert_eq!(first.message, "Please provide your contact information");
+            let names: Vec<&str> = first
+                .schema
+                .fields
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect();
+            assert_eq!(names, ["name", "email", "age"], "field order kept, {ctx}");
+            assert_eq!(first.era, ProtocolEra::of(version));
+            assert_eq!(first.tool.as_deref(), Some("contact_info"), "{ctx}");
+            conn.close().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_seed_example_round_trips_typed_values() {
+    for version in &ERAS {
+        let surface = TestSurface::new(vec![
+            accept(json!({"username": "octocat"})),
+            accept(json!({"genre": "hip-hop"})),
+            accept(json!({"topics": ["research", "events"]})),
+            accept(json!({"confirm": true})),
+        ]);
+        let host = Host::start(pinned(version), surface.clone());
+        let conn = host
+            .connect("demo", demo_spec(Transport::Stdio).await)
+            .await
+            .unwrap();
+        let mut texts = Vec::new();
+        for tool in [
+            "github_username",
+            "favourite_genre",
+            "newsletter_topics",
+            "confirm_action",
+        ] {
+            texts.push(text_of(&conn.call_tool(tool, None).await.unwrap().result));
+        }
+        assert_eq!(
+            texts,
+            [
+                "Hello, @octocat!",
+                "Favourite genre: HipHop.",
+                "Subscribed to [Research, Events].",
+                "Deleted 3 drafts."
+            ],
+            "{version}"
+        );
+        conn.close().await;
+    }
+}
+
+#[tokio::test]
+async fn an_invalid_answer_never_leaves_the_host() {
+    for version in &ERAS {
+        let surface = TestSurface::new(vec![
+            accept(json!({"name": "Ada", "email": "not-an-email", "age": 12})),
+            accept(json!({"name": "Ada", "email": "ada@example.com", "age": 36})),
+        ]);
+        let host = Host::start(pinned(version), surface.clone());
+        let conn = host
+            .connect("demo", demo_spec(Transport::Http).await)
+            .await
+            .unwrap();
+        let out = conn.call_tool("contact_info", None).await.unwrap();
+        assert_eq!(
+            text_of(&out.result),
+            "Thanks Ada (ada@example.com, age 36)."
+        );
+        let seen = surface.seen();
+        assert_eq!(seen.invalid.len(), 1, "{version}");
+        let fields: Vec<&str> = seen.invalid[0].iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["email", "age"]);
+        // Exactly one reply left, and it is the corrected one.
+        assert_eq!(
+            seen.replies,
+            [Reply::Accept(content(
+                json!({"name": "Ada", "email": "ada@example.com", "age": 36})
+            ))]
+        );
+        conn.close().await;
+    }
+}
+
+#[tokio::test]
+async fn defaults_are_applied_before_the_answer_leaves() {
+    let host = Host::start(
+        pinned(&ProtocolVersion::V_2025_11_25),
+        HeadlessSurface::new(Answers::Defaults),
+    );
+    let conn = host
+        .connect("demo", demo_spec(Transport::Stdio).await)
+        .await
+        .unwrap();
+    let out = conn
+        .call_tool("test_elicitation_sep1034_defaults", None)
+        .await
+        .unwrap();
+    assert_eq!(
+        text_of(&out.result),
+        r#"Elicitation completed: action=accept, content={"name":"John Doe","age":30,"score":95.5,"status":"active","verified":true}"#
+    );
+    let records = host.audit_records();
+    let kinds: Vec<String> = records
+        .iter()
+        .map(|r| {
+            serde_json::to_value(&r.event).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["received", "accepted"]);
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn the_call_timeout_pauses_while_a_person_answers() {
+    for version in &ERAS {
+        let surface = TestSurface::new(vec![Step::After(
+            Duration::from_millis(1500),
+            SurfaceAnswer::Accept(content(json!({"username": "slow-typist"}))),
+        )]);
+        let config = HostConfig {
+            call_timeout: Some(Duration::from_millis(700)),
+            ..pinned(version)
+        };
+        let host = Host::start(config, surface);
+        let conn = host
+            .connect("demo", demo_spec(Transport::Stdio).await)
+            .await
+            .unwrap();
+        let out = conn.call_tool("github_username", None).await.unwrap();
+        assert_eq!(text_of(&out.result), "Hello, @slow-typist!", "{version}");
+        conn.close().await;
+    }
+}
+
+fn scripted(mode: &str) -> ServerSpec {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/test_data/scripted_server.py"
+    );
+    ServerSpec::parse(&format!("python3 {script} {mode}")).unwrap()
+}
+
+#[tokio::test]
+async fn a_nested_schema_is_refused_with_32602_naming_the_property_and_nothing_is_shown() {
+    let surface = TestSurface::new(vec![]);
+    let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
+    let conn = host.connect("nested", scripted("nested")).await.unwrap();
+    let out = conn.call_tool("ask", None).await.unwrap();
+    let reply: Value = serde_json::from_str(&text_of(&out.result)).unwrap();
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains("address"), "{message}");
+    assert_eq!(
+        reply["error"]["data"]["field"],
+        "requestedSchema.properties.address"
+    );
+    assert!(surface.seen().presented.is_empty());
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn an_oversized_message_is_refused_and_nothing_is_shown() {
+    let surface = TestSurface::new(vec![]);
+    let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
+    let conn = host.connect("huge", scripted("huge")).await.unwrap();
+    let out = conn.call_tool("ask", None).await.unwrap();
+    let reply: Value = serde_json::from_str(&text_of(&out.result)).unwrap();
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["field"], "message");
+    assert!(surface.seen().presented.is_empty());
+    conn.close().await;
+}
+
+#[tokio::test]
+async fn a_server_dying_mid_elicitation_closes_the_request_and_the_host_keeps_running() {
+    let surface = TestSurface::new(vec![Step::Never, accept(json!({"username": "still-here"}))]);
+    let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
+    let doomed = host.connect("doomed", scripted("die")).await.unwrap();
+    let err = doomed.call_tool("ask", None).await.unwrap_err();
+    assert!(matches!(err, HostError::Service { .. }), "{err}");
+
+    // The pending request was closed with a notice naming the server.
+    let mut closed = Vec::new();
+    for _ in 0..50 {
+        closed = surface.seen().closed;
+        if !closed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0].server, "doomed");
+    assert!(surface.seen().replies.is_empty());
+
+    // The host is unharmed: another server is served as usual.
+    let conn = host
+        .connect("demo", demo_spec(Transport::Stdio).await)
+        .await
+        .unwrap();
+    let out = conn.call_tool("github_username", None).await.unwrap();
+    assert_eq!(text_of(&out.result), "Hello, @still-here!");
+    conn.close().await;
+}
+
+/// A client that accepts every elicitation with whatever content it was given, unvalidated: a
+/// stand-in for a buggy or hostile host.
+#[derive(Clone)]
+struct HostileClient {
+    content: Value,
+}
+
+impl ClientHandler for HostileClient {
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(self.content.clone()))
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut caps = ClientCapabilities::default();
+        caps.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        let mut info = ClientConfig::default();
+        info.capabilities = caps;
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info
+    }
+}
+
+#[tokio::test]
+async fn the_server_toolkit_refuses_invalid_content_from_a_hostile_push_client() {
+    let transport =
+        rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(DEMO)).unwrap();
+    let client = HostileClient {
+        content: json!({"name": "Mallory", "email": "mallory@example.com", "age": 12}),
+    }
+    .serve(transport)
+    .await
+    .unwrap();
+    let err = client
+        .call_tool(CallToolRequestParams::new("contact_info"))
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("-32602") || text.contains("Invalid params") || text.contains("age"),
+        "{text}"
+    );
+    assert!(text.contains("age"), "{text}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_server_toolkit_refuses_invalid_or_tampered_round_trip_answers() {
+    install_tls();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(interlude_demo::serve_http(listener, Default::default()));
+    let transport =
+        rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let client = HostileClient { content: json!({}) }
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    let first = client
+        .call_tool_once(CallToolRequestParams::new("contact_info"))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(ir) = first else {
+        panic!("expected input_required");
+    };
+    let requests = ir.input_requests.clone().unwrap();
+    let key = requests.keys().next().unwrap().clone();
+    let state = ir.request_state.clone().unwrap();
+
+    let retry = |content: Value, state: String| {
+        let mut p = CallToolRequestParams::new("contact_info");
+        let mut responses = std::collections::BTreeMap::new();
+        responses.insert(key.clone(), json!({"action": "accept", "content": content}));
+        p.input_responses = Some(responses);
+        p.request_state = Some(state);
+        p
+    };
+
+    // Content that breaks the schema: refused, naming the field.
+    let err = client
+        .call_tool_once(retry(
+            json!({"name": "Mallory", "email": "mallory@example.com", "age": 12}),
+            state.clone(),
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("age"), "{err}");
+
+    // A tampered requestState: refused.
+    let mut tampered = state.clone();
+    let last = tampered.pop().unwrap();
+    tampered.push(if last == 'A' { 'B' } else { 'A' });
+    let err = client
+        .call_tool_once(retry(
+            json!({"name": "Ada", "email": "ada@example.com", "age": 36}),
+            tampered,
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("requestState"), "{err}");
+
+    // A valid answer with the genuine state completes.
+    let done = client
+        .call_tool_once(retry(
+            json!({"name": "Ada", "email": "ada@example.com", "age": 36}),
+            state,
+        ))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = done else {
+        panic!("expected a complete result");
+    };
+    assert_eq!(text_of(&result), "Thanks Ada (ada@example.com, age 36).");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_client_without_form_support_is_refused_with_32021_on_2026() {
+    #[derive(Clone)]
+    struct NoElicitation;
+    impl ClientHandler for NoElicitation {}
+    install_tls();
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(interlude_demo::serve_http(listener, Default::default()));
+    let transport =
+        rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let client = NoElicitation
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    let err = client
+        .call_tool_once(CallToolRequestParams::new("contact_info"))
+        .await
+        .unwrap_err();
+    let rmcp::ServiceError::McpError(data) = err else {
+        panic!("expected a JSON-RPC error, got {err}");
+    };
+    assert_eq!(data.code.0, -32021);
+    assert_eq!(
+        data.data.unwrap()["requiredCapabilities"],
+        json!({"elicitation": {"form": {}}})
+    );
+    client.cancel().await.unwrap();
+}
