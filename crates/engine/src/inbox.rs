@@ -165,6 +165,9 @@ pub enum Effect {
         /// The reply.
         reply: Reply,
     },
+    /// A request was admitted and joined the queue (it may be presented at once, in which case
+    /// [`Effect::Present`] follows). Surfaces that show the whole queue track it from here.
+    Queued(ElicitationView),
     /// Show this request to the person (it is now the focused one).
     Present(ElicitationView),
     /// The surface's answer to `id` broke these rules; the request stays presented.
@@ -367,6 +370,7 @@ impl Engine {
             era,
             tool,
         };
+        out.push(Effect::Queued(view.clone()));
         self.pending.insert(id, Pending { view });
         self.queue.push_back(id);
     }

@@ -43,4 +43,4 @@ mod timer;
 
 pub use connection::{CallOutcome, Connection, ConnectionInfo};
 pub use runtime::{AnswerSink, Host, HostConfig, HostError, ProtocolChoice, Surface};
-pub use spec::{ServerSpec, SpecError};
+pub use spec::{ServerSpec, SpecError, parse_mcp_servers};

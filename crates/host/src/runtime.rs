@@ -29,6 +29,11 @@ use crate::spec::ServerSpec;
 /// Methods are called from the host's main loop and must not block: a surface that needs time
 /// (a person, a browser) keeps the [`AnswerSink`] and answers later, from any task.
 pub trait Surface: Send + 'static {
+    /// A request joined the queue (it is presented later, or at once). Surfaces that show the
+    /// whole queue keep it; the default ignores it.
+    fn queued(&mut self, view: &ElicitationView) {
+        let _ = view;
+    }
     /// Show this request; it is now the focused one. Answer through `sink`.
     fn present(&mut self, view: ElicitationView, sink: &AnswerSink);
     /// The answer given for `id` broke these rules; the request is still pending.
@@ -321,6 +326,7 @@ async fn main_loop(
                         let _ = tx.send(reply);
                     }
                 }
+                Effect::Queued(view) => surface.queued(&view),
                 Effect::Present(view) => surface.present(view, &sink),
                 Effect::Invalid { id, errors } => surface.invalid(id, &errors, &sink),
                 Effect::Closed { id, notice } => {

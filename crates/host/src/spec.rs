@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::Value;
+
 /// A server to connect to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerSpec {
@@ -30,6 +32,9 @@ pub enum SpecError {
     /// The command line is empty.
     #[error("empty server command")]
     Empty,
+    /// An `mcpServers` configuration file that cannot be used.
+    #[error("server configuration: {0}")]
+    Config(String),
     /// The command line does not split into words (unbalanced quotes).
     #[error("cannot split server command `{command}`: {reason}")]
     BadCommand {
@@ -79,4 +84,83 @@ impl ServerSpec {
             ServerSpec::Http { .. } => "http",
         }
     }
+}
+
+/// Reads the `mcpServers` JSON format Claude Desktop uses (`{"mcpServers": {name: {command, args,
+/// env} | {url, headers}}}`), also accepting VS Code's `servers` key and its `type` field.
+/// Servers are returned in file order.
+///
+/// ```
+/// use interlude_host::{ServerSpec, parse_mcp_servers};
+/// let servers = parse_mcp_servers(&serde_json::json!({"mcpServers": {
+///     "demo": {"command": "interlude-demo", "args": []},
+///     "remote": {"url": "http://127.0.0.1:3000/mcp", "headers": {"Authorization": "Bearer x"}}
+/// }})).unwrap();
+/// assert_eq!(servers[0].0, "demo");
+/// assert!(matches!(servers[1].1, ServerSpec::Http { .. }));
+/// ```
+pub fn parse_mcp_servers(config: &Value) -> Result<Vec<(String, ServerSpec)>, SpecError> {
+    let bad = |m: String| SpecError::Config(m);
+    let servers = config
+        .get("mcpServers")
+        .or_else(|| config.get("servers"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("expected an object under `mcpServers` (or `servers`)".into()))?;
+    let strings = |name: &str, v: Option<&Value>, key: &str| -> Result<BTreeMap<String, String>, SpecError> {
+        match v {
+            None | Some(Value::Null) => Ok(BTreeMap::new()),
+            Some(Value::Object(o)) => o
+                .iter()
+                .map(|(k, v)| match v.as_str() {
+                    Some(s) => Ok((k.clone(), s.to_owned())),
+                    None => Err(bad(format!("server `{name}`: `{key}.{k}` must be a string"))),
+                })
+                .collect(),
+            Some(_) => Err(bad(format!("server `{name}`: `{key}` must be an object of strings"))),
+        }
+    };
+    let mut out = Vec::with_capacity(servers.len());
+    for (name, entry) in servers {
+        let o = entry
+            .as_object()
+            .ok_or_else(|| bad(format!("server `{name}` must be an object")))?;
+        let spec = if let Some(url) = o.get("url") {
+            let url = url
+                .as_str()
+                .ok_or_else(|| bad(format!("server `{name}`: `url` must be a string")))?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(bad(format!("server `{name}`: `url` must be http:// or https://")));
+            }
+            ServerSpec::Http {
+                url: url.to_owned(),
+                headers: strings(name, o.get("headers"), "headers")?,
+            }
+        } else if let Some(command) = o.get("command") {
+            let command = command
+                .as_str()
+                .filter(|c| !c.trim().is_empty())
+                .ok_or_else(|| bad(format!("server `{name}`: `command` must be a non-empty string")))?;
+            let args = match o.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| {
+                        v.as_str().map(str::to_owned).ok_or_else(|| {
+                            bad(format!("server `{name}`: `args` must be a list of strings"))
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(bad(format!("server `{name}`: `args` must be a list"))),
+            };
+            ServerSpec::Stdio {
+                command: command.to_owned(),
+                args,
+                env: strings(name, o.get("env"), "env")?,
+            }
+        } else {
+            return Err(bad(format!("server `{name}` needs `command` or `url`")));
+        };
+        out.push((name.clone(), spec));
+    }
+    Ok(out)
 }
