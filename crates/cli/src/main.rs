@@ -6,6 +6,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -21,8 +22,36 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Start the demo server and the web page, and show every scenario.
+    Demo(serve::DemoArgs),
+    /// Connect to servers and answer their requests in a web page (or, with --tui, here).
+    Connect(serve::ConnectArgs),
     /// Call a tool on a server and answer its elicitations from a file or from defaults.
     Call(call::CallArgs),
+    /// Run the demo MCP server on stdio (used by `interlude demo`).
+    #[command(name = "__demo-server", hide = true)]
+    DemoServer,
+}
+
+/// The hidden subcommand that serves the demo over stdio.
+pub(crate) const DEMO_SERVER_SUBCOMMAND: &str = "__demo-server";
+
+/// The terminal surface for `connect --tui`.
+pub(crate) async fn tui(
+    host: interlude_host::HostConfig,
+    servers: Vec<(String, interlude_host::ServerSpec)>,
+) -> anyhow::Result<u8> {
+    let _ = (host, servers);
+    anyhow::bail!("the terminal surface is not available in this build")
+}
+
+async fn demo_server() -> anyhow::Result<u8> {
+    use rmcp::ServiceExt;
+    let service = interlude_demo::DemoServer::default()
+        .serve(rmcp::transport::stdio())
+        .await?;
+    service.waiting().await?;
+    Ok(EXIT_OK)
 }
 
 /// Exit code: everything went through.
@@ -57,7 +86,10 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
+            Command::Demo(args) => serve::demo(args).await,
+            Command::Connect(args) => serve::connect(args).await,
             Command::Call(args) => call::run(args).await,
+            Command::DemoServer => demo_server().await,
         }
     });
     match result {

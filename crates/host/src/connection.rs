@@ -80,11 +80,21 @@ impl Connection {
         name: String,
         spec: ServerSpec,
     ) -> Result<Self, HostError> {
+        let protocol = host.config.protocol.clone();
+        Self::open_with(host, name, spec, protocol).await
+    }
+
+    pub(crate) async fn open_with(
+        host: Host,
+        name: String,
+        spec: ServerSpec,
+        protocol: ProtocolChoice,
+    ) -> Result<Self, HostError> {
         let connect_err = |reason: String| HostError::Connect {
             server: name.clone(),
             reason,
         };
-        let (lifecycle, version) = match &host.config.protocol {
+        let (lifecycle, version) = match &protocol {
             ProtocolChoice::Auto => (
                 ClientLifecycleMode::Auto {
                     preferred_versions: vec![ProtocolVersion::V_2026_07_28],
@@ -194,6 +204,11 @@ impl Connection {
     /// What the host knows about this server.
     pub fn info(&self) -> &ConnectionInfo {
         &self.info
+    }
+
+    /// Whether the server's transport has closed (the server exited or the connection dropped).
+    pub fn is_closed(&self) -> bool {
+        self.service.peer().is_transport_closed()
     }
 
     /// Lists every tool (following pagination).

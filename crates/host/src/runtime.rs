@@ -222,6 +222,24 @@ impl Host {
         Connection::open(self.clone(), name.into(), spec).await
     }
 
+    /// A sink to answer requests through from outside the surface callbacks (e.g. an HTTP
+    /// handler of the web surface).
+    pub fn answer_sink(&self) -> AnswerSink {
+        AnswerSink {
+            tx: self.tx.clone(),
+        }
+    }
+
+    /// Connects with a protocol choice of its own instead of the host's default.
+    pub async fn connect_with(
+        &self,
+        name: impl Into<String>,
+        spec: ServerSpec,
+        protocol: ProtocolChoice,
+    ) -> Result<Connection, HostError> {
+        Connection::open_with(self.clone(), name.into(), spec, protocol).await
+    }
+
     /// The audit records kept in memory, oldest first.
     pub fn audit_records(&self) -> Vec<AuditRecord> {
         self.audit.lock().map(|a| a.clone()).unwrap_or_default()

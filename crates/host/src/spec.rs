@@ -106,19 +106,24 @@ pub fn parse_mcp_servers(config: &Value) -> Result<Vec<(String, ServerSpec)>, Sp
         .or_else(|| config.get("servers"))
         .and_then(Value::as_object)
         .ok_or_else(|| bad("expected an object under `mcpServers` (or `servers`)".into()))?;
-    let strings = |name: &str, v: Option<&Value>, key: &str| -> Result<BTreeMap<String, String>, SpecError> {
-        match v {
-            None | Some(Value::Null) => Ok(BTreeMap::new()),
-            Some(Value::Object(o)) => o
-                .iter()
-                .map(|(k, v)| match v.as_str() {
-                    Some(s) => Ok((k.clone(), s.to_owned())),
-                    None => Err(bad(format!("server `{name}`: `{key}.{k}` must be a string"))),
-                })
-                .collect(),
-            Some(_) => Err(bad(format!("server `{name}`: `{key}` must be an object of strings"))),
-        }
-    };
+    let strings =
+        |name: &str, v: Option<&Value>, key: &str| -> Result<BTreeMap<String, String>, SpecError> {
+            match v {
+                None | Some(Value::Null) => Ok(BTreeMap::new()),
+                Some(Value::Object(o)) => o
+                    .iter()
+                    .map(|(k, v)| match v.as_str() {
+                        Some(s) => Ok((k.clone(), s.to_owned())),
+                        None => Err(bad(format!(
+                            "server `{name}`: `{key}.{k}` must be a string"
+                        ))),
+                    })
+                    .collect(),
+                Some(_) => Err(bad(format!(
+                    "server `{name}`: `{key}` must be an object of strings"
+                ))),
+            }
+        };
     let mut out = Vec::with_capacity(servers.len());
     for (name, entry) in servers {
         let o = entry
@@ -129,7 +134,9 @@ pub fn parse_mcp_servers(config: &Value) -> Result<Vec<(String, ServerSpec)>, Sp
                 .as_str()
                 .ok_or_else(|| bad(format!("server `{name}`: `url` must be a string")))?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(bad(format!("server `{name}`: `url` must be http:// or https://")));
+                return Err(bad(format!(
+                    "server `{name}`: `url` must be http:// or https://"
+                )));
             }
             ServerSpec::Http {
                 url: url.to_owned(),
@@ -139,7 +146,11 @@ pub fn parse_mcp_servers(config: &Value) -> Result<Vec<(String, ServerSpec)>, Sp
             let command = command
                 .as_str()
                 .filter(|c| !c.trim().is_empty())
-                .ok_or_else(|| bad(format!("server `{name}`: `command` must be a non-empty string")))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "server `{name}`: `command` must be a non-empty string"
+                    ))
+                })?;
             let args = match o.get("args") {
                 None | Some(Value::Null) => Vec::new(),
                 Some(Value::Array(a)) => a

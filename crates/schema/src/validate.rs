@@ -11,7 +11,7 @@ use crate::formats;
 use crate::model::{Content, Field, FieldKind, FormSchema};
 
 /// A field whose value breaks a constraint.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize)]
 #[error("{field}: {message}")]
 pub struct FieldError {
     /// The property name.

@@ -1,0 +1,205 @@
+//! `interlude demo` and `interlude connect`: the web surface (or the terminal surface) over a set
+//! of servers.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use interlude_host::{HostConfig, ProtocolChoice, ServerSpec, parse_mcp_servers};
+use interlude_web::{WebApp, WebOptions};
+use rmcp::model::ProtocolVersion;
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// The default port of the web surface.
+pub(crate) const DEFAULT_PORT: u16 = 7280;
+
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Port of the page on 127.0.0.1.
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// Do not open a browser.
+    #[arg(long)]
+    no_open: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ConnectArgs {
+    /// Servers: http(s):// URLs or (quoted) command lines for stdio.
+    servers: Vec<String>,
+    /// Read servers from an `mcpServers` JSON file (Claude Desktop / VS Code format).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Answer in this terminal instead of a web page.
+    #[arg(long)]
+    tui: bool,
+    /// Port of the page on 127.0.0.1.
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// Do not open a browser.
+    #[arg(long)]
+    no_open: bool,
+    /// Speak exactly this protocol version (default: negotiate).
+    #[arg(long, value_name = "VERSION")]
+    protocol_version: Option<String>,
+}
+
+fn guide() -> serde_json::Value {
+    let step = |title: &str, text: &str, server: &str, tool: &str| json!({"title": title, "text": text, "server": server, "tool": tool});
+    json!({
+        "title": "Try the scenarios",
+        "intro": "Each button calls a tool of the demo server; the server then asks you something. \
+                  `demo` speaks 2026-07-28 over stdio (your answer rides the retried call); \
+                  `demo-2025` speaks 2025-11-25 over HTTP (the server waits on an open request).",
+        "steps": [
+            step("GitHub username", "One required text field: the smallest form.", "demo", "github_username"),
+            step("Contact details", "Name, e-mail and an age of at least 18: try a bad e-mail or age 12 to see validation.", "demo", "contact_info"),
+            step("Favourite genre", "A single choice with titles (oneOf).", "demo", "favourite_genre"),
+            step("Newsletter topics", "A multi-select: pick one to three.", "demo", "newsletter_topics"),
+            step("Confirm an action", "A yes/no question before something destructive.", "demo", "confirm_action"),
+            step("Defaults (2025 era)", "Every type with a default, prefilled (SEP-1034), over the push era.", "demo-2025", "test_elicitation_sep1034_defaults"),
+            step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
+        ]
+    })
+}
+
+fn open_browser(url: &str) {
+    let has_display =
+        std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
+    let opener = if cfg!(target_os = "macos") {
+        Some("open")
+    } else if has_display {
+        Some("xdg-open")
+    } else {
+        None
+    };
+    if let Some(opener) = opener {
+        let spawned = std::process::Command::new(opener)
+            .arg(url)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        if let Err(e) = spawned {
+            tracing::debug!("cannot open a browser with {opener}: {e}");
+        }
+    }
+}
+
+async fn bind(port: u16) -> anyhow::Result<TcpListener> {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    TcpListener::bind(addr).await.with_context(|| {
+        format!("cannot listen on {addr} (is another interlude running? try --port)")
+    })
+}
+
+async fn serve_until_ctrl_c(
+    app: WebApp,
+    listener: TcpListener,
+    no_open: bool,
+) -> anyhow::Result<u8> {
+    let addr = listener.local_addr()?;
+    let url = app.url(addr);
+    println!("Interlude is running at {url}");
+    println!("Press Ctrl-C to stop.");
+    if !no_open {
+        open_browser(&url);
+    }
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        stop.cancel();
+    });
+    app.serve(listener, shutdown).await?;
+    Ok(crate::EXIT_OK)
+}
+
+pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
+    let listener = bind(args.port).await?;
+    let app = WebApp::start(WebOptions {
+        title: "Interlude demo".into(),
+        guide: Some(guide()),
+        host: HostConfig::default(),
+    });
+    // The demo server twice: over stdio (this binary, re-executed) speaking 2026-07-28, and over
+    // HTTP on a loopback port speaking 2025-11-25, so both eras are one click away.
+    let exe = std::env::current_exe().context("cannot find this executable")?;
+    let stdio = ServerSpec::Stdio {
+        command: exe.to_string_lossy().into_owned(),
+        args: vec![crate::DEMO_SERVER_SUBCOMMAND.into()],
+        env: Default::default(),
+    };
+    let http_listener = TcpListener::bind("127.0.0.1:0").await?;
+    let http_addr = http_listener.local_addr()?;
+    tokio::spawn(interlude_demo::serve_http(
+        http_listener,
+        Default::default(),
+    ));
+    app.add_server("demo", stdio, None).await;
+    app.add_server(
+        "demo-2025",
+        ServerSpec::parse(&format!("http://{http_addr}/mcp"))?,
+        Some(ProtocolChoice::Pin(ProtocolVersion::V_2025_11_25)),
+    )
+    .await;
+    serve_until_ctrl_c(app, listener, args.no_open).await
+}
+
+fn servers_of(args: &ConnectArgs) -> anyhow::Result<Vec<(String, ServerSpec)>> {
+    let mut servers = Vec::new();
+    if let Some(path) = &args.config {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let json: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON", path.display()))?;
+        servers.extend(parse_mcp_servers(&json).with_context(|| path.display().to_string())?);
+    }
+    for (i, s) in args.servers.iter().enumerate() {
+        let spec = ServerSpec::parse(s)?;
+        let base = match &spec {
+            ServerSpec::Stdio { command, .. } => std::path::Path::new(command)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("server")
+                .to_owned(),
+            ServerSpec::Http { url, .. } => url
+                .split("://")
+                .nth(1)
+                .and_then(|r| r.split('/').next())
+                .unwrap_or("server")
+                .to_owned(),
+        };
+        let mut name = base.clone();
+        if servers.iter().any(|(n, _)| *n == name) {
+            name = format!("{base}-{}", i + 1);
+        }
+        servers.push((name, spec));
+    }
+    if servers.is_empty() {
+        bail!("no servers: give at least one SERVER or --config FILE");
+    }
+    Ok(servers)
+}
+
+pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
+    let servers = servers_of(&args)?;
+    let host = HostConfig {
+        protocol: crate::call::protocol_choice(args.protocol_version.as_deref())?,
+        ..HostConfig::default()
+    };
+    if args.tui {
+        return crate::tui(host, servers).await;
+    }
+    let listener = bind(args.port).await?;
+    let app = WebApp::start(WebOptions {
+        host,
+        ..WebOptions::default()
+    });
+    for (name, spec) in servers {
+        app.add_server(&name, spec, None).await;
+    }
+    serve_until_ctrl_c(app, listener, args.no_open).await
+}

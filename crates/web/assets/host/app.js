@@ -1,0 +1,312 @@
+// The Interlude host page: a thin renderer of the host's view-model, received over one
+// server-sent-events stream. Every decision (validation, queueing, what reaches a server) is made
+// in Rust; this file draws and relays.
+
+import { h, replace, pretty } from './dom.js';
+import { buildFields, renderAsk, renderRecord } from './form.js';
+
+const token = new URLSearchParams(location.search).get('token') || '';
+const $ = (id) => document.getElementById(id);
+
+const api = {
+  async post(path, body) {
+    const res = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-interlude-token': token },
+      body: JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await res.json(); } catch { /* empty body */ }
+    return { ok: res.ok, status: res.status, data };
+  },
+  async validate(id, content) {
+    const r = await this.post('/api/validate', { id, content });
+    return r.ok ? r.data : { errors: {} };
+  },
+  answer(id, action, content) {
+    return this.post('/api/answer', { id, action, content });
+  },
+};
+
+let state = null;
+let selectedTool = null; // {server, tool}
+const cards = new Map(); // request id -> {element, focus, setEngineErrors, errorsKey}
+let focusedActive = null;
+let lastServersJson = '';
+let lastGuideJson = '';
+
+// ---- theme -------------------------------------------------------------------------------
+const themes = ['auto', 'light', 'dark'];
+function applyTheme(t) {
+  if (t === 'auto') document.documentElement.removeAttribute('data-theme');
+  else document.documentElement.setAttribute('data-theme', t);
+  $('theme').textContent = `Theme: ${t}`;
+}
+let theme = localStorage.getItem('interlude-theme') || 'auto';
+applyTheme(theme);
+$('theme').addEventListener('click', () => {
+  theme = themes[(themes.indexOf(theme) + 1) % themes.length];
+  localStorage.setItem('interlude-theme', theme);
+  applyTheme(theme);
+});
+
+// ---- servers and tools -------------------------------------------------------------------
+function renderServers() {
+  const json = JSON.stringify([state.servers, selectedTool]);
+  if (json === lastServersJson) return;
+  lastServersJson = json;
+  const items = state.servers.map((s) => {
+    const tools = s.tools.map((t) => {
+      const pressed = selectedTool && selectedTool.server === s.name && selectedTool.tool === t.name;
+      return h('li', {}, h('button', {
+        type: 'button', class: 'tool-btn', 'aria-pressed': pressed ? 'true' : 'false',
+        onclick: () => selectTool(s.name, t.name),
+      }, h('span', { class: 'tool-name' }, t.name), t.description ? h('span', { class: 'tool-desc' }, t.description) : null));
+    });
+    const title = s.title && s.title !== s.name ? `${s.title}${s.version ? ' ' + s.version : ''}` : (s.version ? `v${s.version}` : null);
+    return h('li', { class: 'server', dataset: { server: s.name } },
+      h('div', { class: 'server-head' },
+        h('span', { class: `dot ${s.status}`, role: 'img', 'aria-label': s.status }),
+        h('span', { class: 'server-name' }, s.name),
+        h('span', { class: 'chip' }, s.transport),
+        s.protocolVersion ? h('span', { class: `chip era-${s.era}` }, s.protocolVersion) : null),
+      h('div', { class: 'server-meta' }, [title, s.status !== 'connected' ? s.status : null].filter(Boolean).join(' · ') || s.target),
+      s.error ? h('div', { class: 'server-error' }, s.error) : null,
+      tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null);
+  });
+  replace($('servers'), items);
+}
+
+function renderGuide() {
+  const json = JSON.stringify(state.guide);
+  if (json === lastGuideJson) return;
+  lastGuideJson = json;
+  const g = state.guide;
+  const el = $('guide');
+  if (!g) { el.hidden = true; return; }
+  el.hidden = false;
+  replace(el,
+    h('h2', {}, g.title || 'Guide'),
+    g.intro ? h('p', {}, g.intro) : null,
+    h('ol', {}, (g.steps || []).map((s) => h('li', {},
+      h('div', { class: 'g-title' }, h('span', {}, s.title),
+        h('button', { type: 'button', class: 'link', onclick: () => callTool(s.server, s.tool, null) , 'aria-label': `Try ${s.title}` }, 'Try it →')),
+      h('div', { class: 'g-text' }, s.text)))));
+}
+
+function findTool(server, tool) {
+  return state?.servers.find((s) => s.name === server)?.tools.find((t) => t.name === tool);
+}
+
+function selectTool(server, tool) {
+  selectedTool = { server, tool };
+  renderServers();
+  renderComposer();
+}
+
+let composerKey = '';
+function renderComposer() {
+  const el = $('composer');
+  if (!selectedTool) { el.hidden = true; composerKey = ''; return; }
+  const key = `${selectedTool.server}/${selectedTool.tool}`;
+  if (key === composerKey) return;
+  composerKey = key;
+  const t = findTool(selectedTool.server, selectedTool.tool);
+  if (!t) { el.hidden = true; return; }
+  el.hidden = false;
+  let form = null;
+  let json = null;
+  const errBox = h('p', { class: 'field-error', role: 'alert' });
+  if (t.fields) {
+    const defaults = Object.fromEntries(t.fields.filter((f) => f.default !== undefined).map((f) => [f.name, f.default]));
+    form = buildFields(t.fields, defaults);
+  } else {
+    json = h('textarea', { rows: 6, 'aria-label': 'Arguments (JSON object)' }, '{}');
+  }
+  const submit = async (e) => {
+    e.preventDefault();
+    let args = null;
+    if (form) args = form.collect();
+    else {
+      try { args = JSON.parse(json.value || '{}'); } catch (err) { errBox.textContent = `Arguments are not valid JSON: ${err.message}`; return; }
+      if (typeof args !== 'object' || Array.isArray(args) || args === null) { errBox.textContent = 'Arguments must be a JSON object.'; return; }
+    }
+    errBox.textContent = '';
+    const r = await callTool(selectedTool.server, selectedTool.tool, args);
+    if (!r.ok) errBox.textContent = r.data?.error || `The call failed (${r.status}).`;
+  };
+  replace(el,
+    h('form', { novalidate: true, onsubmit: submit },
+      h('h3', {}, `${selectedTool.server} › ${t.name}`),
+      t.description ? h('p', { class: 'desc' }, t.description) : null,
+      form ? form.element : json,
+      errBox,
+      h('div', { class: 'actions' },
+        h('button', { type: 'submit', class: 'primary' }, 'Call tool'),
+        h('button', { type: 'button', class: 'ghost', onclick: () => { selectedTool = null; renderServers(); renderComposer(); } }, 'Close'))));
+  if (form) form.focusFirst(); else el.querySelector('button.primary')?.focus();
+}
+
+async function callTool(server, tool, args) {
+  const r = await api.post('/api/call', { server, tool, arguments: args && Object.keys(args).length ? args : null });
+  return r;
+}
+
+// ---- timeline ----------------------------------------------------------------------------
+function renderResult(call) {
+  if (call.status === 'running') return null;
+  if (call.error) return h('div', { class: 'result is-error' }, h('div', { class: 'result-label' }, 'Error'), h('div', { class: 'text' }, call.error));
+  const r = call.result || {};
+  const parts = [];
+  for (const c of r.content || []) {
+    if (c.type === 'text') parts.push(h('div', { class: 'text' }, c.text));
+    else if (c.type === 'image' && /^image\/(png|jpeg|gif|webp)$/.test(c.mimeType || '')) parts.push(h('img', { src: `data:${c.mimeType};base64,${c.data}`, alt: 'Image returned by the tool' }));
+    else if (c.type === 'resource') parts.push(h('pre', {}, `${c.resource?.uri || ''}\n${c.resource?.text ?? '(binary)'}`));
+    else parts.push(h('pre', {}, pretty(c)));
+  }
+  if (r.structuredContent !== undefined && r.structuredContent !== null) {
+    parts.push(h('div', { class: 'result-label' }, 'Structured content'), h('pre', {}, pretty(r.structuredContent)));
+  }
+  const err = r.isError === true;
+  return h('div', { class: `result${err ? ' is-error' : ''}` }, h('div', { class: 'result-label' }, err ? 'Tool error' : 'Result'), parts.length ? parts : h('div', { class: 'text' }, '(empty result)'));
+}
+
+const STATUS_TEXT = { running: 'running', done: 'done', failed: 'tool error', error: 'failed' };
+
+function timelineItems() {
+  const items = [];
+  for (const c of state.calls) items.push({ kind: 'call', key: `call-${c.id}`, call: c });
+  for (const r of state.requests) if (r.call === null || r.call === undefined) items.push({ kind: 'req', key: `req-${r.id}`, req: r });
+  // Calls and unattached requests interleave by arrival.
+  items.sort((a, b) => (a.call?.startedAtMs ?? a.req.receivedAtMs) - (b.call?.startedAtMs ?? b.req.receivedAtMs));
+  return items;
+}
+
+const nodes = new Map(); // key -> {li, sig}
+
+function askSlotFor(req) {
+  if (req.status !== 'active') return null;
+  let card = cards.get(req.id);
+  if (!card) {
+    card = renderAsk(req, api);
+    cards.set(req.id, card);
+  }
+  const key = JSON.stringify(req.errors || []);
+  if (key !== card.errorsKey) { card.errorsKey = key; card.setEngineErrors(req.errors); }
+  return card.element;
+}
+
+function requestBits(reqs) {
+  const out = [];
+  for (const r of reqs) {
+    if (r.status === 'active') out.push(askSlotFor(r));
+    else if (r.status === 'queued') out.push(h('div', { class: 'request-record' }, h('strong', {}, 'Waiting in the queue'), h('span', { class: 'what' }, ` — ${r.server} asks: `), r.message));
+    else out.push(renderRecord(r));
+  }
+  return out;
+}
+
+function renderTimeline() {
+  const tl = $('timeline');
+  const items = timelineItems();
+  $('empty').hidden = items.length > 0;
+  const byId = new Map(state.requests.map((r) => [r.id, r]));
+  const wanted = [];
+  for (const it of items) {
+    let entry = nodes.get(it.key);
+    if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
+    const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];
+    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice])]);
+    if (sig !== entry.sig) {
+      entry.sig = sig;
+      if (it.kind === 'call') {
+        const c = it.call;
+        const args = c.arguments && Object.keys(c.arguments).length ? JSON.stringify(c.arguments) : 'no arguments';
+        replace(entry.li, h('article', { class: 'call', 'aria-label': `Call ${c.tool} on ${c.server}` },
+          h('header', { class: 'call-head' },
+            h('span', { class: 'call-title' }, h('span', { class: 'srv' }, `${c.server} › `), c.tool),
+            c.rounds ? h('span', { class: 'chip era-mrtr' }, `${c.rounds} input round${c.rounds > 1 ? 's' : ''}`) : null,
+            h('span', { class: `status ${c.status}` }, c.status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, STATUS_TEXT[c.status] || c.status)),
+          h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), requestBits(reqs), renderResult(c))));
+      } else {
+        replace(entry.li, h('div', {}, requestBits(reqs)));
+      }
+    }
+    wanted.push(entry.li);
+  }
+  // Keep DOM order equal to item order without recreating nodes (focus and typing survive).
+  wanted.forEach((li, i) => { if (tl.children[i] !== li) tl.insertBefore(li, tl.children[i] || null); });
+  while (tl.children.length > wanted.length) tl.lastElementChild.remove();
+  const live = new Set(items.map((i) => i.key));
+  for (const k of nodes.keys()) if (!live.has(k)) nodes.delete(k);
+  for (const id of cards.keys()) if (byId.get(id)?.status !== 'active') cards.delete(id);
+}
+
+function renderQueue() {
+  const pending = state.requests.filter((r) => r.status === 'queued' || r.status === 'active');
+  const queued = pending.filter((r) => r.status === 'queued');
+  const q = $('queue');
+  replace($('pending-summary'), pending.length
+    ? [h('strong', {}, `${pending.length} request${pending.length > 1 ? 's' : ''}`), ' waiting for you']
+    : 'Nothing is waiting for you');
+  document.title = pending.length ? `(${pending.length}) ${state.title}` : state.title;
+  if (!queued.length) { q.hidden = true; return; }
+  q.hidden = false;
+  replace(q, h('strong', {}, `${queued.length} more in the queue`), ' — answered one at a time, in order:',
+    h('ol', {}, queued.map((r) => h('li', {}, h('strong', {}, r.server), `: ${r.message.slice(0, 140)}${r.message.length > 140 ? '…' : ''}`))));
+}
+
+function focusActive() {
+  if (state.active === null || state.active === undefined || state.active === focusedActive) return;
+  const card = cards.get(state.active);
+  if (!card) return;
+  focusedActive = state.active;
+  const req = state.requests.find((r) => r.id === state.active);
+  card.element.scrollIntoView({ block: 'nearest' });
+  card.focus();
+  $('announcer').textContent = `${req?.server} asks: ${req?.message?.slice(0, 200) ?? ''}`;
+  const id = state.active;
+  requestAnimationFrame(() => {
+    api.post('/api/telemetry', { id, shownAtMs: Date.now() });
+  });
+}
+
+function render() {
+  $('title').textContent = state.title;
+  renderServers();
+  renderGuide();
+  renderComposer();
+  renderTimeline();
+  renderQueue();
+  focusActive();
+}
+
+// ---- live channel ------------------------------------------------------------------------
+function connect() {
+  if (!token) {
+    replace($('timeline'), h('li', { class: 'empty' }, 'Open the address printed by `interlude` (it carries this session’s access token).'));
+    $('conn').textContent = 'no token';
+    return;
+  }
+  const es = new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
+  es.addEventListener('state', (e) => {
+    const next = JSON.parse(e.data);
+    if (state && next.version <= state.version) return;
+    state = next;
+    $('conn').textContent = 'live';
+    $('conn').classList.add('live');
+    render();
+  });
+  es.onerror = () => { $('conn').textContent = 'reconnecting…'; $('conn').classList.remove('live'); };
+}
+
+$('add-server').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const target = $('add-target').value.trim();
+  if (!target) { $('add-error').textContent = 'Enter a command line or an http(s):// URL.'; $('add-target').focus(); return; }
+  const r = await api.post('/api/servers', { target, name: $('add-name').value.trim() || null });
+  if (r.ok) { $('add-error').textContent = ''; $('add-target').value = ''; $('add-name').value = ''; }
+  else $('add-error').textContent = r.data?.error || `Could not add the server (${r.status}).`;
+});
+
+connect();

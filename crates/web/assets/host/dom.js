@@ -1,0 +1,42 @@
+// Small DOM helpers. Every piece of text from a server goes through textContent: nothing a peer
+// sends is ever parsed as HTML, and URLs in it stay plain text.
+
+/** Creates an element: h('div', {class: 'x', onclick: f}, child, 'text', ...). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replaces an element's children. */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+}
+
+let counter = 0;
+/** A unique id for label/aria wiring. */
+export function uid(prefix) {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+/** Formats a JSON value for display. */
+export function pretty(v) {
+  return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+}

@@ -1,0 +1,287 @@
+// Forms: native widgets for every field of the elicitation subset, used both for a server's
+// request (the elicitation card) and for a tool's arguments (the composer). Validation messages
+// come from the host (the engine's own rules); the page only decides what to send.
+
+import { h, replace, uid, pretty } from './dom.js';
+
+function bounds(f) {
+  const fmt = (n) => (Number.isInteger(n) ? String(n) : String(n));
+  if (f.minimum !== undefined && f.maximum !== undefined) return `between ${fmt(f.minimum)} and ${fmt(f.maximum)}`;
+  if (f.minimum !== undefined) return `at least ${fmt(f.minimum)}`;
+  if (f.maximum !== undefined) return `at most ${fmt(f.maximum)}`;
+  return '';
+}
+
+function hintFor(f) {
+  const parts = [];
+  if (f.widget === 'email') parts.push('an e-mail address');
+  if (f.widget === 'url') parts.push('a full address such as https://example.com');
+  if (f.widget === 'integer') parts.push('a whole number');
+  if ((f.widget === 'number' || f.widget === 'integer') && bounds(f)) parts.push(bounds(f));
+  if (f.minLength !== undefined && f.maxLength !== undefined) parts.push(`${f.minLength}–${f.maxLength} characters`);
+  else if (f.minLength > 1) parts.push(`at least ${f.minLength} characters`);
+  else if (f.maxLength !== undefined) parts.push(`at most ${f.maxLength} characters`);
+  if (f.widget === 'multiselect') {
+    if (f.minItems && f.maxItems) parts.push(`choose ${f.minItems}–${f.maxItems}`);
+    else if (f.minItems) parts.push(`choose at least ${f.minItems}`);
+    else if (f.maxItems) parts.push(`choose at most ${f.maxItems}`);
+  }
+  if (f.pattern) parts.push(`expected pattern ${f.pattern}`);
+  return parts.join(' · ');
+}
+
+// RFC 3339 from a datetime-local value, in the person's own time zone.
+function toRfc3339(local) {
+  if (!local) return '';
+  const d = new Date(local);
+  if (Number.isNaN(d.getTime())) return local;
+  const off = -d.getTimezoneOffset();
+  const sign = off >= 0 ? '+' : '-';
+  const pad = (n) => String(Math.floor(Math.abs(n))).padStart(2, '0');
+  const base = local.length === 16 ? `${local}:00` : local;
+  return `${base}${sign}${pad(off / 60)}:${pad(off % 60)}`;
+}
+
+function fromRfc3339(v) {
+  if (typeof v !== 'string') return '';
+  const m = v.match(/^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(:\d{2})?)/);
+  return m ? `${m[1]}T${m[2]}` : '';
+}
+
+/**
+ * Builds the widgets for `fields`, prefilled from `values`.
+ * Returns {element, collect, showErrors, focusFirst, focusField, markAllTouched, touched}.
+ */
+export function buildFields(fields, values, { onChange } = {}) {
+  const wrap = h('div', { class: 'fields' });
+  const ctl = new Map();
+  const touched = new Set();
+  const changed = (name) => { touched.add(name); onChange?.(name); };
+
+  for (const f of fields) {
+    const id = uid('f');
+    const hintId = `${id}-hint`;
+    const errId = `${id}-err`;
+    const desc = [f.description, hintFor(f)].filter(Boolean);
+    const describedBy = `${desc.length ? hintId : ''} ${errId}`.trim();
+    const label = [f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, '*') : null,
+      f.label !== f.name ? h('code', { class: 'prop', 'aria-hidden': 'true' }, f.name) : null];
+    const hint = desc.length ? h('div', { class: 'hint', id: hintId }, desc.join(' — ')) : null;
+    const err = h('p', { class: 'field-error', id: errId });
+    const v = values?.[f.name];
+    let node;
+    let get;
+    let focusEl;
+    const common = { id, name: f.name, 'aria-describedby': describedBy, 'aria-required': f.required ? 'true' : null };
+
+    if (f.widget === 'boolean') {
+      const input = h('input', { ...common, type: 'checkbox', role: 'switch', onchange: () => changed(f.name) });
+      input.checked = v === true;
+      get = () => ({ has: true, value: input.checked });
+      focusEl = input;
+      node = h('div', { class: 'field', dataset: { field: f.name } },
+        h('label', { class: 'switch', for: id }, input, h('span', {}, label)), hint, err);
+    } else if (f.widget === 'select' && f.options.length <= 5) {
+      const group = h('div', { class: 'choices', role: 'radiogroup', 'aria-labelledby': `${id}-legend` });
+      const radios = f.options.map((o) => {
+        const r = h('input', { type: 'radio', name: id, value: o.value, onchange: () => changed(f.name) });
+        r.checked = v === o.value;
+        group.append(h('label', { class: 'choice' }, r, h('span', {}, o.label)));
+        return r;
+      });
+      get = () => { const c = radios.find((r) => r.checked); return c ? { has: true, value: c.value } : { has: false }; };
+      focusEl = radios.find((r) => r.checked) || radios[0];
+      node = h('fieldset', { class: 'field', dataset: { field: f.name }, 'aria-describedby': describedBy },
+        h('legend', { class: 'legend', id: `${id}-legend` }, label), group, hint, err);
+    } else if (f.widget === 'select') {
+      const sel = h('select', { ...common, onchange: () => changed(f.name) },
+        h('option', { value: '' }, f.required ? 'Choose…' : '— none —'),
+        f.options.map((o) => h('option', { value: o.value }, o.label)));
+      sel.value = typeof v === 'string' ? v : '';
+      get = () => (sel.value ? { has: true, value: sel.value } : { has: false });
+      focusEl = sel;
+      node = h('div', { class: 'field', dataset: { field: f.name } }, h('label', { for: id }, label), sel, hint, err);
+    } else if (f.widget === 'multiselect') {
+      const chosen = new Set(Array.isArray(v) ? v : []);
+      const group = h('div', { class: 'choices', role: 'group', 'aria-labelledby': `${id}-legend` });
+      const boxes = f.options.map((o) => {
+        const c = h('input', { type: 'checkbox', value: o.value, onchange: () => changed(f.name) });
+        c.checked = chosen.has(o.value);
+        group.append(h('label', { class: 'choice' }, c, h('span', {}, o.label)));
+        return c;
+      });
+      get = () => ({ has: true, value: boxes.filter((b) => b.checked).map((b) => b.value) });
+      focusEl = boxes[0];
+      node = h('fieldset', { class: 'field', dataset: { field: f.name }, 'aria-describedby': describedBy },
+        h('legend', { class: 'legend', id: `${id}-legend` }, label), group, hint, err);
+    } else {
+      const type = { email: 'email', url: 'url', date: 'date', datetime: 'datetime-local', number: 'number', integer: 'number' }[f.widget] || 'text';
+      const attrs = { ...common, type, autocomplete: 'off', spellcheck: type === 'text' ? null : 'false', oninput: () => changed(f.name) };
+      if (type === 'number') {
+        attrs.step = f.widget === 'integer' ? '1' : 'any';
+        attrs.inputmode = f.widget === 'integer' ? 'numeric' : 'decimal';
+        if (f.minimum !== undefined) attrs.min = f.minimum;
+        if (f.maximum !== undefined) attrs.max = f.maximum;
+      }
+      if (f.maxLength !== undefined && type === 'text') attrs.maxlength = f.maxLength;
+      const input = h('input', attrs);
+      if (type === 'datetime-local') input.value = fromRfc3339(v);
+      else if (v !== undefined && v !== null) input.value = String(v);
+      get = () => {
+        const raw = input.value;
+        if (type === 'number') {
+          if (raw.trim() === '') return input.validity.badInput ? { has: true, value: raw } : { has: false };
+          const n = Number(raw);
+          return { has: true, value: Number.isFinite(n) ? n : raw };
+        }
+        if (raw === '') {
+          if (f.required) return { has: false };
+          return f.default !== undefined ? { has: true, value: '' } : { has: false };
+        }
+        return { has: true, value: type === 'datetime-local' ? toRfc3339(raw) : raw };
+      };
+      focusEl = input;
+      node = h('div', { class: 'field', dataset: { field: f.name } }, h('label', { for: id }, label), input, hint, err);
+    }
+    ctl.set(f.name, { get, err, focusEl, node });
+    wrap.append(node);
+  }
+
+  function collect() {
+    const out = {};
+    for (const [name, c] of ctl) {
+      const r = c.get();
+      if (r.has) out[name] = r.value;
+    }
+    return out;
+  }
+
+  function showErrors(errors, { all = false } = {}) {
+    for (const [name, c] of ctl) {
+      const msg = errors?.[name];
+      const show = msg && (all || touched.has(name));
+      c.err.textContent = show ? `${msg}` : '';
+      c.node.querySelectorAll('input, select').forEach((el) => {
+        if (show) el.setAttribute('aria-invalid', 'true'); else el.removeAttribute('aria-invalid');
+      });
+    }
+  }
+
+  return {
+    element: wrap,
+    collect,
+    showErrors,
+    touched,
+    markAllTouched: () => { for (const n of ctl.keys()) touched.add(n); },
+    focusFirst: () => { const first = ctl.values().next().value; first?.focusEl?.focus(); return Boolean(first); },
+    focusField: (name) => ctl.get(name)?.focusEl?.focus(),
+  };
+}
+
+const ERA_LABEL = {
+  push: ['2025 · elicitation/create', 'The server is waiting on an open request for your answer.'],
+  mrtr: ['2026-07-28 · input required', 'Your answer goes back with the retried tool call (multi round-trip).'],
+};
+
+/**
+ * The card for a server's request. `api` has validate(id, content) → {errors}, answer(id,
+ * action, content). Returns {element, focus}.
+ */
+export function renderAsk(req, api) {
+  const titleId = uid('ask');
+  const errorsBox = h('div', { class: 'ask-errors', role: 'alert' });
+  let lastErrors = {};
+  let timer = null;
+  const review = h('dl');
+  const form = buildFields(req.fields, req.prefill, {
+    onChange: () => { updateReview(); clearTimeout(timer); timer = setTimeout(check, 180); },
+  });
+
+  function updateReview() {
+    const content = form.collect();
+    const rows = [];
+    for (const f of req.fields) {
+      const has = Object.prototype.hasOwnProperty.call(content, f.name);
+      const v = has ? content[f.name] : f.default;
+      const shown = v === undefined ? '(not sent)' : `${JSON.stringify(v)}${has ? '' : ' (default)'}`;
+      rows.push(h('dt', {}, f.name), h('dd', {}, shown));
+    }
+    replace(review, rows);
+  }
+
+  async function check({ all = false } = {}) {
+    const content = form.collect();
+    const res = await api.validate(req.id, content);
+    lastErrors = res?.errors || {};
+    form.showErrors(lastErrors, { all });
+    return lastErrors;
+  }
+
+  async function submit() {
+    form.markAllTouched();
+    const errors = await check({ all: true });
+    const names = Object.keys(errors);
+    if (names.length) {
+      errorsBox.textContent = names.length === 1 ? 'One field needs attention.' : `${names.length} fields need attention.`;
+      form.focusField(names[0]);
+      return;
+    }
+    errorsBox.textContent = '';
+    api.answer(req.id, 'accept', form.collect());
+  }
+
+  const [eraLabel, eraNote] = ERA_LABEL[req.era] || [req.era, ''];
+  const formEl = h('form', {
+    novalidate: true,
+    onsubmit: (e) => { e.preventDefault(); submit(); },
+    onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); api.answer(req.id, 'cancel'); } },
+  },
+  errorsBox,
+  form.element,
+  h('details', { class: 'review' }, h('summary', {}, 'Review what will be sent'), review),
+  h('div', { class: 'actions' },
+    h('button', { type: 'submit', class: 'primary' }, 'Accept'),
+    h('button', { type: 'button', onclick: () => api.answer(req.id, 'decline') }, 'Decline'),
+    h('button', { type: 'button', class: 'ghost', onclick: () => api.answer(req.id, 'cancel') }, 'Cancel'),
+    h('span', { class: 'spacer' }),
+    h('span', { class: 'kbd-hint' }, h('kbd', {}, 'Enter'), ' accept · ', h('kbd', {}, 'Esc'), ' cancel')));
+
+  const card = h('section', { class: 'ask', role: 'region', 'aria-labelledby': titleId, dataset: { request: req.id } },
+    h('div', { class: 'ask-head' },
+      h('div', {}, h('div', { class: 'ask-from' }, 'Request from server'), h('div', { class: 'ask-server', id: titleId }, req.server)),
+      h('span', { class: `chip era-${req.era}` }, eraLabel),
+      req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
+      h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
+    h('div', { class: 'ask-body' },
+      h('p', { class: 'ask-message' }, req.message),
+      eraNote ? h('p', { class: 'ask-note' }, eraNote) : null,
+      formEl));
+  updateReview();
+
+  return {
+    element: card,
+    focus: () => { if (!form.focusFirst()) card.querySelector('button.primary')?.focus(); },
+    setEngineErrors: (errors) => {
+      if (!errors?.length) return;
+      const map = Object.fromEntries(errors.map((e) => [e.field, e.message]));
+      form.markAllTouched();
+      form.showErrors(map, { all: true });
+      errorsBox.textContent = 'The host refused this answer: ' + errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    },
+    errorsKey: '',
+  };
+}
+
+/** A read-only record of a finished request, inside its call. */
+export function renderRecord(req) {
+  const what = {
+    accept: 'You accepted',
+    decline: 'You declined',
+    cancel: 'Cancelled',
+    error: 'Refused by the host',
+  }[req.outcome] || (req.status === 'closed' ? 'Closed' : 'Waiting');
+  return h('div', { class: `request-record ${req.outcome || req.status}`, dataset: { record: req.id } },
+    h('div', {}, h('strong', {}, `${what}`), h('span', { class: 'what' }, ` — ${req.server} asked: `), req.message),
+    req.notice ? h('div', { class: 'what' }, req.notice) : null,
+    req.sent !== null && req.sent !== undefined ? h('div', { class: 'sent' }, h('pre', {}, pretty(req.sent))) : null);
+}

@@ -1,0 +1,297 @@
+//! HTTP routes of the page, the one security layer (CSP and friends), the `Host` check and the
+//! token check. Request bodies are parsed here, at the boundary, into typed values; malformed
+//! ones get a 400 naming the field.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures::Stream;
+use interlude_engine::{RequestId, SurfaceAnswer};
+use interlude_host::ServerSpec;
+use interlude_schema::Content;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::WebApp;
+use crate::assets;
+
+/// The Content Security Policy of the host page: only our own scripts, styles and API; no
+/// inline script, no framing of the page, no form posts, no plugins.
+pub(crate) fn content_security_policy() -> &'static str {
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+     connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; \
+     frame-ancestors 'none'; object-src 'none'"
+}
+
+pub(crate) fn router(app: WebApp, port: u16) -> Router {
+    let api = Router::new()
+        .route("/api/state", get(state))
+        .route("/api/events", get(events))
+        .route("/api/answer", post(answer))
+        .route("/api/validate", post(validate))
+        .route("/api/call", post(call))
+        .route("/api/servers", post(add_server))
+        .route("/api/telemetry", post(telemetry))
+        .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
+    Router::new()
+        .route("/", get(index))
+        .route("/assets/{*path}", get(asset))
+        .merge(api)
+        .with_state(app)
+        .layer(middleware::from_fn_with_state(port, require_loopback_host))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(content_security_policy()),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+}
+
+fn bad_request(message: impl Into<String>) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        Json(json!({ "error": message.into() })),
+    )
+        .into_response()
+}
+
+/// DNS-rebinding protection: the `Host` header must name the loopback address we listen on.
+async fn require_loopback_host(State(port): State<u16>, request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let allowed = [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+    ];
+    if allowed.iter().any(|a| a == host) {
+        next.run(request).await
+    } else {
+        (StatusCode::FORBIDDEN, "forbidden host").into_response()
+    }
+}
+
+#[derive(Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
+/// Every API call carries the run's token: as `x-interlude-token` (fetch) or `?token=`
+/// (EventSource, which cannot set headers).
+async fn require_token(
+    State(app): State<WebApp>,
+    Query(q): Query<TokenQuery>,
+    headers: HeaderMap,
+    request: Request,
+    next: Next,
+) -> Response {
+    let given = headers
+        .get("x-interlude-token")
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_owned)
+        .or(q.token);
+    if given.as_deref() == Some(app.inner.token.as_str()) {
+        next.run(request).await
+    } else {
+        (StatusCode::UNAUTHORIZED, "missing or wrong token").into_response()
+    }
+}
+
+async fn index() -> Response {
+    assets::response("index.html")
+}
+
+async fn asset(axum::extract::Path(path): axum::extract::Path<String>) -> Response {
+    assets::response(&path)
+}
+
+async fn state(State(app): State<WebApp>) -> Response {
+    Json(app.inner.shared.snapshot()).into_response()
+}
+
+async fn events(State(app): State<WebApp>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let rx = app.inner.shared.subscribe();
+    let shared = app.inner.shared.clone();
+    let first = shared.snapshot();
+    let stream = futures::stream::unfold(
+        (rx, shared, Some(first)),
+        |(mut rx, shared, first)| async move {
+            let snapshot = match first {
+                Some(s) => s,
+                // A lagging receiver missed some changes: the next snapshot covers them.
+                None => match rx.recv().await {
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        shared.snapshot()
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                },
+            };
+            let data = serde_json::to_string(&snapshot).unwrap_or_else(|_| "{}".into());
+            let event = Event::default().event("state").data(data);
+            Some((Ok(event), (rx, shared, None)))
+        },
+    );
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+fn field<'a>(body: &'a Value, name: &str) -> Option<&'a Value> {
+    body.get(name)
+}
+
+fn request_id(body: &Value) -> Result<u64, &'static str> {
+    field(body, "id")
+        .and_then(Value::as_u64)
+        .ok_or("`id` must be a request id (a positive integer)")
+}
+
+fn content(body: &Value) -> Result<Content, &'static str> {
+    match field(body, "content") {
+        None | Some(Value::Null) => Ok(Content::new()),
+        Some(Value::Object(o)) => Ok(o.clone()),
+        Some(_) => Err("`content` must be an object"),
+    }
+}
+
+async fn answer(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let id = match request_id(&body) {
+        Ok(id) => id,
+        Err(m) => return bad_request(m),
+    };
+    let answer = match field(&body, "action").and_then(Value::as_str) {
+        Some("accept") => match content(&body) {
+            Ok(c) => SurfaceAnswer::Accept(c),
+            Err(m) => return bad_request(m),
+        },
+        Some("decline") => SurfaceAnswer::Decline,
+        Some("cancel") => SurfaceAnswer::Cancel,
+        _ => return bad_request("`action` must be \"accept\", \"decline\" or \"cancel\""),
+    };
+    app.inner.host.answer_sink().answer(RequestId(id), answer);
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// Inline validation with the engine's own rules (after defaults, as the engine does).
+async fn validate(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let id = match request_id(&body) {
+        Ok(id) => id,
+        Err(m) => return bad_request(m),
+    };
+    let mut content = match content(&body) {
+        Ok(c) => c,
+        Err(m) => return bad_request(m),
+    };
+    let Some(schema) = app.inner.shared.schema_of(id) else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no such request"})),
+        )
+            .into_response();
+    };
+    schema.apply_defaults(&mut content);
+    let errors: serde_json::Map<String, Value> = match schema.validate(&content) {
+        Ok(()) => serde_json::Map::new(),
+        Err(errs) => errs
+            .into_iter()
+            .map(|e| (e.field, Value::String(e.message)))
+            .collect(),
+    };
+    Json(json!({ "errors": errors })).into_response()
+}
+
+async fn call(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(server) = field(&body, "server").and_then(Value::as_str) else {
+        return bad_request("`server` must be a server name");
+    };
+    let Some(tool) = field(&body, "tool").and_then(Value::as_str) else {
+        return bad_request("`tool` must be a tool name");
+    };
+    let arguments = match field(&body, "arguments") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(o)) => Some(o.clone()),
+        Some(_) => return bad_request("`arguments` must be an object"),
+    };
+    match app.call_tool(server, tool, arguments).await {
+        Ok(id) => (StatusCode::ACCEPTED, Json(json!({ "callId": id }))).into_response(),
+        Err(e) => bad_request(e),
+    }
+}
+
+async fn add_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(target) = field(&body, "target").and_then(Value::as_str) else {
+        return bad_request("`target` must be a command line or an http(s):// URL");
+    };
+    let spec = match ServerSpec::parse(target) {
+        Ok(s) => s,
+        Err(e) => return bad_request(format!("`target`: {e}")),
+    };
+    let name = field(&body, "name")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .unwrap_or_else(|| default_name(&spec));
+    if app.inner.connections.read().await.contains_key(&name) {
+        return bad_request(format!(
+            "`name`: a server named `{name}` is already connected"
+        ));
+    }
+    let app2 = app.clone();
+    tokio::spawn(async move { app2.add_server(&name, spec, None).await });
+    StatusCode::ACCEPTED.into_response()
+}
+
+fn default_name(spec: &ServerSpec) -> String {
+    match spec {
+        ServerSpec::Stdio { command, .. } => std::path::Path::new(command)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("server")
+            .to_owned(),
+        ServerSpec::Http { url, .. } => url
+            .split("://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or("server")
+            .to_owned(),
+    }
+}
+
+async fn telemetry(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let (Some(id), Some(shown)) = (
+        field(&body, "id").and_then(Value::as_u64),
+        field(&body, "shownAtMs").and_then(Value::as_f64),
+    ) else {
+        return bad_request("`id` and `shownAtMs` are required");
+    };
+    let received = app.inner.shared.with_request(id, |r| r.received_at_ms);
+    if let Some(received) = received {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let shown = shown.max(0.0) as u64;
+        if let Ok(mut t) = app.inner.telemetry.lock() {
+            t.push((id, shown.saturating_sub(received)));
+        }
+    }
+    StatusCode::NO_CONTENT.into_response()
+}

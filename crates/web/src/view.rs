@@ -1,0 +1,174 @@
+//! Form fields as the page renders them: a flat, widget-oriented JSON shape derived from the
+//! schema crate's model. The page never interprets JSON Schema itself.
+
+use interlude_schema::{FieldKind, FormSchema, StringFormat};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One choice of a select.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct OptionView {
+    pub(crate) value: String,
+    pub(crate) label: String,
+}
+
+/// One field, ready for a widget.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FieldView {
+    pub(crate) name: String,
+    pub(crate) label: String,
+    pub(crate) description: Option<String>,
+    pub(crate) required: bool,
+    /// `text`, `email`, `url`, `date`, `datetime`, `number`, `integer`, `boolean`, `select`,
+    /// `multiselect`.
+    pub(crate) widget: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) min_length: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) max_length: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) pattern: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) minimum: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) maximum: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) options: Vec<OptionView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) min_items: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) max_items: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) default: Option<Value>,
+}
+
+/// The page's fields for a form.
+pub(crate) fn fields_of(schema: &FormSchema) -> Vec<FieldView> {
+    schema
+        .fields
+        .iter()
+        .map(|f| {
+            let mut v = FieldView {
+                name: f.name.clone(),
+                label: f.title.clone().unwrap_or_else(|| humanize(&f.name)),
+                description: f.description.clone(),
+                required: f.required,
+                widget: "text",
+                min_length: None,
+                max_length: None,
+                pattern: None,
+                minimum: None,
+                maximum: None,
+                options: Vec::new(),
+                min_items: None,
+                max_items: None,
+                default: f.default_value(),
+            };
+            match &f.kind {
+                FieldKind::Text {
+                    min_length,
+                    max_length,
+                    format,
+                    pattern,
+                    ..
+                } => {
+                    v.widget = match format {
+                        None => "text",
+                        Some(StringFormat::Email) => "email",
+                        Some(StringFormat::Uri) => "url",
+                        Some(StringFormat::Date) => "date",
+                        Some(StringFormat::DateTime) => "datetime",
+                    };
+                    v.min_length = *min_length;
+                    v.max_length = *max_length;
+                    v.pattern = pattern.clone();
+                }
+                FieldKind::Number {
+                    integer,
+                    minimum,
+                    maximum,
+                    ..
+                } => {
+                    v.widget = if *integer { "integer" } else { "number" };
+                    v.minimum = *minimum;
+                    v.maximum = *maximum;
+                }
+                FieldKind::Boolean { .. } => v.widget = "boolean",
+                FieldKind::SingleSelect { options, .. } => {
+                    v.widget = "select";
+                    v.options = options
+                        .iter()
+                        .map(|c| OptionView {
+                            value: c.value.clone(),
+                            label: c.label().to_owned(),
+                        })
+                        .collect();
+                }
+                FieldKind::MultiSelect {
+                    options,
+                    min_items,
+                    max_items,
+                    ..
+                } => {
+                    v.widget = "multiselect";
+                    v.options = options
+                        .iter()
+                        .map(|c| OptionView {
+                            value: c.value.clone(),
+                            label: c.label().to_owned(),
+                        })
+                        .collect();
+                    v.min_items = *min_items;
+                    v.max_items = *max_items;
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+/// A label for a property without a title: `firstLine` / `first_line` → "First line".
+pub(crate) fn humanize(name: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == ' ' {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    let mut out = words.join(" ");
+    if let Some(first) = out.chars().next() {
+        let upper: String = first.to_uppercase().collect();
+        out.replace_range(..first.len_utf8(), &upper);
+    }
+    if out.is_empty() { name.to_owned() } else { out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::humanize;
+
+    #[test]
+    fn labels_from_property_names() {
+        assert_eq!(humanize("firstLine"), "First line");
+        assert_eq!(humanize("untitledSingleSelectEnum"), "Untitled single select enum");
+        assert_eq!(humanize("api_key"), "Api key");
+        assert_eq!(humanize("name"), "Name");
+        assert_eq!(humanize("URL"), "Url");
+        assert_eq!(humanize("_"), "_");
+    }
+}
