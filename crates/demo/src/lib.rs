@@ -27,6 +27,6 @@ mod tools;
 
 pub use http::{HttpOptions, serve_http};
 pub use tools::{
-    Confirmation, ContactInfo, DemoServer, Genre, GitHubUser, MusicTaste, Newsletter,
+    Confirmation, ContactInfo, Country, DemoServer, Registration, Ticket, Workshop, Genre, GitHubUser, MusicTaste, Newsletter,
     TestElicitationArgs, Topic,
 };

@@ -86,6 +86,89 @@ pub struct Confirmation {
     pub confirm: bool,
 }
 
+/// A ticket type, shown with its title.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Ticket {
+    /// Standard (€120)
+    Standard,
+    /// Student (€40)
+    Student,
+    /// Supporter (€250)
+    Supporter,
+}
+
+/// Where someone travels from: more choices than fit as radio buttons.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub enum Country {
+    /// Belgium
+    BE,
+    /// Germany
+    DE,
+    /// France
+    FR,
+    /// Italy
+    IT,
+    /// Netherlands
+    NL,
+    /// Spain
+    ES,
+    /// United Kingdom
+    GB,
+    /// United States
+    US,
+}
+
+/// A workshop, shown with its title.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workshop {
+    /// Rust for MCP servers
+    RustMcp,
+    /// Designing consent flows
+    Consent,
+    /// Accessible forms
+    AccessibleForms,
+    /// Streaming and sessions
+    Streaming,
+}
+
+/// Every widget of the subset in one form: an event registration.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Registration {
+    /// As printed on your badge
+    #[schemars(length(min = 2, max = 60))]
+    pub name: String,
+    /// Where we send the ticket
+    #[schemars(email)]
+    pub email: String,
+    /// Your website or profile (optional)
+    #[schemars(url)]
+    pub website: Option<String>,
+    /// Day you arrive
+    #[schemars(extend("format" = "date"))]
+    pub arrival: String,
+    /// When your talk proposal should be scheduled, if you submit one
+    #[schemars(extend("format" = "date-time"))]
+    pub talk_slot: Option<String>,
+    /// People coming with you
+    #[schemars(range(min = 0, max = 4))]
+    pub guests: u8,
+    /// Travel budget in euros
+    #[schemars(range(min = 0.0, max = 5000.0))]
+    pub budget: Option<f64>,
+    /// Ticket type
+    pub ticket: Ticket,
+    /// Country you travel from
+    pub country: Country,
+    /// Workshops (one to three)
+    #[schemars(length(min = 1, max = 3))]
+    pub workshops: Vec<Workshop>,
+    /// Subscribe to the event newsletter
+    #[serde(default)]
+    pub newsletter: bool,
+}
+
 /// Arguments of the conformance fixture `test_elicitation`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TestElicitationArgs {
@@ -219,6 +302,25 @@ impl DemoServer {
                     } else {
                         "Nothing deleted.".to_owned()
                     }
+                }))
+            }
+            .await,
+        )
+    }
+
+    #[tool(description = "Register for an event: one form with every kind of field (text, e-mail, URL, date, date-time, numbers, switch, choices, multi-select).")]
+    async fn event_registration(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
+        respond(
+            async {
+                let answer = ask
+                    .form::<Registration>("Register for MCP Summit 2026. Fields marked * are required.")
+                    .await?;
+                Ok(outcome(answer, |r| {
+                    format!(
+                        "Registered {} <{}>: website={:?}, arrival={}, talk_slot={:?}, guests={}, budget={:?}, ticket={:?}, country={:?}, workshops={:?}, newsletter={}.",
+                        r.name, r.email, r.website, r.arrival, r.talk_slot, r.guests, r.budget,
+                        r.ticket, r.country, r.workshops, r.newsletter
+                    )
                 }))
             }
             .await,
