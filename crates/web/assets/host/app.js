@@ -262,7 +262,8 @@ function focusActive() {
   if (!card) return;
   focusedActive = state.active;
   const req = state.requests.find((r) => r.id === state.active);
-  card.element.scrollIntoView({ block: 'nearest' });
+  // Bring the whole card into view (its header names the server), then focus its first field.
+  card.element.scrollIntoView({ block: 'start' });
   card.focus();
   $('announcer').textContent = `${req?.server} asks: ${req?.message?.slice(0, 200) ?? ''}`;
   const id = state.active;

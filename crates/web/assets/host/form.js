@@ -173,7 +173,7 @@ export function buildFields(fields, values, { onChange } = {}) {
     showErrors,
     touched,
     markAllTouched: () => { for (const n of ctl.keys()) touched.add(n); },
-    focusFirst: () => { const first = ctl.values().next().value; first?.focusEl?.focus(); return Boolean(first); },
+    focusFirst: () => { const first = ctl.values().next().value; first?.focusEl?.focus({ preventScroll: true }); return Boolean(first); },
     focusField: (name) => ctl.get(name)?.focusEl?.focus(),
   };
 }
