@@ -1138,3 +1138,21 @@ fn server_everything_form_rejects_out_of_range_answers() {
     );
     assert_eq!(presented_id(&e), Some(1));
 }
+
+#[test]
+fn every_admitted_request_is_announced_as_queued_before_it_is_presented() {
+    let mut e = engine();
+    let first = e.handle(elicit(1, "a", form("one")), 0);
+    let queued_at = position(&first, |x| matches!(x, Effect::Queued(v) if v.id == RequestId(1)));
+    let presented_at = position(&first, |x| matches!(x, Effect::Present(v) if v.id == RequestId(1)));
+    assert!(queued_at < presented_at);
+
+    // A second request is queued (announced) but not presented while the first is pending.
+    let second = e.handle(elicit(2, "b", form("two")), 1);
+    assert!(second.iter().any(|x| matches!(x, Effect::Queued(v) if v.id == RequestId(2))));
+    assert!(presented_ids(&second).is_empty());
+
+    // A refused request is never announced.
+    let refused = e.handle(elicit(3, "a", json!({"mode": "url", "message": "x"})), 2);
+    assert!(!refused.iter().any(|x| matches!(x, Effect::Queued(_))));
+}
