@@ -4,7 +4,7 @@
 //! closed enum of inputs. That keeps the engine single-threaded and the order of events total:
 //! the audit log, the queue and the surface always agree.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -185,7 +185,7 @@ pub struct Host {
     pub(crate) tx: mpsc::UnboundedSender<HostInput>,
     pub(crate) config: Arc<HostConfig>,
     next_id: Arc<AtomicU64>,
-    audit: Arc<Mutex<Vec<AuditRecord>>>,
+    audit: Arc<Mutex<VecDeque<AuditRecord>>>,
 }
 
 impl std::fmt::Debug for Host {
@@ -201,7 +201,7 @@ impl Host {
     /// Starts the main loop on the current tokio runtime with `surface` as the person's side.
     pub fn start(config: HostConfig, surface: impl Surface) -> Host {
         let (tx, rx) = mpsc::unbounded_channel();
-        let audit = Arc::new(Mutex::new(Vec::new()));
+        let audit = Arc::new(Mutex::new(VecDeque::new()));
         let engine = Engine::new(config.engine.clone());
         let sink = AnswerSink { tx: tx.clone() };
         tokio::spawn(main_loop(engine, surface, sink, rx, audit.clone()));
@@ -242,7 +242,10 @@ impl Host {
 
     /// The audit records kept in memory, oldest first.
     pub fn audit_records(&self) -> Vec<AuditRecord> {
-        self.audit.lock().map(|a| a.clone()).unwrap_or_default()
+        self.audit
+            .lock()
+            .map(|a| a.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Asks the person through the engine and waits for the reply. Dropping the future
@@ -307,7 +310,7 @@ async fn main_loop(
     mut surface: impl Surface,
     sink: AnswerSink,
     mut rx: mpsc::UnboundedReceiver<HostInput>,
-    audit: Arc<Mutex<Vec<AuditRecord>>>,
+    audit: Arc<Mutex<VecDeque<AuditRecord>>>,
 ) {
     let start = Instant::now();
     let mut responders: HashMap<RequestId, oneshot::Sender<Reply>> = HashMap::new();
@@ -357,10 +360,11 @@ async fn main_loop(
                         record = %serde_json::to_string(&record).unwrap_or_default(),
                     );
                     if let Ok(mut log) = audit.lock() {
+                        // A ring: dropping the oldest record must not move the other 10 000.
                         if log.len() >= AUDIT_KEPT {
-                            log.remove(0);
+                            log.pop_front();
                         }
-                        log.push(record);
+                        log.push_back(record);
                     }
                 }
             }

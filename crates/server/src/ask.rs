@@ -4,7 +4,9 @@
 //! validation of accepted content); the era-specific transport lives in `push` (2025) and
 //! `round_trip` (2026-07-28). It does not decide policy (timeouts come from [`AskConfig`]).
 
-use std::sync::Mutex;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use interlude_protocol::{ProtocolEra, missing_elicitation_capability};
 use interlude_schema::{Content, Elicit, FieldError, FormSchema, SchemaError};
@@ -177,7 +179,13 @@ impl Ask {
         let era = context
             .protocol_version()
             .map_or(ProtocolEra::Push, |v| ProtocolEra::of(&v));
-        let round_trip = RoundTrip::new(tool, arguments, input_responses, request_state);
+        // Only 2026-07-28 calls use the round-trip state (and its digest of the arguments).
+        let round_trip = match era {
+            ProtocolEra::MultiRoundTrip => {
+                RoundTrip::new(tool, arguments, input_responses, request_state)
+            }
+            ProtocolEra::Push => RoundTrip::unused(),
+        };
         Ask {
             context,
             config: config.clone(),
@@ -210,8 +218,11 @@ impl Ask {
     /// `T`'s fields become the form (see [`interlude_schema::Elicit`]). On accept, defaults are
     /// applied, the content is validated and deserialized into `T`.
     pub async fn form<T: Elicit>(&self, message: impl Into<String>) -> Result<Answer<T>, AskError> {
-        let schema = T::form_schema()?;
-        match self.form_with_schema(message, &schema).await? {
+        let prepared = prepared::<T>()?;
+        let answer = self
+            .ask(message.into(), &prepared.form, Some(&prepared.wire))
+            .await?;
+        match answer {
             Answer::Accepted(content) => serde_json::from_value(Value::Object(content))
                 .map(Answer::Accepted)
                 .map_err(AskError::Deserialize),
@@ -226,13 +237,29 @@ impl Ask {
         message: impl Into<String>,
         schema: &FormSchema,
     ) -> Result<Answer<Content>, AskError> {
+        self.ask(message.into(), schema, None).await
+    }
+
+    /// Asks with `schema`; `wire` is its wire form when the caller has it already (computed
+    /// here otherwise, and only when a request is actually sent).
+    async fn ask(
+        &self,
+        message: String,
+        schema: &FormSchema,
+        wire: Option<&ElicitationSchema>,
+    ) -> Result<Answer<Content>, AskError> {
         if !self.supports_form() {
             return Err(AskError::Unsupported { mode: "form" });
         }
-        let message = message.into();
         let result = match self.era {
-            ProtocolEra::Push => crate::push::elicit_form(self, message, schema).await?,
-            ProtocolEra::MultiRoundTrip => self.next_round_trip_answer(message, schema)?,
+            ProtocolEra::Push => {
+                let wire = match wire {
+                    Some(w) => w.clone(),
+                    None => wire_schema(schema)?,
+                };
+                crate::push::elicit_form(self, message, wire).await?
+            }
+            ProtocolEra::MultiRoundTrip => self.next_round_trip_answer(message, schema, wire)?,
         };
         check_result(schema, result)
     }
@@ -241,13 +268,41 @@ impl Ask {
         &self,
         message: String,
         schema: &FormSchema,
+        wire: Option<&ElicitationSchema>,
     ) -> Result<ElicitResult, AskError> {
         let mut rt = self
             .round_trip
             .lock()
             .map_err(|_| AskError::RequestState("state lock poisoned".into()))?;
-        rt.next_answer(&self.config, message, schema)
+        rt.next_answer(&self.config, message, schema, wire)
     }
+}
+
+/// A type's form and its wire schema, computed once per type: deriving the form is cached by
+/// [`Elicit::form_schema`] already, and converting it to rmcp's `ElicitationSchema` (through
+/// JSON) would otherwise be repeated on every question.
+struct Prepared {
+    form: FormSchema,
+    wire: ElicitationSchema,
+}
+
+fn prepared<T: Elicit>() -> Result<Arc<Prepared>, AskError> {
+    type Cache = RwLock<HashMap<TypeId, Arc<Prepared>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let id = TypeId::of::<T>();
+    if let Ok(map) = cache.read()
+        && let Some(hit) = map.get(&id)
+    {
+        return Ok(hit.clone());
+    }
+    let form = T::form_schema()?;
+    let wire = wire_schema(&form)?;
+    let prepared = Arc::new(Prepared { form, wire });
+    if let Ok(mut map) = cache.write() {
+        map.insert(id, prepared.clone());
+    }
+    Ok(prepared)
 }
 
 /// Applies defaults and validates an `ElicitResult` against the schema it answers.

@@ -1,20 +1,19 @@
 //! The 2025 push era (2025-06-18, 2025-11-25): `elicitation/create` sent to the client while the
 //! tool call is in flight. rmcp routes it on the tool call's own stream over streamable HTTP.
 
-use interlude_schema::FormSchema;
-use rmcp::model::{ElicitRequestParams, ElicitResult};
+use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationSchema};
 
-use crate::ask::{Ask, AskError, wire_schema};
+use crate::ask::{Ask, AskError};
 
 pub(crate) async fn elicit_form(
     ask: &Ask,
     message: String,
-    schema: &FormSchema,
+    requested_schema: ElicitationSchema,
 ) -> Result<ElicitResult, AskError> {
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message,
-        requested_schema: wire_schema(schema)?,
+        requested_schema,
     };
     tracing::debug!(era = "push", "sending elicitation/create");
     let peer = &ask.context.peer;

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use interlude_schema::FormSchema;
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequiredResult,
-    InputResponses, SealOptions,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationSchema, InputRequest,
+    InputRequiredResult, InputResponses, SealOptions,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -66,6 +66,17 @@ impl RoundTrip {
         }
     }
 
+    /// The state of a push-era call, which never asks through round trips.
+    pub(crate) fn unused() -> Self {
+        RoundTrip {
+            binding: Vec::new(),
+            input_responses: None,
+            request_state: None,
+            state: None,
+            next_question: 0,
+        }
+    }
+
     fn open(&mut self, config: &AskConfig) -> Result<&mut SealedState, AskError> {
         if self.state.is_none() {
             let mut state = match &self.request_state {
@@ -94,6 +105,7 @@ impl RoundTrip {
         config: &AskConfig,
         message: String,
         schema: &FormSchema,
+        wire: Option<&ElicitationSchema>,
     ) -> Result<ElicitResult, AskError> {
         let key = format!("q{}", self.next_question);
         self.next_question += 1;
@@ -110,7 +122,10 @@ impl RoundTrip {
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
             message,
-            requested_schema: wire_schema(schema)?,
+            requested_schema: match wire {
+                Some(w) => w.clone(),
+                None => wire_schema(schema)?,
+            },
         };
         let sealed = SealedState {
             answers: state.answers.clone(),
