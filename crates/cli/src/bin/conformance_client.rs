@@ -47,10 +47,17 @@ async fn run() -> anyhow::Result<()> {
             .call_tool("add_numbers", json!({"a": 5, "b": 3}).as_object().cloned())
             .await
             .map(|_| ()),
-        "elicitation-sep1034-client-defaults" => connection
-            .call_tool("test_client_elicitation_defaults", None)
-            .await
-            .map(|_| ()),
+        "elicitation-sep1034-client-defaults" => {
+            // The mock sends `elicitation/create` without a related request, so it travels on the
+            // standalone GET stream, and the TS SDK 1.x server drops it if that stream is not open
+            // yet. rmcp opens the GET stream concurrently with the first POST: give it a head
+            // start, or the tool call races it and hangs.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            connection
+                .call_tool("test_client_elicitation_defaults", None)
+                .await
+                .map(|_| ())
+        }
         _ => connection.list_tools().await.map(|_| ()),
     };
     connection.close().await;
