@@ -84,9 +84,9 @@ fn cargo() -> Command {
 fn run(cmd: &mut Command) -> anyhow::Result<()> {
     let status = cmd
         .status()
-        .with_context(|| format!("cannot start {cmd:?}"))?;
+        .with_context(|| format!("cannot start `{}`", describe(cmd)))?;
     if !status.success() {
-        bail!("{cmd:?} failed ({status})");
+        bail!("`{}` failed ({status})", describe(cmd));
     }
     Ok(())
 }
@@ -96,11 +96,25 @@ fn output(cmd: &mut Command) -> anyhow::Result<String> {
     let out = cmd
         .stderr(std::process::Stdio::inherit())
         .output()
-        .with_context(|| format!("cannot start {cmd:?}"))?;
+        .with_context(|| format!("cannot start `{}`", describe(cmd)))?;
     if !out.status.success() {
-        bail!("{cmd:?} failed ({})", out.status);
+        bail!("`{}` failed ({})", describe(cmd), out.status);
     }
-    String::from_utf8(out.stdout).with_context(|| format!("{cmd:?} printed non-UTF-8 output"))
+    String::from_utf8(out.stdout)
+        .with_context(|| format!("`{}` printed non-UTF-8 output", describe(cmd)))
+}
+
+/// `program arg…`, without the environment noise of `{cmd:?}`.
+fn describe(cmd: &Command) -> String {
+    let program = Path::new(cmd.get_program())
+        .file_name()
+        .unwrap_or(cmd.get_program())
+        .to_string_lossy()
+        .into_owned();
+    std::iter::once(program)
+        .chain(cmd.get_args().map(|a| a.to_string_lossy().into_owned()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The timed steps of `cargo xtask test`.
