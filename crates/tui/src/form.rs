@@ -1,0 +1,643 @@
+//! Filling a [`FormSchema`] with terminal prompts: one prompt per field, validated with the same
+//! rules the engine applies ([`FormSchema::validate_field`]), then a review of what would be sent.
+//!
+//! Used for elicitations (see `request.rs`) and for tool arguments whose input schema fits the
+//! elicitation subset. It knows nothing of servers, queues or replies; it only turns a schema and
+//! the current values into new values, or reports that the person pressed Esc / Ctrl-C.
+//!
+//! Widgets: text (formats and lengths as hints, checked on Enter), numbers as `CustomType` with
+//! their bounds shown, booleans as `Confirm`, single choices as `Select` showing titles, several
+//! choices as `MultiSelect` honouring `minItems` / `maxItems`. An optional field can always be
+//! left empty, which omits it (the engine then applies its default, if any).
+
+use std::fmt;
+use std::sync::Arc;
+
+use inquire::error::CustomUserError;
+use inquire::list_option::ListOption;
+use inquire::validator::Validation;
+use inquire::{Confirm, CustomType, InquireError, MultiSelect, Select, Text};
+use interlude_engine::Notice;
+use interlude_schema::{Content, Field, FieldError, FieldKind, FormSchema, StringFormat};
+use serde_json::{Number, Value};
+
+use crate::render::{Screen, Style, plain_line, styled};
+
+/// Why filling a form stopped early.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// The person pressed Esc or Ctrl-C.
+    Escaped,
+    /// The request went away while it was being answered.
+    Closed(Notice),
+    /// The terminal failed (not a TTY, I/O error).
+    Terminal(InquireError),
+}
+
+impl From<InquireError> for Stop {
+    fn from(e: InquireError) -> Self {
+        match e {
+            InquireError::OperationCanceled | InquireError::OperationInterrupted => Stop::Escaped,
+            other => Stop::Terminal(other),
+        }
+    }
+}
+
+/// Checks between prompts whether the request being answered went away.
+pub(crate) type Watch<'w> = &'w mut dyn FnMut() -> Option<Notice>;
+
+/// Prompts for the fields at `which` (indices into the schema's fields), in order, starting from
+/// `values` and writing the answers back into it. `errors` are shown with their fields.
+pub(crate) fn fill(
+    schema: &Arc<FormSchema>,
+    values: &mut Content,
+    which: &[usize],
+    errors: &[FieldError],
+    watch: Watch<'_>,
+) -> Result<(), Stop> {
+    for &index in which {
+        if let Some(notice) = watch() {
+            return Err(Stop::Closed(notice));
+        }
+        let Some(field) = schema.fields.get(index) else {
+            continue;
+        };
+        let error = errors
+            .iter()
+            .find(|e| e.field == field.name)
+            .map(|e| e.message.as_str());
+        match ask_field(schema, field, values.get(&field.name), error)? {
+            Some(v) => {
+                values.insert(field.name.clone(), v);
+            }
+            None => {
+                values.remove(&field.name);
+            }
+        }
+    }
+    if let Some(notice) = watch() {
+        return Err(Stop::Closed(notice));
+    }
+    Ok(())
+}
+
+/// Indices of every field.
+pub(crate) fn all_fields(schema: &FormSchema) -> Vec<usize> {
+    (0..schema.fields.len()).collect()
+}
+
+/// Indices of the fields named in `errors`.
+pub(crate) fn fields_in_error(schema: &FormSchema, errors: &[FieldError]) -> Vec<usize> {
+    schema
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| errors.iter().any(|e| e.field == f.name))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The content that would be sent: `values` with the schema's defaults applied, and whether each
+/// shown value came from a default.
+pub(crate) fn review_lines(schema: &FormSchema, values: &Content) -> Vec<String> {
+    let width = schema
+        .fields
+        .iter()
+        .map(|f| plain_line(f.label()).chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut lines = Vec::new();
+    for field in &schema.fields {
+        let label = plain_line(field.label());
+        let pad = " ".repeat(width.saturating_sub(label.chars().count()));
+        let shown = match (values.get(&field.name), field.default_value()) {
+            (Some(v), _) => display_value(field, v),
+            (None, Some(d)) => format!(
+                "{} {}",
+                display_value(field, &d),
+                styled(Style::Dim, "(default)")
+            ),
+            (None, None) => styled(Style::Dim, "(left empty, not sent)"),
+        };
+        lines.push(format!("    {label}{pad}  {shown}"));
+    }
+    lines
+}
+
+/// Writes field errors as a list.
+pub(crate) fn show_errors(screen: &Screen, schema: &FormSchema, errors: &[FieldError]) {
+    for e in errors {
+        let label = schema
+            .field(&e.field)
+            .map_or_else(|| plain_line(&e.field), |f| plain_line(f.label()));
+        screen.line(format!(
+            "    {} {label}: {}",
+            styled(Style::Error, "•"),
+            plain_line(&e.message)
+        ));
+    }
+}
+
+/// A value as the person should read it: choice titles rather than raw values, yes/no.
+pub(crate) fn display_value(field: &Field, v: &Value) -> String {
+    let choice = |s: &str| -> String {
+        match &field.kind {
+            FieldKind::SingleSelect { options, .. } | FieldKind::MultiSelect { options, .. } => {
+                options
+                    .iter()
+                    .find(|c| c.value == s)
+                    .map_or_else(|| plain_line(s), |c| plain_line(c.label()))
+            }
+            _ => plain_line(s),
+        }
+    };
+    match v {
+        Value::String(s) => choice(s),
+        Value::Bool(true) => "yes".into(),
+        Value::Bool(false) => "no".into(),
+        Value::Number(n) => n.to_string(),
+        Value::Array(items) if items.is_empty() => styled(Style::Dim, "(none)"),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .map_or_else(|| plain_line(&i.to_string()), choice)
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => plain_line(&other.to_string()),
+    }
+}
+
+/// The prompt label: the field's label and a required marker.
+fn label(field: &Field) -> String {
+    let label = plain_line(field.label());
+    if field.required {
+        format!("{label} *")
+    } else {
+        label
+    }
+}
+
+/// The help line: the engine's complaint first, then the description, then hints.
+fn help(field: &Field, hints: &[String], error: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    if let Some(e) = error {
+        parts.push(format!("✗ {}", plain_line(e)));
+    }
+    if let Some(d) = field
+        .description
+        .as_deref()
+        .filter(|d| !d.trim().is_empty())
+    {
+        parts.push(plain_line(d));
+    }
+    parts.extend(hints.iter().cloned());
+    parts.join(" · ")
+}
+
+fn fmt_bound(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        format!("{n:.0}")
+    } else {
+        n.to_string()
+    }
+}
+
+fn length_hint(min: Option<u64>, max: Option<u64>) -> Option<String> {
+    match (min, max) {
+        (Some(lo), Some(hi)) if lo == hi => Some(format!("exactly {lo} characters")),
+        (Some(lo), Some(hi)) => Some(format!("{lo} to {hi} characters")),
+        (Some(1), None) => None,
+        (Some(lo), None) => Some(format!("at least {lo} characters")),
+        (None, Some(hi)) => Some(format!("at most {hi} characters")),
+        (None, None) => None,
+    }
+}
+
+fn format_hint(f: StringFormat) -> &'static str {
+    match f {
+        StringFormat::Email => "an e-mail address",
+        StringFormat::Uri => "an absolute URI, such as https://example.com",
+        StringFormat::Date => "a date, YYYY-MM-DD",
+        StringFormat::DateTime => "a date and time, such as 2026-07-28T09:30:00Z",
+    }
+}
+
+fn bounds_hint(integer: bool, min: Option<f64>, max: Option<f64>) -> String {
+    let what = if integer {
+        "a whole number"
+    } else {
+        "a number"
+    };
+    match (min, max) {
+        (Some(lo), Some(hi)) => format!("{what} from {} to {}", fmt_bound(lo), fmt_bound(hi)),
+        (Some(lo), None) => format!("{what}, at least {}", fmt_bound(lo)),
+        (None, Some(hi)) => format!("{what}, at most {}", fmt_bound(hi)),
+        (None, None) => what.to_owned(),
+    }
+}
+
+const OPTIONAL_HINT: &str = "optional: leave empty to omit";
+
+/// Checks one value with the engine's rules; the message is the engine's.
+fn check(schema: &FormSchema, name: &str, value: &Value) -> Validation {
+    match schema.validate_field(name, value) {
+        Ok(()) => Validation::Valid,
+        Err(e) => Validation::Invalid(e.message.into()),
+    }
+}
+
+/// Asks for one field. `Ok(None)` = left empty (omitted).
+fn ask_field(
+    schema: &Arc<FormSchema>,
+    field: &Field,
+    current: Option<&Value>,
+    error: Option<&str>,
+) -> Result<Option<Value>, InquireError> {
+    let message = label(field);
+    match &field.kind {
+        FieldKind::Text {
+            min_length,
+            max_length,
+            format,
+            pattern,
+            ..
+        } => {
+            let mut hints: Vec<String> = Vec::new();
+            if let Some(f) = format {
+                hints.push(format_hint(*f).to_owned());
+            }
+            hints.extend(length_hint(*min_length, *max_length));
+            if let Some(p) = pattern {
+                hints.push(format!("expected pattern {}", plain_line(p)));
+            }
+            if !field.required {
+                hints.push(OPTIONAL_HINT.to_owned());
+            }
+            let help = help(field, &hints, error);
+            let initial = current.and_then(Value::as_str).unwrap_or_default();
+            let validator = {
+                let schema = Arc::clone(schema);
+                let name = field.name.clone();
+                let required = field.required;
+                move |input: &str| -> Result<Validation, CustomUserError> {
+                    if input.is_empty() {
+                        return Ok(if required {
+                            Validation::Invalid("is required".into())
+                        } else {
+                            Validation::Valid
+                        });
+                    }
+                    Ok(check(&schema, &name, &Value::String(input.to_owned())))
+                }
+            };
+            let answer = Text::new(&message)
+                .with_initial_value(initial)
+                .with_help_message(&help)
+                .with_validator(validator)
+                .prompt()?;
+            Ok((!answer.is_empty()).then_some(Value::String(answer)))
+        }
+        FieldKind::Number {
+            integer,
+            minimum,
+            maximum,
+            ..
+        } => {
+            let mut hints = vec![bounds_hint(*integer, *minimum, *maximum)];
+            if !field.required {
+                hints.push(OPTIONAL_HINT.to_owned());
+            }
+            let help = help(field, &hints, error);
+            let placeholder = match (minimum, maximum) {
+                (Some(lo), Some(hi)) => format!("{}–{}", fmt_bound(*lo), fmt_bound(*hi)),
+                (Some(lo), None) => format!("≥ {}", fmt_bound(*lo)),
+                (None, Some(hi)) => format!("≤ {}", fmt_bound(*hi)),
+                (None, None) => String::new(),
+            };
+            let starting = current.map(Value::to_string).unwrap_or_default();
+            let integer = *integer;
+            let parser = move |s: &str| NumAnswer::parse(s, integer);
+            let validator = {
+                let schema = Arc::clone(schema);
+                let name = field.name.clone();
+                let required = field.required;
+                move |n: &NumAnswer| -> Result<Validation, CustomUserError> {
+                    Ok(match &n.0 {
+                        None if required => Validation::Invalid("is required".into()),
+                        None => Validation::Valid,
+                        Some(num) => check(&schema, &name, &Value::Number(num.clone())),
+                    })
+                }
+            };
+            let mut prompt = CustomType::<NumAnswer>::new(&message)
+                .with_parser(&parser)
+                .with_starting_input(&starting)
+                .with_help_message(&help)
+                .with_error_message(if integer {
+                    "must be a whole number"
+                } else {
+                    "must be a number"
+                })
+                .with_validator(validator);
+            if !placeholder.is_empty() {
+                prompt = prompt.with_placeholder(&placeholder);
+            }
+            Ok(prompt.prompt()?.0.map(Value::Number))
+        }
+        FieldKind::Boolean { .. } => {
+            let current = current.and_then(Value::as_bool);
+            if current.is_none() && !field.required {
+                // Confirm cannot be left empty: an optional yes/no without a default takes
+                // y, n or nothing.
+                let hints = vec![format!("y or n; {OPTIONAL_HINT}")];
+                let help = help(field, &hints, error);
+                let answer = CustomType::<TriBool>::new(&message)
+                    .with_parser(&TriBool::parse)
+                    .with_placeholder("y/n")
+                    .with_help_message(&help)
+                    .with_error_message("type y or n, or leave empty")
+                    .prompt()?;
+                return Ok(answer.0.map(Value::Bool));
+            }
+            let help = help(field, &[], error);
+            let mut prompt = Confirm::new(&message).with_error_message("type y or n");
+            if !help.is_empty() {
+                prompt = prompt.with_help_message(&help);
+            }
+            if let Some(b) = current {
+                prompt = prompt.with_default(b);
+            }
+            Ok(Some(Value::Bool(prompt.prompt()?)))
+        }
+        FieldKind::SingleSelect { options, .. } => {
+            let mut items: Vec<Opt> = options
+                .iter()
+                .map(|c| Opt {
+                    label: plain_line(c.label()),
+                    value: Some(c.value.clone()),
+                })
+                .collect();
+            if !field.required {
+                items.push(Opt {
+                    label: "(leave empty)".into(),
+                    value: None,
+                });
+            }
+            let current = current.and_then(Value::as_str);
+            let cursor = match current {
+                Some(v) => items
+                    .iter()
+                    .position(|o| o.value.as_deref() == Some(v))
+                    .unwrap_or(0),
+                // Nothing chosen yet: an optional field starts on "leave empty", so Enter
+                // never answers something the person did not pick.
+                None if !field.required => items.len().saturating_sub(1),
+                None => 0,
+            };
+            let hints = vec!["↑↓ to move, Enter to choose, type to filter".to_owned()];
+            let help = help(field, &hints, error);
+            let chosen = Select::new(&message, items)
+                .with_starting_cursor(cursor)
+                .with_help_message(&help)
+                .prompt()?;
+            Ok(chosen.value.map(Value::String))
+        }
+        FieldKind::MultiSelect {
+            options,
+            min_items,
+            max_items,
+            ..
+        } => {
+            let items: Vec<Opt> = options
+                .iter()
+                .map(|c| Opt {
+                    label: plain_line(c.label()),
+                    value: Some(c.value.clone()),
+                })
+                .collect();
+            let selected: Vec<usize> = current
+                .and_then(Value::as_array)
+                .map(|vals| {
+                    items
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| {
+                            vals.iter()
+                                .any(|v| v.as_str().is_some() && v.as_str() == o.value.as_deref())
+                        })
+                        .map(|(i, _)| i)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut hints = Vec::new();
+            match (min_items, max_items) {
+                (Some(lo), Some(hi)) if lo == hi => hints.push(format!("choose {lo}")),
+                (Some(lo), Some(hi)) => hints.push(format!("choose {lo} to {hi}")),
+                (Some(lo), None) => hints.push(format!("choose at least {lo}")),
+                (None, Some(hi)) => hints.push(format!("choose at most {hi}")),
+                (None, None) => {}
+            }
+            if !field.required {
+                hints.push("optional: choose none to omit".to_owned());
+            }
+            hints.push("Space to tick, Enter to confirm, → all, ← none".to_owned());
+            let help = help(field, &hints, error);
+            let validator = {
+                let schema = Arc::clone(schema);
+                let name = field.name.clone();
+                let required = field.required;
+                move |chosen: &[ListOption<&Opt>]| -> Result<Validation, CustomUserError> {
+                    if chosen.is_empty() && !required {
+                        return Ok(Validation::Valid);
+                    }
+                    Ok(check(
+                        &schema,
+                        &name,
+                        &Opt::values(chosen.iter().map(|o| o.value)),
+                    ))
+                }
+            };
+            let chosen = MultiSelect::new(&message, items)
+                .with_default(&selected)
+                .with_help_message(&help)
+                .with_validator(validator)
+                .prompt()?;
+            if chosen.is_empty() && !field.required {
+                return Ok(None);
+            }
+            Ok(Some(Opt::values(chosen.iter())))
+        }
+    }
+}
+
+/// A choice as shown in a list.
+#[derive(Debug, Clone)]
+struct Opt {
+    label: String,
+    /// `None` for "leave empty".
+    value: Option<String>,
+}
+
+impl Opt {
+    fn values<'o>(chosen: impl Iterator<Item = &'o Opt>) -> Value {
+        Value::Array(
+            chosen
+                .filter_map(|o| o.value.clone().map(Value::String))
+                .collect(),
+        )
+    }
+}
+
+impl fmt::Display for Opt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+/// A number prompt's answer: `None` when left empty.
+#[derive(Debug, Clone, PartialEq)]
+struct NumAnswer(Option<Number>);
+
+impl NumAnswer {
+    /// Parses what was typed. Whole values of integer fields become JSON integers (so `1e3`
+    /// reaches the server as `1000`, not `1000.0`); anything else goes to the engine's rules.
+    fn parse(s: &str, integer: bool) -> Result<Self, ()> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Ok(NumAnswer(None));
+        }
+        if let Ok(i) = s.parse::<i64>() {
+            return Ok(NumAnswer(Some(i.into())));
+        }
+        if let Ok(u) = s.parse::<u64>() {
+            return Ok(NumAnswer(Some(u.into())));
+        }
+        let f: f64 = s.parse().map_err(|_| ())?;
+        if integer && f.fract() == 0.0 && f.abs() < 9.0e15 {
+            // Exact below 2^53; the cast cannot truncate.
+            #[allow(clippy::cast_possible_truncation)]
+            return Ok(NumAnswer(Some((f as i64).into())));
+        }
+        Number::from_f64(f).map(|n| NumAnswer(Some(n))).ok_or(())
+    }
+}
+
+impl std::str::FromStr for NumAnswer {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        NumAnswer::parse(s, false)
+    }
+}
+
+impl fmt::Display for NumAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str("(empty)"),
+        }
+    }
+}
+
+/// An optional yes/no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TriBool(Option<bool>);
+
+impl TriBool {
+    fn parse(s: &str) -> Result<Self, ()> {
+        match s.trim().to_lowercase().as_str() {
+            "" => Ok(TriBool(None)),
+            "y" | "yes" | "true" => Ok(TriBool(Some(true))),
+            "n" | "no" | "false" => Ok(TriBool(Some(false))),
+            _ => Err(()),
+        }
+    }
+}
+
+impl std::str::FromStr for TriBool {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        TriBool::parse(s)
+    }
+}
+
+impl fmt::Display for TriBool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.0 {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "(empty)",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema(v: Value) -> FormSchema {
+        FormSchema::parse(&v).unwrap().schema
+    }
+
+    #[test]
+    fn numbers_parse_as_the_engine_expects() {
+        assert_eq!(NumAnswer::parse("", true), Ok(NumAnswer(None)));
+        assert_eq!(
+            NumAnswer::parse(" 42 ", true),
+            Ok(NumAnswer(Some(42.into())))
+        );
+        assert_eq!(
+            NumAnswer::parse("1e3", true),
+            Ok(NumAnswer(Some(1000.into())))
+        );
+        let half = NumAnswer::parse("2.5", true).unwrap().0.unwrap();
+        assert_eq!(half.as_f64(), Some(2.5));
+        assert!(NumAnswer::parse("inf", false).is_err());
+        assert!(NumAnswer::parse("abc", false).is_err());
+        let s =
+            schema(json!({"type":"object","properties":{"age":{"type":"integer","minimum":18}}}));
+        assert_eq!(
+            check(&s, "age", &Value::Number(half)),
+            Validation::Invalid("must be a whole number".into())
+        );
+    }
+
+    #[test]
+    fn optional_yes_no_may_stay_empty() {
+        assert_eq!(TriBool::parse(""), Ok(TriBool(None)));
+        assert_eq!(TriBool::parse("Y"), Ok(TriBool(Some(true))));
+        assert_eq!(TriBool::parse("no"), Ok(TriBool(Some(false))));
+        assert!(TriBool::parse("maybe").is_err());
+    }
+
+    #[test]
+    fn review_shows_titles_defaults_and_gaps() {
+        let s = schema(json!({"type":"object","properties":{
+            "genre":{"type":"string","oneOf":[{"const":"jazz","title":"Jazz"}]},
+            "age":{"type":"integer","default":30},
+            "note":{"type":"string"}
+        }}));
+        let mut values = Content::new();
+        values.insert("genre".into(), json!("jazz"));
+        let lines = review_lines(&s, &values).join("\n");
+        assert!(lines.contains("Jazz"), "{lines}");
+        assert!(lines.contains("30"), "{lines}");
+        assert!(lines.contains("(default)"), "{lines}");
+        assert!(lines.contains("not sent"), "{lines}");
+    }
+
+    #[test]
+    fn hints_name_the_bounds() {
+        assert_eq!(
+            bounds_hint(true, Some(18.0), Some(150.0)),
+            "a whole number from 18 to 150"
+        );
+        assert_eq!(
+            length_hint(Some(1), Some(39)).unwrap(),
+            "1 to 39 characters"
+        );
+        assert_eq!(length_hint(Some(1), None), None);
+    }
+}

@@ -1,0 +1,194 @@
+//! The Interlude terminal surface: connect to MCP servers, call their tools, and answer what they
+//! ask of a person with terminal prompts ([`inquire`]).
+//!
+//! [`run`] is the whole of it: it starts an [`interlude_host::Host`] with a terminal
+//! [`Surface`](interlude_host::Surface), connects to every server, then loops on a tool menu.
+//! While a tool runs, each elicitation it raises (either protocol era) is shown as a header naming
+//! the requesting server, the message as plain text, one prompt per field with the engine's own
+//! validation rules, a review of what would be sent, and a final Accept / Edit / Decline /
+//! Cancel. Esc or Ctrl-C at any prompt cancels the request.
+//!
+//! How it is put together: the host's main loop calls the surface, which must not block, so the
+//! surface only forwards what it is told over a channel (`surface.rs`); one thread owns the
+//! terminal and does all prompting and printing (`ui.rs`, `request.rs`, `form.rs`, `tools.rs`,
+//! `render.rs`); tool calls run on the tokio runtime and report back over the same channel.
+//!
+//! What it deliberately does not do: parse command lines or configuration files (the `interlude`
+//! CLI does and calls [`run`]), decide what is valid (the schema's rules, shared with the
+//! engine), or render anything a server sends as markup: control characters and bidirectional
+//! overrides are shown as visible stand-ins, and server text is always set off under a gutter so
+//! it cannot pass for the surface's own headers.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+mod form;
+mod render;
+mod request;
+mod surface;
+mod tools;
+mod ui;
+
+use std::sync::{Arc, mpsc};
+
+use inquire::InquireError;
+use interlude_host::{Host, HostConfig, ServerSpec};
+
+use crate::render::{Screen, Style, plain_line, styled};
+use crate::surface::{Events, TerminalSurface, UiEvent};
+use crate::tools::ServerTools;
+
+/// Why the terminal surface stopped other than by the person quitting.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TuiError {
+    /// `run` was given no server.
+    #[error("no server to connect to")]
+    NoServers,
+    /// Not one of the servers could be connected (each failure was shown as it happened).
+    #[error("no server could be connected: {reasons}")]
+    NoServerConnected {
+        /// Every failure, in order, separated by `; `.
+        reasons: String,
+    },
+    /// Standard input is not an interactive terminal.
+    #[error("the terminal surface needs an interactive terminal (stdin is not a TTY)")]
+    NotATerminal,
+    /// Reading from or writing to the terminal failed.
+    #[error("terminal error: {0}")]
+    Terminal(#[source] InquireError),
+    /// The host's main loop is gone.
+    #[error("the host stopped unexpectedly")]
+    HostStopped,
+    /// The terminal thread panicked.
+    #[error("the terminal thread stopped unexpectedly")]
+    Panicked,
+}
+
+impl From<InquireError> for TuiError {
+    fn from(e: InquireError) -> Self {
+        match e {
+            InquireError::NotTTY => TuiError::NotATerminal,
+            other => TuiError::Terminal(other),
+        }
+    }
+}
+
+/// Runs the terminal surface until the person picks "Quit" (or presses Esc at the tool menu).
+///
+/// Connects to each `(name, spec)` in order, showing the name; a server that cannot be reached
+/// is reported and skipped (an error only when none can). Then it lists every server's tools and
+/// loops: pick a tool, enter its arguments (one prompt per property for flat input schemas, a
+/// JSON object otherwise), answer whatever the call asks, read the result. On the way out every
+/// connection is closed, which stops the servers started over stdio.
+///
+/// Needs an interactive terminal on stdin/stdout and a tokio runtime (the current one is used;
+/// prompting happens on a blocking thread of its pool). While a call is in flight and no prompt
+/// is on screen, Ctrl-C abandons the call; for that, this function installs a tokio Ctrl-C
+/// handler, which stays installed for the rest of the process.
+///
+/// Logs: anything the caller's `tracing` subscriber writes to the terminal interleaves with the
+/// prompts, so send logs to a file (or nowhere) while this runs.
+///
+/// # Example
+/// ```no_run
+/// use interlude_host::{HostConfig, ServerSpec};
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let servers = vec![("demo".to_owned(), ServerSpec::parse("interlude-demo")?)];
+/// interlude_tui::run(HostConfig::default(), servers).await?;
+/// # Ok(()) }
+/// ```
+pub async fn run(
+    host_config: HostConfig,
+    servers: Vec<(String, ServerSpec)>,
+) -> Result<(), TuiError> {
+    if servers.is_empty() {
+        return Err(TuiError::NoServers);
+    }
+    let screen = Screen;
+    let (tx, rx) = mpsc::channel();
+    let host = Host::start(host_config, TerminalSurface::new(tx.clone()));
+    let mut connected = Vec::new();
+    let mut failures = Vec::new();
+    for (name, spec) in servers {
+        let shown = plain_line(&name);
+        screen.line(styled(
+            Style::Dim,
+            &format!("Connecting to \"{shown}\" ({})…", spec.transport()),
+        ));
+        let conn = match host.connect(name.clone(), spec).await {
+            Ok(conn) => conn,
+            Err(e) => {
+                screen.error(&plain_line(&e.to_string()));
+                failures.push(e.to_string());
+                continue;
+            }
+        };
+        match conn.list_tools().await {
+            Ok(tools) => {
+                let info = conn.info();
+                screen.ok(&format!(
+                    "Connected to \"{shown}\": protocol {} over {}, {} tool{}",
+                    plain_line(&info.protocol_version),
+                    info.transport,
+                    tools.len(),
+                    if tools.len() == 1 { "" } else { "s" }
+                ));
+                connected.push(ServerTools {
+                    name,
+                    conn: Arc::new(conn),
+                    tools,
+                });
+            }
+            Err(e) => {
+                screen.error(&plain_line(&e.to_string()));
+                failures.push(e.to_string());
+                conn.close().await;
+            }
+        }
+    }
+    if connected.is_empty() {
+        return Err(TuiError::NoServerConnected {
+            reasons: failures.join("; "),
+        });
+    }
+    let connections: Vec<_> = connected.iter().map(|s| Arc::clone(&s.conn)).collect();
+    let interrupts = {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                if tx.send(UiEvent::Interrupt).is_err() {
+                    return;
+                }
+            }
+        })
+    };
+    let session = ui::Session {
+        screen,
+        events: Events::new(rx),
+        tx,
+        handle: tokio::runtime::Handle::current(),
+        servers: connected,
+        calls: 0,
+    };
+    let result = tokio::task::spawn_blocking(move || session.run())
+        .await
+        .unwrap_or(Err(TuiError::Panicked));
+    interrupts.abort();
+    for conn in connections {
+        // A call abandoned with Ctrl-C may still hold its connection for a moment; dropping
+        // the last handle closes it too.
+        if let Ok(conn) = Arc::try_unwrap(conn) {
+            conn.close().await;
+        }
+    }
+    drop(host);
+    result
+}

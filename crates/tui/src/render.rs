@@ -1,0 +1,162 @@
+//! Everything the terminal surface writes outside of prompts: headers, notices, reviews and tool
+//! results, plus the sanitising every peer-supplied string goes through before it reaches the
+//! terminal.
+//!
+//! This is the one module that writes to stdout directly. The workspace forbids printing in
+//! libraries (`clippy::print_stdout`) because a library must not scribble on its caller's
+//! terminal; the terminal surface *is* the terminal, so it writes through a locked
+//! [`std::io::Stdout`] handle here (no `print!` macros, so no lint to silence) and nowhere else.
+//! Prompts themselves are drawn by `inquire`.
+//!
+//! What it deliberately does not do: interpret markup of any kind. A server's message, titles,
+//! descriptions and tool output are shown as plain text; control characters (escape sequences
+//! above all) and bidirectional overrides are replaced by visible stand-ins so a server cannot
+//! move the cursor, recolour, hide text or fake a header.
+
+use std::io::Write;
+
+/// Makes a peer-supplied string safe to show on one line: every control character (including
+/// newlines) and every bidirectional formatting character becomes a visible stand-in.
+pub(crate) fn plain_line(s: &str) -> String {
+    s.chars().map(|c| stand_in(c, false)).collect()
+}
+
+/// Makes a peer-supplied string safe to show as a block: like [`plain_line`], but newlines are
+/// kept and tabs become spaces.
+pub(crate) fn plain_block(s: &str) -> String {
+    let s = s.replace("\r\n", "\n");
+    s.chars()
+        .flat_map(|c| {
+            if c == '\t' {
+                "    ".chars().collect::<Vec<_>>()
+            } else {
+                vec![stand_in(c, true)]
+            }
+        })
+        .collect()
+}
+
+fn stand_in(c: char, keep_newline: bool) -> char {
+    match c {
+        '\n' if keep_newline => '\n',
+        '\n' => '⏎',
+        // C0 controls → the Unicode "control pictures" (␛ for ESC, ␍ for CR …).
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}'),
+        '\u{7f}' => '␡',
+        // C1 controls (CSI, OSC … as single code points), bidi embeddings, overrides and
+        // isolates, and the line/paragraph separators.
+        '\u{80}'..='\u{9f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{061c}'
+        | '\u{2028}'
+        | '\u{2029}' => '\u{fffd}',
+        c => c,
+    }
+}
+
+/// Text attributes, written only when the terminal takes them (not when `NO_COLOR` is set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// Bold: the requesting server's name, headings.
+    Strong,
+    /// Dim: hints and secondary text.
+    Dim,
+    /// Red: errors.
+    Error,
+    /// Green: success.
+    Ok,
+    /// Yellow: notices.
+    Warn,
+}
+
+fn colour_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Wraps already-sanitised `text` in `style`.
+pub(crate) fn styled(style: Style, text: &str) -> String {
+    if !colour_enabled() {
+        return text.to_owned();
+    }
+    let code = match style {
+        Style::Strong => "1",
+        Style::Dim => "2",
+        Style::Error => "1;31",
+        Style::Ok => "32",
+        Style::Warn => "33",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
+}
+
+/// The terminal, for everything that is not a prompt.
+#[derive(Debug, Default)]
+pub(crate) struct Screen;
+
+impl Screen {
+    /// Writes lines (already sanitised and styled) and flushes. A terminal that went away is not
+    /// an error worth stopping for: the next prompt reports it.
+    pub(crate) fn lines<I, S>(&self, lines: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut out = std::io::stdout().lock();
+        for line in lines {
+            let _ = writeln!(out, "{}", line.as_ref());
+        }
+        let _ = out.flush();
+    }
+
+    /// Writes one line.
+    pub(crate) fn line(&self, line: impl AsRef<str>) {
+        self.lines([line]);
+    }
+
+    /// Writes an empty line.
+    pub(crate) fn blank(&self) {
+        self.line("");
+    }
+
+    /// Writes peer text as an indented block under a gutter, so it can never pass for one of our
+    /// own headers or prompts.
+    pub(crate) fn quoted(&self, text: &str) {
+        let text = plain_block(text);
+        self.lines(text.lines().map(|l| format!("  │ {l}")));
+    }
+
+    /// Writes an error line.
+    pub(crate) fn error(&self, text: &str) {
+        self.line(format!("{} {text}", styled(Style::Error, "✗")));
+    }
+
+    /// Writes a notice line.
+    pub(crate) fn notice(&self, text: &str) {
+        self.line(format!("{} {text}", styled(Style::Warn, "!")));
+    }
+
+    /// Writes a success line.
+    pub(crate) fn ok(&self, text: &str) {
+        self.line(format!("{} {text}", styled(Style::Ok, "✓")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_become_visible() {
+        assert_eq!(plain_line("a\x1b[2Jb"), "a␛[2Jb");
+        assert_eq!(plain_line("x\ny\rz"), "x⏎y␍z");
+        assert_eq!(plain_line("\u{202e}evil"), "\u{fffd}evil");
+        assert_eq!(plain_line("\u{9b}31m"), "\u{fffd}31m");
+    }
+
+    #[test]
+    fn blocks_keep_lines() {
+        assert_eq!(plain_block("a\r\nb\tc\x07"), "a\nb    c␇");
+    }
+}

@@ -1,0 +1,369 @@
+//! The tool side of the terminal surface: the list of servers and their tools, the menu to pick
+//! one, prompts for its arguments, and the rendering of its result.
+//!
+//! Arguments: when a tool's `inputSchema` is a flat object of simple properties (the shape the
+//! elicitation subset describes), each property gets its own prompt through the same form code
+//! as elicitations; anything richer falls back to one JSON prompt, checked to be an object.
+//!
+//! What it does not do: call tools (the terminal loop in `ui.rs` does, off this thread) or
+//! interpret tool output as markup: text is shown as plain text under a gutter, structured
+//! content pretty-printed.
+
+use std::fmt;
+use std::sync::Arc;
+
+use inquire::error::CustomUserError;
+use inquire::validator::Validation;
+use inquire::{Select, Text};
+use interlude_host::{CallOutcome, Connection};
+use interlude_schema::{Content, FormSchema};
+use rmcp::model::{CallToolResult, JsonObject, Tool};
+use serde_json::Value;
+
+use crate::form::{Stop, all_fields, fill};
+use crate::render::{Screen, Style, plain_line, styled};
+
+/// A connected server and the tools it listed.
+#[derive(Debug)]
+pub(crate) struct ServerTools {
+    /// The name the person gave it.
+    pub(crate) name: String,
+    /// The connection.
+    pub(crate) conn: Arc<Connection>,
+    /// Its tools, in the server's order.
+    pub(crate) tools: Vec<Tool>,
+}
+
+/// What the person picked in the menu.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MenuChoice {
+    /// Call tool `tool` of server `server` (indices).
+    Tool { server: usize, tool: usize },
+    /// Leave.
+    Quit,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    label: String,
+    choice: MenuChoice,
+}
+
+impl fmt::Display for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+/// First line of a description, cut to `max` characters.
+fn summary(text: &str, max: usize) -> String {
+    let first = text.lines().next().unwrap_or_default().trim();
+    let first = plain_line(first);
+    if first.chars().count() <= max {
+        first
+    } else {
+        let cut: String = first.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Lists every server's tools with their descriptions.
+pub(crate) fn list(screen: &Screen, servers: &[ServerTools]) {
+    for s in servers {
+        screen.blank();
+        screen.line(styled(
+            Style::Strong,
+            &format!("Tools of \"{}\"", plain_line(&s.name)),
+        ));
+        if s.tools.is_empty() {
+            screen.line(styled(Style::Dim, "    (none)"));
+        }
+        let width = s
+            .tools
+            .iter()
+            .map(|t| plain_line(&t.name).chars().count())
+            .max()
+            .unwrap_or(0);
+        for t in &s.tools {
+            let name = plain_line(&t.name);
+            let pad = " ".repeat(width.saturating_sub(name.chars().count()));
+            let desc = t.description.as_deref().map(|d| summary(d, 90));
+            screen.line(format!(
+                "    {name}{pad}  {}",
+                styled(Style::Dim, desc.as_deref().unwrap_or_default())
+            ));
+        }
+    }
+}
+
+/// Asks which tool to call next.
+pub(crate) fn menu(servers: &[ServerTools]) -> Result<MenuChoice, Stop> {
+    let several = servers.len() > 1;
+    let name = |s: &ServerTools, t: &Tool| {
+        if several {
+            format!("{} › {}", plain_line(&s.name), plain_line(&t.name))
+        } else {
+            plain_line(&t.name)
+        }
+    };
+    let width = servers
+        .iter()
+        .flat_map(|s| s.tools.iter().map(move |t| name(s, t).chars().count()))
+        .max()
+        .unwrap_or(0);
+    let mut entries = Vec::new();
+    for (si, s) in servers.iter().enumerate() {
+        for (ti, t) in s.tools.iter().enumerate() {
+            let name = name(s, t);
+            let label = match t.description.as_deref() {
+                // No styling inside options: inquire filters and highlights the plain text.
+                Some(d) => {
+                    let pad = " ".repeat(width.saturating_sub(name.chars().count()));
+                    format!("{name}{pad}  {}", summary(d, 60))
+                }
+                None => name,
+            };
+            entries.push(Entry {
+                label,
+                choice: MenuChoice::Tool {
+                    server: si,
+                    tool: ti,
+                },
+            });
+        }
+    }
+    entries.push(Entry {
+        label: "Quit".into(),
+        choice: MenuChoice::Quit,
+    });
+    let chosen = Select::new("Call a tool:", entries)
+        .with_help_message("↑↓ to move, Enter to call, type to filter, Esc to quit")
+        .with_page_size(12)
+        .prompt()?;
+    Ok(chosen.choice)
+}
+
+/// How a tool's arguments are asked for.
+#[derive(Debug)]
+enum Plan {
+    /// No properties: call without arguments.
+    Nothing,
+    /// One prompt per property.
+    Form(Arc<FormSchema>),
+    /// One JSON object.
+    Json,
+}
+
+fn plan(tool: &Tool) -> Plan {
+    let schema = Value::Object((*tool.input_schema).clone());
+    let no_properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(serde_json::Map::is_empty);
+    if no_properties {
+        return Plan::Nothing;
+    }
+    match FormSchema::parse(&schema) {
+        Ok(parsed) => Plan::Form(Arc::new(parsed.schema)),
+        Err(_) => Plan::Json,
+    }
+}
+
+/// Asks for the arguments of `tool`. `Ok(None)`: the person went back (Esc).
+pub(crate) fn arguments(
+    screen: &Screen,
+    server: &str,
+    tool: &Tool,
+) -> Result<Option<Option<JsonObject>>, Stop> {
+    screen.blank();
+    screen.line(styled(
+        Style::Strong,
+        &format!("━━ {} › {} ━━", plain_line(server), plain_line(&tool.name)),
+    ));
+    if let Some(d) = tool.description.as_deref() {
+        screen.quoted(d);
+    }
+    let result = match plan(tool) {
+        Plan::Nothing => return Ok(Some(None)),
+        Plan::Form(schema) => {
+            screen.line(styled(
+                Style::Dim,
+                "   Arguments: * required · optional ones may be left empty · Esc goes back",
+            ));
+            let mut values: Content = schema.prefill();
+            fill(&schema, &mut values, &all_fields(&schema), &[], &mut || {
+                None
+            })
+            .map(|()| Some(values))
+        }
+        Plan::Json => json_arguments(screen, tool).map(Some),
+    };
+    match result {
+        Ok(args) => Ok(Some(args)),
+        Err(Stop::Escaped) => Ok(None),
+        Err(other) => Err(other),
+    }
+}
+
+fn json_arguments(screen: &Screen, tool: &Tool) -> Result<JsonObject, Stop> {
+    let props: Vec<String> = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(|k| plain_line(k)).collect())
+        .unwrap_or_default();
+    let required: Vec<String> = tool
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).map(plain_line).collect())
+        .unwrap_or_default();
+    screen.line(styled(
+        Style::Dim,
+        "   This tool's arguments are not a simple form: type them as one JSON object.",
+    ));
+    let schema_text = serde_json::to_string_pretty(&*tool.input_schema).unwrap_or_default();
+    screen.line(styled(Style::Dim, "   Its input schema:"));
+    screen.quoted(&schema_text);
+    let mut help = format!("properties: {}", props.join(", "));
+    if !required.is_empty() {
+        help.push_str(&format!(" · required: {}", required.join(", ")));
+    }
+    help.push_str(" · Esc goes back");
+    let validator = |input: &str| -> Result<Validation, CustomUserError> {
+        Ok(match serde_json::from_str::<Value>(input) {
+            Ok(Value::Object(_)) => Validation::Valid,
+            Ok(_) => Validation::Invalid("must be a JSON object, such as {\"key\": 1}".into()),
+            Err(e) => Validation::Invalid(format!("not valid JSON: {e}").into()),
+        })
+    };
+    let text = Text::new("Arguments (JSON):")
+        .with_initial_value("{}")
+        .with_help_message(&help)
+        .with_validator(validator)
+        .prompt()?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(o)) => Ok(o),
+        _ => Ok(JsonObject::new()),
+    }
+}
+
+/// Shows what a tool call came to.
+pub(crate) fn show_result(
+    screen: &Screen,
+    server: &str,
+    tool: &str,
+    outcome: &Result<CallOutcome, String>,
+) {
+    let head = format!("{} › {}", plain_line(server), plain_line(tool));
+    screen.blank();
+    match outcome {
+        Err(e) => {
+            screen.error(&format!("The call to {head} failed:"));
+            screen.quoted(e);
+        }
+        Ok(outcome) => show_tool_result(screen, &head, &outcome.result),
+    }
+    screen.blank();
+}
+
+fn show_tool_result(screen: &Screen, head: &str, result: &CallToolResult) {
+    if result.is_error == Some(true) {
+        screen.error(&format!("{head} reported an error:"));
+    } else {
+        screen.line(styled(Style::Strong, &format!("━━ Result of {head} ━━")));
+    }
+    for block in &result.content {
+        match serde_json::to_value(block) {
+            Ok(Value::Object(o)) => match o.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    screen.quoted(o.get("text").and_then(Value::as_str).unwrap_or_default());
+                }
+                Some(kind) => screen.quoted(&describe_block(kind, &o)),
+                None => screen.quoted("[content of an unknown kind]"),
+            },
+            _ => screen.quoted("[content that cannot be shown]"),
+        }
+    }
+    if let Some(structured) = &result.structured_content {
+        screen.line(styled(Style::Dim, "   Structured content:"));
+        screen.quoted(&serde_json::to_string_pretty(structured).unwrap_or_default());
+    }
+    if result.content.is_empty() && result.structured_content.is_none() {
+        screen.quoted("(no content)");
+    }
+}
+
+/// A one-line stand-in for content a terminal cannot show.
+fn describe_block(kind: &str, o: &serde_json::Map<String, Value>) -> String {
+    let mime = o.get("mimeType").and_then(Value::as_str);
+    let uri = o
+        .get("uri")
+        .or_else(|| o.get("resource").and_then(|r| r.get("uri")))
+        .and_then(Value::as_str);
+    let size = o
+        .get("data")
+        .and_then(Value::as_str)
+        .map(|d| format!("{} bytes of base64", d.len()));
+    let details: Vec<String> = [mime.map(str::to_owned), uri.map(str::to_owned), size]
+        .into_iter()
+        .flatten()
+        .collect();
+    if details.is_empty() {
+        format!("[{kind}]")
+    } else {
+        format!("[{kind}: {}]", details.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(schema: Value) -> Tool {
+        let Value::Object(o) = schema else {
+            panic!("not an object")
+        };
+        Tool::new("t", "d", Arc::new(o))
+    }
+
+    #[test]
+    fn flat_schemas_become_forms_and_others_json() {
+        assert!(matches!(
+            plan(&tool(json!({"type": "object", "properties": {}}))),
+            Plan::Nothing
+        ));
+        assert!(matches!(
+            plan(&tool(json!({"type": "object"}))),
+            Plan::Nothing
+        ));
+        assert!(matches!(
+            plan(&tool(json!({"type": "object",
+                "properties": {"message": {"type": "string"}}, "required": ["message"]}))),
+            Plan::Form(_)
+        ));
+        assert!(matches!(
+            plan(&tool(json!({"type": "object",
+                "properties": {"nested": {"type": "object"}}}))),
+            Plan::Json
+        ));
+    }
+
+    #[test]
+    fn summaries_are_one_short_line() {
+        assert_eq!(summary("first\nsecond", 10), "first");
+        assert_eq!(summary("abcdefghijkl", 5), "abcd…");
+        assert_eq!(summary("a\x1b[31m", 10), "a␛[31m");
+    }
+
+    #[test]
+    fn blocks_are_described() {
+        let o = json!({"type": "image", "mimeType": "image/png", "data": "AAAA"});
+        let Value::Object(o) = o else { unreachable!() };
+        assert_eq!(
+            describe_block("image", &o),
+            "[image: image/png, 4 bytes of base64]"
+        );
+    }
+}

@@ -1,0 +1,331 @@
+//! End to end: the terminal surface in a real terminal. Each test starts the `tui_demo` example
+//! inside a detached tmux session (its own socket, 120×40) connected to the real demo server over
+//! stdio, types keys with `tmux send-keys`, and reads the screen with `tmux capture-pane`,
+//! polling with a deadline rather than sleeping.
+//!
+//! The binaries are built first, explicitly (`cargo build` of the demo server and the example,
+//! once per test run, same profile and target directory as this test). tmux must be installed;
+//! without it these tests print a note and pass, unless `INTERLUDE_REQUIRE_PEERS=1` (set by
+//! `cargo xtask test`), where its absence fails them.
+// A skipped test says why on stderr; panics are how tests fail.
+#![allow(clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long one expected text may take to appear (servers start, builds run in parallel).
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn required() -> bool {
+    std::env::var("INTERLUDE_REQUIRE_PEERS").is_ok_and(|v| v == "1")
+}
+
+/// `Some(path)` of tmux, or `None` (after a note) when it is missing and not required.
+fn tmux_program() -> Option<PathBuf> {
+    let candidates = [PathBuf::from("/usr/bin/tmux"), PathBuf::from("tmux")];
+    for c in candidates {
+        if Command::new(&c)
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            return Some(c);
+        }
+    }
+    assert!(
+        !required(),
+        "tmux is required (INTERLUDE_REQUIRE_PEERS=1) but was not found"
+    );
+    eprintln!("note: tmux not found; skipping the terminal test");
+    None
+}
+
+/// The demo server and the example driving the terminal surface.
+struct Binaries {
+    demo: PathBuf,
+    tui: PathBuf,
+}
+
+/// `target/<profile>` of this test binary (`target/<profile>/deps/terminal-…`).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Builds both binaries once per test run, in this test's profile and target directory.
+fn binaries() -> &'static Binaries {
+    static BUILT: OnceLock<Binaries> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = profile_dir();
+        let profile = match dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => "dev".to_owned(),
+            Some(other) => other.to_owned(),
+            None => panic!("odd target directory {}", dir.display()),
+        };
+        let target_dir = dir.parent().expect("target dir");
+        let cargo = std::env::var_os("CARGO")
+            .or_else(|| option_env!("CARGO").map(Into::into))
+            .unwrap_or_else(|| "cargo".into());
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for args in [
+            &["-p", "interlude-demo", "--bin", "interlude-demo"][..],
+            &["-p", "interlude-tui", "--example", "tui_demo"][..],
+        ] {
+            let mut build = Command::new(&cargo);
+            // Cargo sets these for the test process; build scripts that watch them (ring's)
+            // would see a change and rebuild half the tree, then again in the next `cargo test`.
+            for (key, _) in std::env::vars_os() {
+                let key = key.to_string_lossy();
+                if key.starts_with("CARGO_PKG_")
+                    || key.starts_with("CARGO_MANIFEST_")
+                    || key.starts_with("CARGO_BIN_")
+                    || [
+                        "CARGO_CRATE_NAME",
+                        "CARGO_PRIMARY_PACKAGE",
+                        "CARGO_TARGET_TMPDIR",
+                        "CARGO_RUSTC_CURRENT_DIR",
+                        "OUT_DIR",
+                    ]
+                    .contains(&key.as_ref())
+                {
+                    build.env_remove(key.as_ref());
+                }
+            }
+            let status = build
+                .current_dir(&workspace)
+                .env("CARGO_TARGET_DIR", target_dir)
+                .args(["build", "--quiet", "--profile", &profile])
+                .args(args)
+                .status()
+                .expect("run cargo build");
+            assert!(status.success(), "cargo build {args:?} failed");
+        }
+        let built = Binaries {
+            demo: dir.join("interlude-demo"),
+            tui: dir.join("examples").join("tui_demo"),
+        };
+        assert!(built.demo.exists(), "{} missing", built.demo.display());
+        assert!(built.tui.exists(), "{} missing", built.tui.display());
+        built
+    })
+}
+
+/// A detached tmux session on its own socket, killed (with everything in it) on drop.
+struct Tmux {
+    program: PathBuf,
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `command` (a shell command line) in a new 120×40 session.
+    fn start(program: PathBuf, command: &str) -> Tmux {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!(
+            "interlude-tui-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let tmux = Tmux { program, socket };
+        let out = tmux.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            command,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(&self.program)
+            .args(["-L", &self.socket])
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("run tmux")
+    }
+
+    /// Types `text` literally.
+    fn type_text(&self, text: &str) {
+        let out = self.run(&["send-keys", "-t", "main", "-l", text]);
+        assert!(out.status.success(), "send-keys failed");
+    }
+
+    /// Presses keys by tmux name (`Enter`, `Escape`, `Down`, `BSpace` …).
+    fn press(&self, keys: &[&str]) {
+        for key in keys {
+            let out = self.run(&["send-keys", "-t", "main", key]);
+            assert!(out.status.success(), "send-keys {key} failed");
+            // Let the prompt redraw between keys, as a person would.
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    }
+
+    /// The whole pane, history included, with wrapped lines joined.
+    fn screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "main"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until `needle` appears `count` times on the screen; fails with the screen.
+    fn wait_for_nth(&self, needle: &str, count: usize) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let screen = self.screen();
+            if screen.matches(needle).count() >= count {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {needle:?} (×{count}); the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        self.wait_for_nth(needle, 1)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new(&self.program)
+            .args(["-L", &self.socket, "kill-server"])
+            .env_remove("TMUX")
+            .output();
+    }
+}
+
+fn quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+/// The terminal surface on the demo server, up to its tool menu. `None` when tmux is missing.
+fn start_session() -> Option<Tmux> {
+    let program = tmux_program()?;
+    let bins = binaries();
+    // The spec is parsed like a shell line by `ServerSpec::parse`, hence the inner quoting.
+    let spec = format!("demo={}", quote(&bins.demo));
+    let command = format!(
+        "{} {}; echo \"[tui exited $?]\"; sleep 600",
+        quote(&bins.tui),
+        quote(Path::new(&spec))
+    );
+    let tmux = Tmux::start(program, &command);
+    tmux.wait_for("Call a tool:");
+    Some(tmux)
+}
+
+/// Picks a tool in the menu by typing its name and pressing Enter, then waits for the request.
+fn call(tmux: &Tmux, tool: &str) {
+    tmux.type_text(tool);
+    tmux.wait_for(&format!("> {tool}"));
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Request from server \"demo\"");
+}
+
+/// Leaves through the menu's Quit entry and checks the example ended on its own.
+fn quit(tmux: &Tmux) {
+    tmux.wait_for_nth("Call a tool:", 2);
+    tmux.type_text("Quit");
+    tmux.wait_for("> Quit");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("[tui exited 0]");
+}
+
+#[test]
+fn accepting_contact_details_after_a_validation_message() {
+    let Some(tmux) = start_session() else { return };
+    let screen = tmux.wait_for("Connected to \"demo\"");
+    assert!(screen.contains("contact_info"), "{screen}");
+
+    call(&tmux, "contact_info");
+    let screen = tmux.wait_for("? name *");
+    assert!(
+        screen.contains("Please provide your contact information"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("asked while running its tool contact_info"),
+        "{screen}"
+    );
+
+    tmux.type_text("Ada Lovelace");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? email *");
+    tmux.type_text("ada-at-example");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("must be an e-mail address");
+    tmux.press(&["BSpace"; 14]);
+    tmux.type_text("ada@example.com");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("? age *");
+    assert!(screen.contains("a whole number from 18 to 150"), "{screen}");
+    tmux.type_text("12");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("must be between 18 and 150");
+    tmux.press(&["BSpace", "BSpace"]);
+    tmux.type_text("36");
+    tmux.press(&["Enter"]);
+
+    let screen = tmux.wait_for("Your answer to \"demo\"?");
+    assert!(screen.contains("Review: this is what \"demo\" will receive"));
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Thanks Ada Lovelace (ada@example.com, age 36).");
+    tmux.wait_for("Sent your answers to \"demo\".");
+    quit(&tmux);
+}
+
+#[test]
+fn declining_tells_the_server() {
+    let Some(tmux) = start_session() else { return };
+    call(&tmux, "contact_info");
+    tmux.wait_for("? name *");
+    tmux.type_text("Grace");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? email *");
+    tmux.type_text("grace@example.com");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? age *");
+    tmux.type_text("45");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Decline: refuse to answer");
+    tmux.press(&["Down", "Down"]);
+    tmux.wait_for("> Decline: refuse to answer");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("The user declined.");
+    quit(&tmux);
+}
+
+#[test]
+fn escape_cancels_the_request() {
+    let Some(tmux) = start_session() else { return };
+    call(&tmux, "contact_info");
+    tmux.wait_for("? name *");
+    tmux.type_text("Someone");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? email *");
+    tmux.press(&["Escape"]);
+    tmux.wait_for("The user cancelled.");
+    let screen = tmux.wait_for("Cancelled; \"demo\" was told.");
+    assert!(!screen.contains("Thanks"), "{screen}");
+    quit(&tmux);
+}
