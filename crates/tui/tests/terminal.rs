@@ -1,5 +1,5 @@
 //! End to end: the terminal surface in a real terminal. Each test starts the `tui_demo` example
-//! inside a detached tmux session (its own socket, 120×40) connected to the real demo server over
+//! inside a detached tmux session (its own socket file, 120×40) connected to the real demo server over
 //! stdio, types keys with `tmux send-keys`, and reads the screen with `tmux capture-pane`,
 //! polling with a deadline rather than sleeping.
 //!
@@ -116,21 +116,22 @@ fn binaries() -> &'static Binaries {
     })
 }
 
-/// A detached tmux session on its own socket, killed (with everything in it) on drop.
+/// A detached tmux session on its own socket, killed (with everything in it) on drop, and its
+/// socket file removed.
 struct Tmux {
     program: PathBuf,
-    socket: String,
+    socket: PathBuf,
 }
 
 impl Tmux {
     /// Starts `command` (a shell command line) in a new 120×40 session.
     fn start(program: PathBuf, command: &str) -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let socket = format!(
-            "interlude-tui-test-{}-{}",
+        let socket = std::env::temp_dir().join(format!(
+            "interlude-tui-test-{}-{}.sock",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
-        );
+        ));
         let tmux = Tmux { program, socket };
         let out = tmux.run(&[
             "-f",
@@ -155,7 +156,8 @@ impl Tmux {
 
     fn run(&self, args: &[&str]) -> Output {
         Command::new(&self.program)
-            .args(["-L", &self.socket])
+            .arg("-S")
+            .arg(&self.socket)
             .args(args)
             .env_remove("TMUX")
             .output()
@@ -208,9 +210,12 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new(&self.program)
-            .args(["-L", &self.socket, "kill-server"])
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
             .env_remove("TMUX")
             .output();
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 
