@@ -41,8 +41,8 @@ pub(crate) async fn tui(
     host: interlude_host::HostConfig,
     servers: Vec<(String, interlude_host::ServerSpec)>,
 ) -> anyhow::Result<u8> {
-    let _ = (host, servers);
-    anyhow::bail!("the terminal surface is not available in this build")
+    interlude_tui::run(host, servers).await?;
+    Ok(EXIT_OK)
 }
 
 async fn demo_server() -> anyhow::Result<u8> {
@@ -61,19 +61,22 @@ pub(crate) const EXIT_DECLINED: u8 = 1;
 /// Exit code: an error.
 pub(crate) const EXIT_ERROR: u8 = 2;
 
-fn init_tracing() {
+fn init_tracing(quiet: bool) {
+    let default = if quiet { "off" } else { "warn" };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("INTERLUDE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
         )
         .init();
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing();
+    // In the terminal surface, log lines would land in the middle of prompts: off unless asked
+    // for with INTERLUDE_LOG.
+    init_tracing(matches!(&cli.command, Command::Connect(a) if a.tui()));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -47,6 +47,13 @@ pub(crate) struct ConnectArgs {
     protocol_version: Option<String>,
 }
 
+impl ConnectArgs {
+    /// Whether the terminal surface was asked for.
+    pub(crate) fn tui(&self) -> bool {
+        self.tui
+    }
+}
+
 fn guide() -> serde_json::Value {
     let step = |title: &str, text: &str, server: &str, tool: &str| json!({"title": title, "text": text, "server": server, "tool": tool});
     json!({

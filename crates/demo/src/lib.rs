@@ -27,6 +27,6 @@ mod tools;
 
 pub use http::{HttpOptions, serve_http};
 pub use tools::{
-    Confirmation, ContactInfo, Country, DemoServer, Registration, Ticket, Workshop, Genre, GitHubUser, MusicTaste, Newsletter,
-    TestElicitationArgs, Topic,
+    Confirmation, ContactInfo, Country, DemoServer, Genre, GitHubUser, MusicTaste, Newsletter,
+    Registration, TestElicitationArgs, Ticket, Topic, Workshop,
 };

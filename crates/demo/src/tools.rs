@@ -308,7 +308,9 @@ impl DemoServer {
         )
     }
 
-    #[tool(description = "Register for an event: one form with every kind of field (text, e-mail, URL, date, date-time, numbers, switch, choices, multi-select).")]
+    #[tool(
+        description = "Register for an event: one form with every kind of field (text, e-mail, URL, date, date-time, numbers, switch, choices, multi-select)."
+    )]
     async fn event_registration(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
         respond(
             async {

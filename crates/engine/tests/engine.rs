@@ -1143,13 +1143,23 @@ fn server_everything_form_rejects_out_of_range_answers() {
 fn every_admitted_request_is_announced_as_queued_before_it_is_presented() {
     let mut e = engine();
     let first = e.handle(elicit(1, "a", form("one")), 0);
-    let queued_at = position(&first, |x| matches!(x, Effect::Queued(v) if v.id == RequestId(1)));
-    let presented_at = position(&first, |x| matches!(x, Effect::Present(v) if v.id == RequestId(1)));
+    let queued_at = position(
+        &first,
+        |x| matches!(x, Effect::Queued(v) if v.id == RequestId(1)),
+    );
+    let presented_at = position(
+        &first,
+        |x| matches!(x, Effect::Present(v) if v.id == RequestId(1)),
+    );
     assert!(queued_at < presented_at);
 
     // A second request is queued (announced) but not presented while the first is pending.
     let second = e.handle(elicit(2, "b", form("two")), 1);
-    assert!(second.iter().any(|x| matches!(x, Effect::Queued(v) if v.id == RequestId(2))));
+    assert!(
+        second
+            .iter()
+            .any(|x| matches!(x, Effect::Queued(v) if v.id == RequestId(2)))
+    );
     assert!(presented_ids(&second).is_empty());
 
     // A refused request is never announced.

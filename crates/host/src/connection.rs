@@ -126,9 +126,27 @@ impl Connection {
                     c.args(&args);
                     c.envs(&env);
                     c.kill_on_drop(true);
+                    // Its own process group: Ctrl-C in the person's terminal is the host's to
+                    // handle, not a signal to every server.
+                    #[cfg(unix)]
+                    c.process_group(0);
                 });
-                let transport = TokioChildProcess::new(cmd)
+                // The server's stderr goes to the log, line by line: never raw onto the person's
+                // terminal, where it could interleave with prompts or carry escape sequences.
+                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
                     .map_err(|e| connect_err(format!("cannot start `{command}`: {e}")))?;
+                if let Some(stderr) = stderr {
+                    let server = name.clone();
+                    tokio::spawn(async move {
+                        use tokio::io::AsyncBufReadExt;
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tracing::info!(target: "interlude::server_stderr", server = %server, "{}", line.escape_debug());
+                        }
+                    });
+                }
                 handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await

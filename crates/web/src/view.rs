@@ -165,7 +165,10 @@ mod tests {
     #[test]
     fn labels_from_property_names() {
         assert_eq!(humanize("firstLine"), "First line");
-        assert_eq!(humanize("untitledSingleSelectEnum"), "Untitled single select enum");
+        assert_eq!(
+            humanize("untitledSingleSelectEnum"),
+            "Untitled single select enum"
+        );
         assert_eq!(humanize("api_key"), "Api key");
         assert_eq!(humanize("name"), "Name");
         assert_eq!(humanize("URL"), "Url");
