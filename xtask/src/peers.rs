@@ -125,17 +125,27 @@ fn npm_peers(root: &Path, node: &Path) -> anyhow::Result<PathBuf> {
     Ok(dest)
 }
 
-/// Debian's chromium and chromium-driver, for the browser tests.
+/// Debian's chromium and chromium-driver (browser tests) and tmux (terminal tests).
 fn chromium() -> anyhow::Result<()> {
-    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
-        eprintln!("xtask: chromium and chromedriver present");
+    let wanted: Vec<&str> = [
+        ("/usr/bin/chromium", "chromium"),
+        ("/usr/bin/chromedriver", "chromium-driver"),
+        ("/usr/bin/tmux", "tmux"),
+    ]
+    .into_iter()
+    .filter(|(bin, _)| !Path::new(bin).exists())
+    .map(|(_, package)| package)
+    .collect();
+    if wanted.is_empty() {
+        eprintln!("xtask: chromium, chromedriver and tmux present");
         return Ok(());
     }
-    eprintln!("xtask: installing chromium and chromium-driver with apt-get");
+    eprintln!("xtask: installing {} with apt-get", wanted.join(", "));
     let install = || {
         run(Command::new("apt-get")
             .env("DEBIAN_FRONTEND", "noninteractive")
-            .args(["install", "-y", "chromium", "chromium-driver"]))
+            .args(["install", "-y"])
+            .args(&wanted))
     };
     if install().is_err() {
         eprintln!("xtask: apt-get install failed; running apt-get update and trying again");
