@@ -340,11 +340,18 @@ enum Era {
 enum Imp {
     Interlude,
     Rmcp,
+    RmcpPooled,
     Ts,
     TsHoisted,
 }
 
-const ALL_IMPS: [Imp; 4] = [Imp::Interlude, Imp::Rmcp, Imp::Ts, Imp::TsHoisted];
+const ALL_IMPS: [Imp; 5] = [
+    Imp::Interlude,
+    Imp::Rmcp,
+    Imp::RmcpPooled,
+    Imp::Ts,
+    Imp::TsHoisted,
+];
 
 impl Transport {
     fn name(self) -> &'static str {
@@ -383,6 +390,7 @@ impl Imp {
         match self {
             Imp::Interlude => "interlude",
             Imp::Rmcp => "rmcp",
+            Imp::RmcpPooled => "rmcp-pooled",
             Imp::Ts => "ts",
             Imp::TsHoisted => "ts-hoisted",
         }
@@ -392,6 +400,17 @@ impl Imp {
         match self {
             Imp::Interlude => "interlude-server",
             _ => "rmcp-server",
+        }
+    }
+
+    /// The column heading.
+    fn label(self) -> &'static str {
+        match self {
+            Imp::Interlude => "Interlude",
+            Imp::Rmcp => "bare rmcp",
+            Imp::RmcpPooled => "bare rmcp, pooled client",
+            Imp::Ts => "TS SDK 1.32.2",
+            Imp::TsHoisted => "TS, hoisted schema",
         }
     }
 
@@ -408,11 +427,20 @@ struct Cell {
 }
 
 impl Cell {
-    /// The implementations measured in this cell. The TypeScript SDK 1.32.2 speaks only the push
-    /// era; its hoisted-schema variant only changes server-side work, which shows on stdio (over
-    /// HTTP the transport dominates), so it runs there only.
+    /// The implementations measured in this cell.
+    ///
+    /// - Over HTTP bare rmcp runs twice: with rmcp's default client (`from_config`, which turns
+    ///   connection pooling off) and with the client the Interlude host uses (reqwest, pooled
+    ///   connections, TCP_NODELAY), so the transport configuration is not mistaken for the
+    ///   toolkit's doing.
+    /// - The TypeScript SDK 1.32.2 speaks only the push era; its hoisted-schema variant only
+    ///   changes server-side work, which shows on stdio (over HTTP the transport dominates), so it
+    ///   runs there only.
     fn imps(self) -> Vec<Imp> {
         let mut imps = vec![Imp::Interlude, Imp::Rmcp];
+        if self.transport == Transport::Http {
+            imps.push(Imp::RmcpPooled);
+        }
         if self.era == Era::Push {
             imps.push(Imp::Ts);
             if self.transport == Transport::Stdio {
@@ -435,7 +463,7 @@ struct Options {
 }
 
 const USAGE: &str = "usage: cargo bench -p interlude-cli --bench elicitation -- [--calls N] [--reps R] [--quick] \
-[--transport stdio|http] [--era push|mrtr] [--concurrency C[,C…]] [--impl interlude,rmcp,ts,ts-hoisted] [--no-ts]";
+[--transport stdio|http] [--era push|mrtr] [--concurrency C[,C…]] [--impl interlude,rmcp,rmcp-pooled,ts,ts-hoisted] [--no-ts]";
 
 impl Options {
     fn parse(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
@@ -586,7 +614,9 @@ fn run_bench(options: Options) -> anyhow::Result<()> {
             for imp in order {
                 done += 1;
                 let rate = match imp {
-                    Imp::Interlude | Imp::Rmcp => run_rust(&exe, imp, *cell, options.calls),
+                    Imp::Interlude | Imp::Rmcp | Imp::RmcpPooled => {
+                        run_rust(&exe, imp, *cell, options.calls)
+                    }
                     Imp::Ts | Imp::TsHoisted => match &ts {
                         Some(ts) => ts.run(imp, *cell, options.calls),
                         None => continue,
@@ -634,56 +664,72 @@ fn median(values: &[f64]) -> Option<f64> {
 
 fn report(options: &Options, plan: &[(Cell, Vec<Imp>)], results: &HashMap<(Cell, Imp), Vec<f64>>) {
     let med = |cell: Cell, imp: Imp| results.get(&(cell, imp)).and_then(|v| median(v));
-    let spread = |cell: Cell, imp: Imp| {
-        results.get(&(cell, imp)).map(|v| {
-            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = v.iter().copied().fold(0.0, f64::max);
-            (lo, hi)
-        })
+    // The median of per-repetition ratios: the two runs of a pair ran minutes apart at most,
+    // so this is less exposed to a noisy neighbour than the ratio of medians.
+    let paired = |cell: Cell, a: Imp, b: Imp| {
+        let (a, b) = (results.get(&(cell, a))?, results.get(&(cell, b))?);
+        let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+        median(&ratios)
     };
     let fmt = |v: Option<f64>| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.0}"));
     let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
         _ => "—".to_owned(),
     };
+    let columns: Vec<Imp> = ALL_IMPS
+        .into_iter()
+        .filter(|i| plan.iter().any(|(_, imps)| imps.contains(i)))
+        .collect();
+    let others: Vec<Imp> = columns
+        .iter()
+        .copied()
+        .filter(|i| *i != Imp::Interlude)
+        .collect();
     println!();
     println!(
-        "calls/s, median of {} runs of {} calls (min–max in the second table)",
+        "calls/s, median of {} runs of {} calls each; ratios are Interlude's median over the other's",
         options.reps, options.calls
     );
     println!();
-    println!(
-        "| transport | era | C | Interlude | bare rmcp | TS SDK 1.32.2 | TS, hoisted schema | Interlude / rmcp | Interlude / TS | Interlude / TS hoisted |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut head = String::from("| transport | era | C |");
+    for imp in &columns {
+        head.push_str(&format!(" {} |", imp.label()));
+    }
+    for imp in &others {
+        head.push_str(&format!(" Interlude / {} |", imp.label()));
+    }
+    println!("{head}");
+    println!("|{}", "---|".repeat(3 + columns.len() + others.len()));
     for (cell, _) in plan {
-        let i = med(*cell, Imp::Interlude);
-        let r = med(*cell, Imp::Rmcp);
-        let t = med(*cell, Imp::Ts);
-        let th = med(*cell, Imp::TsHoisted);
-        println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        let mut row = format!(
+            "| {} | {} | {} |",
             cell.transport.name(),
             cell.era.name(),
-            cell.concurrency,
-            fmt(i),
-            fmt(r),
-            fmt(t),
-            fmt(th),
-            ratio(i, r),
-            ratio(i, t),
-            ratio(i, th),
+            cell.concurrency
         );
+        for imp in &columns {
+            row.push_str(&format!(" {} |", fmt(med(*cell, *imp))));
+        }
+        for imp in &others {
+            row.push_str(&format!(
+                " {} |",
+                ratio(med(*cell, Imp::Interlude), med(*cell, *imp))
+            ));
+        }
+        println!("{row}");
     }
     println!();
-    println!("| transport | era | C | implementation | runs (calls/s) | min–max |");
+    println!("Every run (calls/s, in repetition order):");
+    println!();
+    println!("| transport | era | C | implementation | runs | min–max |");
     println!("|---|---|---|---|---|---|");
     for (cell, imps) in plan {
         for imp in imps {
             let Some(values) = results.get(&(*cell, *imp)) else {
                 continue;
             };
-            let (lo, hi) = spread(*cell, *imp).unwrap_or_default();
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = values.iter().copied().fold(0.0, f64::max);
             let runs: Vec<String> = values.iter().map(|v| format!("{v:.0}")).collect();
             println!(
                 "| {} | {} | {} | {} | {} | {lo:.0}–{hi:.0} |",
@@ -696,17 +742,22 @@ fn report(options: &Options, plan: &[(Cell, Vec<Imp>)], results: &HashMap<(Cell,
         }
     }
     println!();
-    println!("Targets:");
+    println!("Targets (ratio of medians; median of per-repetition ratios in brackets):");
+    let verdict = |q: f64, target: f64| if q >= target { "met" } else { "MISSED" };
     for (cell, _) in plan {
-        if let (Some(i), Some(r)) = (med(*cell, Imp::Interlude), med(*cell, Imp::Rmcp)) {
+        for other in [Imp::Rmcp, Imp::RmcpPooled] {
+            let (Some(i), Some(r)) = (med(*cell, Imp::Interlude), med(*cell, other)) else {
+                continue;
+            };
             let q = i / r;
             println!(
-                "  {:<5} {:<4} C={:<3} Interlude ≥ 0.9× bare rmcp: {:.2}× {}",
+                "  {:<5} {:<4} C={:<3} Interlude ≥ 0.9× {}: {q:.2}× ({:.2}×) {}",
                 cell.transport.name(),
                 cell.era.short(),
                 cell.concurrency,
-                q,
-                if q >= 0.9 { "met" } else { "MISSED" }
+                other.label(),
+                paired(*cell, Imp::Interlude, other).unwrap_or(f64::NAN),
+                verdict(q, 0.9),
             );
         }
     }
@@ -715,18 +766,17 @@ fn report(options: &Options, plan: &[(Cell, Vec<Imp>)], results: &HashMap<(Cell,
         era: Era::Push,
         concurrency: 1,
     };
-    for (imp, label) in [
-        (Imp::Ts, "TS SDK"),
-        (Imp::TsHoisted, "TS SDK (hoisted schema)"),
-    ] {
+    for other in [Imp::Ts, Imp::TsHoisted] {
         if let (Some(i), Some(t)) = (
             med(seq_stdio_push, Imp::Interlude),
-            med(seq_stdio_push, imp),
+            med(seq_stdio_push, other),
         ) {
             let q = i / t;
             println!(
-                "  stdio push C=1   Interlude ≥ 5× {label}: {q:.2}× {}",
-                if q >= 5.0 { "met" } else { "MISSED" }
+                "  stdio push C=1   Interlude ≥ 5× {}: {q:.2}× ({:.2}×) {}",
+                other.label(),
+                paired(seq_stdio_push, Imp::Interlude, other).unwrap_or(f64::NAN),
+                verdict(q, 5.0),
             );
         }
     }
@@ -791,7 +841,7 @@ fn run_rust(exe: &Path, imp: Imp, cell: Cell, calls: usize) -> anyhow::Result<f6
         let run = async {
             match imp {
                 Imp::Interlude => interlude_client(exe, url, cell, calls).await,
-                _ => rmcp_client(exe, url, cell, calls).await,
+                _ => rmcp_client(exe, url, cell, calls, imp == Imp::RmcpPooled).await,
             }
         };
         tokio::time::timeout(RUN_TIMEOUT, run)
@@ -938,6 +988,7 @@ async fn rmcp_client(
     url: Option<String>,
     cell: Cell,
     calls: usize,
+    pooled: bool,
 ) -> anyhow::Result<f64> {
     let handler = RmcpClient {
         version: cell.era.version(),
@@ -952,10 +1003,17 @@ async fn rmcp_client(
         Some(url) => {
             // reqwest is built without a TLS provider here; plain HTTP still wants one installed.
             let _ = rustls::crypto::ring::default_provider().install_default();
-            // rmcp's own default HTTP client; the same in-flight request cap as the host's.
+            // The same in-flight request cap as the host's (rmcp's default is 16).
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url).max_concurrent_requests(256);
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let transport = if pooled {
+                // What the Interlude host builds: pooled connections, TCP_NODELAY.
+                let client = reqwest::Client::builder().tcp_nodelay(true).build()?;
+                StreamableHttpClientTransport::with_client(client, config)
+            } else {
+                // rmcp's own default client (no idle connection pooling).
+                StreamableHttpClientTransport::from_config(config)
+            };
             handler.serve_with_lifecycle(transport, lifecycle).await?
         }
         None => {
