@@ -56,6 +56,8 @@ pub enum AuditEvent {
     },
 }
 
+/// Words that mark a property as sensitive, lowercase and without separators. Words of three
+/// letters or fewer count only as whole words (`pin`, not `spinach`).
 const SENSITIVE: &[&str] = &[
     "password",
     "passwd",
@@ -63,14 +65,11 @@ const SENSITIVE: &[&str] = &[
     "secret",
     "token",
     "apikey",
-    "api_key",
     "privatekey",
-    "private_key",
     "credential",
     "ssn",
     "socialsecurity",
     "cardnumber",
-    "card_number",
     "creditcard",
     "cvv",
     "cvc",
@@ -80,19 +79,19 @@ const SENSITIVE: &[&str] = &[
 ];
 
 fn is_sensitive(name: &str) -> bool {
+    // One pass to lowercase (keeping `_` as the word separator), one to drop separators.
     let lower: String = name
         .chars()
-        .filter(|c| c.is_alphanumeric() || *c == '_')
+        .filter(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
         .flat_map(char::to_lowercase)
+        .map(|c| if c == '-' { '_' } else { c })
         .collect();
-    let squashed = lower.replace('_', "");
-    SENSITIVE.iter().any(|s| {
-        let s2 = s.replace('_', "");
-        if s2.len() <= 3 {
-            // Short words only as whole words (`pin`, not `spinach`).
-            lower.split('_').any(|w| w == s2) || lower == s2
+    let squashed: String = lower.chars().filter(|c| *c != '_').collect();
+    SENSITIVE.iter().any(|word| {
+        if word.len() <= 3 {
+            lower.split('_').any(|w| w == *word)
         } else {
-            squashed.contains(&s2)
+            squashed.contains(word)
         }
     })
 }
