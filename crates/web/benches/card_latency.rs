@@ -100,8 +100,12 @@ async fn main() -> anyhow::Result<()> {
             )
             .await?;
     }
-    // Telemetry arrives asynchronously; give the last report a moment.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Telemetry arrives asynchronously (a POST from the page): wait for every report.
+    let expected = requests + 1;
+    interlude_test_support::poll("every telemetry report".into(), WAIT, || async {
+        Ok((app.telemetry().len() >= expected).then_some(()))
+    })
+    .await?;
     let mut samples: Vec<(u64, u64)> = app.telemetry();
     samples.sort_unstable();
     let mut ms: Vec<u64> = samples.iter().skip(1).map(|(_, ms)| *ms).collect();

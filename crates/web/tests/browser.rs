@@ -441,12 +441,16 @@ async fn every_widget(server: &str) {
         )
         .await
         .unwrap();
+    // A tall window for the artifact, so the whole card fits (an element screenshot is clipped
+    // to the viewport).
+    page.client().set_window_size(1280, 2000).await.unwrap();
     let shot = page
         .browser
         .screenshot_element(&card, &format!("browser-event-registration-{server}"))
         .await
         .unwrap();
     eprintln!("screenshot: {}", shot.display());
+    page.client().set_window_size(1280, 900).await.unwrap();
 
     page.press("Accept").await;
     let result = page
@@ -553,6 +557,70 @@ async fn reload_with_a_pending_request() {
         "Thanks Grace Hopper (grace@example.org, age 85).",
     )
     .await;
+    page.close().await;
+}
+
+/// An answer the engine refuses (posted straight to the API, as a second tab or a script could)
+/// is shown on the card, nothing reaches the server, and the person's place in the form survives
+/// the re-render.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_refusal_is_shown_and_keeps_focus() {
+    let page = harness().await;
+    page.call_from_sidebar("demo", "contact_info").await;
+    let (_, id) = page.focused_card("demo", None).await;
+    page.type_keys("Grace").await;
+    page.browser
+        .js(&format!(
+            "fetch('/api/answer', {{ method: 'POST', headers: {{ 'content-type': 'application/json', \
+             'x-interlude-token': new URLSearchParams(location.search).get('token') }}, \
+             body: JSON.stringify({{ id: {id}, action: 'accept', \
+             content: {{ name: 'X', email: 'x@example.org', age: 12 }} }}) }}).then((r) => r.status)"
+        ))
+        .await
+        .unwrap();
+    let refused = page
+        .browser
+        .wait_js(
+            "document.querySelector('section.ask .ask-errors')?.textContent",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        refused,
+        json!("The host refused this answer: age must be between 18 and 150")
+    );
+    let age_error = page
+        .browser
+        .js("document.querySelector('section.ask [data-field=\"age\"] .field-error').textContent")
+        .await
+        .unwrap();
+    assert_eq!(age_error, json!("must be between 18 and 150"));
+    // Still the same card, focus still in the name field, typing goes on where it was.
+    let (_, still) = page.focused_card("demo", None).await;
+    assert_eq!(still, id);
+    page.type_keys(" Hopper").await;
+    assert_eq!(
+        page.field("name")
+            .await
+            .prop("value")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("Grace Hopper")
+    );
+    page.field("email")
+        .await
+        .send_keys("grace@example.org")
+        .await
+        .unwrap();
+    let age = page.field("age").await;
+    age.send_keys("85").await.unwrap();
+    age.send_keys(&Key::Enter).await.unwrap();
+    let result = page
+        .result_containing("demo", "contact_info", "Thanks Grace Hopper")
+        .await;
+    assert!(!result.contains("age 12"), "{result}");
     page.close().await;
 }
 
@@ -809,7 +877,19 @@ async fn hostile_text_is_shown_literally() {
         .js("[document.documentElement.scrollWidth, window.innerWidth]")
         .await
         .unwrap();
+    page.browser
+        .js("document.querySelector('section.ask').scrollIntoView({ block: 'start' })")
+        .await
+        .unwrap();
     page.artifact("hostile-narrow").await;
+    assert_eq!(
+        page.browser
+            .js("document.querySelector('.topbar').getBoundingClientRect().top")
+            .await
+            .unwrap(),
+        json!(0),
+        "the top bar stays in view when the page is scrolled down to the card"
+    );
     assert_eq!(
         page.browser.js(no_overflow).await.unwrap(),
         json!(true),

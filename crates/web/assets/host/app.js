@@ -208,6 +208,8 @@ function requestBits(reqs) {
 
 function renderTimeline() {
   const tl = $('timeline');
+  // Re-rendering an entry moves its nodes (the active card among them), which drops focus.
+  const focused = document.activeElement;
   const items = timelineItems();
   $('empty').hidden = items.length > 0;
   const byId = new Map(state.requests.map((r) => [r.id, r]));
@@ -240,6 +242,10 @@ function renderTimeline() {
   const live = new Set(items.map((i) => i.key));
   for (const k of nodes.keys()) if (!live.has(k)) nodes.delete(k);
   for (const id of cards.keys()) if (byId.get(id)?.status !== 'active') cards.delete(id);
+  // Give it back if the element is still on the page (typing goes on where it was).
+  if (focused && focused !== document.body && focused.isConnected && document.activeElement !== focused) {
+    focused.focus({ preventScroll: true });
+  }
 }
 
 function renderQueue() {
