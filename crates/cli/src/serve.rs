@@ -166,19 +166,7 @@ fn servers_of(args: &ConnectArgs) -> anyhow::Result<Vec<(String, ServerSpec)>> {
     }
     for (i, s) in args.servers.iter().enumerate() {
         let spec = ServerSpec::parse(s)?;
-        let base = match &spec {
-            ServerSpec::Stdio { command, .. } => std::path::Path::new(command)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("server")
-                .to_owned(),
-            ServerSpec::Http { url, .. } => url
-                .split("://")
-                .nth(1)
-                .and_then(|r| r.split('/').next())
-                .unwrap_or("server")
-                .to_owned(),
-        };
+        let base = spec.default_name();
         let mut name = base.clone();
         if servers.iter().any(|(n, _)| *n == name) {
             name = format!("{base}-{}", i + 1);

@@ -77,6 +77,40 @@ impl ServerSpec {
         })
     }
 
+    /// A name for a server the person did not name: the program's file name for stdio, the
+    /// `host:port` for HTTP.
+    ///
+    /// ```
+    /// use interlude_host::ServerSpec;
+    /// assert_eq!(ServerSpec::parse("/usr/bin/my-server --x").unwrap().default_name(), "my-server");
+    /// assert_eq!(ServerSpec::parse("http://127.0.0.1:3000/mcp").unwrap().default_name(), "127.0.0.1:3000");
+    /// ```
+    pub fn default_name(&self) -> String {
+        let name = match self {
+            ServerSpec::Stdio { command, .. } => std::path::Path::new(command)
+                .file_name()
+                .and_then(|n| n.to_str()),
+            ServerSpec::Http { url, .. } => url
+                .split("://")
+                .nth(1)
+                .and_then(|rest| rest.split('/').next()),
+        };
+        name.filter(|n| !n.is_empty())
+            .unwrap_or("server")
+            .to_owned()
+    }
+
+    /// The command line or URL, for display.
+    pub fn target(&self) -> String {
+        match self {
+            ServerSpec::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            ServerSpec::Http { url, .. } => url.clone(),
+        }
+    }
+
     /// `stdio` or `http`, for display.
     pub fn transport(&self) -> &'static str {
         match self {

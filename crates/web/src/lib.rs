@@ -187,13 +187,7 @@ impl WebApp {
     /// Connects to a server and lists its tools; a failure is shown on the page (and logged),
     /// never fatal. `protocol` overrides the host's default negotiation.
     pub async fn add_server(&self, name: &str, spec: ServerSpec, protocol: Option<ProtocolChoice>) {
-        let target = match &spec {
-            ServerSpec::Stdio { command, args, .. } => std::iter::once(command.as_str())
-                .chain(args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
-            ServerSpec::Http { url, .. } => url.clone(),
-        };
+        let target = spec.target();
         let mut entry = ServerEntry {
             name: name.to_owned(),
             transport: spec.transport().to_owned(),

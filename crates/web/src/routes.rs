@@ -251,7 +251,7 @@ async fn add_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Respo
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .map(str::to_owned)
-        .unwrap_or_else(|| default_name(&spec));
+        .unwrap_or_else(|| spec.default_name());
     if app.inner.connections.read().await.contains_key(&name) {
         return bad_request(format!(
             "`name`: a server named `{name}` is already connected"
@@ -260,22 +260,6 @@ async fn add_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Respo
     let app2 = app.clone();
     tokio::spawn(async move { app2.add_server(&name, spec, None).await });
     StatusCode::ACCEPTED.into_response()
-}
-
-fn default_name(spec: &ServerSpec) -> String {
-    match spec {
-        ServerSpec::Stdio { command, .. } => std::path::Path::new(command)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("server")
-            .to_owned(),
-        ServerSpec::Http { url, .. } => url
-            .split("://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or("server")
-            .to_owned(),
-    }
 }
 
 async fn telemetry(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
