@@ -255,10 +255,22 @@ fn serve_role(role: &str) -> anyhow::Result<()> {
         .build()?;
     runtime.block_on(async {
         match (role, http) {
+            // Each server on the stdio its toolkit offers: Interlude's reactor-polled pipes,
+            // rmcp's `transport::stdio()` (tokio's blocking-pool Stdin/Stdout); and, to show
+            // what the transport alone is worth, bare rmcp on Interlude's stdio.
             ("interlude-server", false) => {
-                serve_stdio(InterludeServer::new(AskConfig::new())).await
+                let service = InterludeServer::new(AskConfig::new())
+                    .serve(interlude_server::stdio())
+                    .await?;
+                service.waiting().await?;
+                Ok(())
             }
             ("rmcp-server", false) => serve_stdio(RmcpServer::new()?).await,
+            ("rmcp-server-reactor-stdio", false) => {
+                let service = RmcpServer::new()?.serve(interlude_server::stdio()).await?;
+                service.waiting().await?;
+                Ok(())
+            }
             ("interlude-server", true) => {
                 let ask = AskConfig::new();
                 serve_http(move || InterludeServer::new(ask.clone())).await
@@ -341,14 +353,16 @@ enum Imp {
     Interlude,
     Rmcp,
     RmcpPooled,
+    RmcpReactorStdio,
     Ts,
     TsHoisted,
 }
 
-const ALL_IMPS: [Imp; 5] = [
+const ALL_IMPS: [Imp; 6] = [
     Imp::Interlude,
     Imp::Rmcp,
     Imp::RmcpPooled,
+    Imp::RmcpReactorStdio,
     Imp::Ts,
     Imp::TsHoisted,
 ];
@@ -391,6 +405,7 @@ impl Imp {
             Imp::Interlude => "interlude",
             Imp::Rmcp => "rmcp",
             Imp::RmcpPooled => "rmcp-pooled",
+            Imp::RmcpReactorStdio => "rmcp-reactor-stdio",
             Imp::Ts => "ts",
             Imp::TsHoisted => "ts-hoisted",
         }
@@ -399,6 +414,7 @@ impl Imp {
     fn server_role(self) -> &'static str {
         match self {
             Imp::Interlude => "interlude-server",
+            Imp::RmcpReactorStdio => "rmcp-server-reactor-stdio",
             _ => "rmcp-server",
         }
     }
@@ -409,6 +425,7 @@ impl Imp {
             Imp::Interlude => "Interlude",
             Imp::Rmcp => "bare rmcp",
             Imp::RmcpPooled => "bare rmcp, pooled client",
+            Imp::RmcpReactorStdio => "bare rmcp on Interlude's stdio",
             Imp::Ts => "TS SDK 1.32.2",
             Imp::TsHoisted => "TS, hoisted schema",
         }
@@ -438,8 +455,9 @@ impl Cell {
     ///   runs there only.
     fn imps(self) -> Vec<Imp> {
         let mut imps = vec![Imp::Interlude, Imp::Rmcp];
-        if self.transport == Transport::Http {
-            imps.push(Imp::RmcpPooled);
+        match self.transport {
+            Transport::Http => imps.push(Imp::RmcpPooled),
+            Transport::Stdio => imps.push(Imp::RmcpReactorStdio),
         }
         if self.era == Era::Push {
             imps.push(Imp::Ts);
@@ -614,7 +632,7 @@ fn run_bench(options: Options) -> anyhow::Result<()> {
             for imp in order {
                 done += 1;
                 let rate = match imp {
-                    Imp::Interlude | Imp::Rmcp | Imp::RmcpPooled => {
+                    Imp::Interlude | Imp::Rmcp | Imp::RmcpPooled | Imp::RmcpReactorStdio => {
                         run_rust(&exe, imp, *cell, options.calls)
                     }
                     Imp::Ts | Imp::TsHoisted => match &ts {
@@ -745,7 +763,7 @@ fn report(options: &Options, plan: &[(Cell, Vec<Imp>)], results: &HashMap<(Cell,
     println!("Targets (ratio of medians; median of per-repetition ratios in brackets):");
     let verdict = |q: f64, target: f64| if q >= target { "met" } else { "MISSED" };
     for (cell, _) in plan {
-        for other in [Imp::Rmcp, Imp::RmcpPooled] {
+        for other in [Imp::Rmcp, Imp::RmcpPooled, Imp::RmcpReactorStdio] {
             let (Some(i), Some(r)) = (med(*cell, Imp::Interlude), med(*cell, other)) else {
                 continue;
             };
@@ -841,7 +859,7 @@ fn run_rust(exe: &Path, imp: Imp, cell: Cell, calls: usize) -> anyhow::Result<f6
         let run = async {
             match imp {
                 Imp::Interlude => interlude_client(exe, url, cell, calls).await,
-                _ => rmcp_client(exe, url, cell, calls, imp == Imp::RmcpPooled).await,
+                _ => rmcp_client(exe, url, cell, calls, imp).await,
             }
         };
         tokio::time::timeout(RUN_TIMEOUT, run)
@@ -988,8 +1006,9 @@ async fn rmcp_client(
     url: Option<String>,
     cell: Cell,
     calls: usize,
-    pooled: bool,
+    imp: Imp,
 ) -> anyhow::Result<f64> {
+    let pooled = imp == Imp::RmcpPooled;
     let handler = RmcpClient {
         version: cell.era.version(),
     };
@@ -1018,7 +1037,7 @@ async fn rmcp_client(
         }
         None => {
             let command = tokio::process::Command::new(exe).configure(|c| {
-                c.env(ROLE_ENV, Imp::Rmcp.server_role());
+                c.env(ROLE_ENV, imp.server_role());
                 c.env_remove(HTTP_ENV);
                 c.kill_on_drop(true);
             });

@@ -46,11 +46,7 @@ pub(crate) async fn tui(
 }
 
 async fn demo_server() -> anyhow::Result<u8> {
-    use rmcp::ServiceExt;
-    let service = interlude_demo::DemoServer::default()
-        .serve(rmcp::transport::stdio())
-        .await?;
-    service.waiting().await?;
+    interlude_demo::serve_stdio().await?;
     Ok(EXIT_OK)
 }
 

@@ -9,7 +9,8 @@
 //! - `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
 //!   the fixtures the MCP conformance suite's server scenarios call, with their exact schemas.
 //!
-//! Served by the `interlude-demo` binary over stdio, or streamable HTTP at `/mcp` ([`serve_http`]).
+//! Served by the `interlude-demo` binary over stdio ([`serve_stdio`]), or streamable HTTP at
+//! `/mcp` ([`serve_http`]).
 //! Not here: any host-side code; the demo is a server like any other.
 //!
 //! # Example
@@ -26,6 +27,40 @@ mod http;
 mod tools;
 
 pub use http::{HttpOptions, serve_http};
+/// Serves the demo on this process's stdin/stdout ([`interlude_server::stdio`]) until the client
+/// goes away.
+///
+/// # Example
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// interlude_demo::serve_stdio().await?;
+/// # Ok(()) }
+/// ```
+pub async fn serve_stdio() -> Result<(), StdioError> {
+    use rmcp::ServiceExt;
+    let service = DemoServer::default()
+        .serve(interlude_server::stdio())
+        .await
+        .map_err(|e| StdioError::Start(Box::new(e)))?;
+    service
+        .waiting()
+        .await
+        .map_err(|e| StdioError::Task(e.to_string()))?;
+    Ok(())
+}
+
+/// Why [`serve_stdio`] stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StdioError {
+    /// The session could not start (no `initialize`/`discover` from the client).
+    #[error("cannot start on stdio: {0}")]
+    Start(#[source] Box<rmcp::service::ServerInitializeError>),
+    /// The server task failed.
+    #[error("server task failed: {0}")]
+    Task(String),
+}
+
 pub use tools::{
     Confirmation, ContactInfo, Country, DemoServer, Genre, GitHubUser, MusicTaste, Newsletter,
     Registration, TestElicitationArgs, Ticket, Topic, Workshop,

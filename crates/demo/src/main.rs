@@ -4,8 +4,7 @@
 
 use std::process::ExitCode;
 
-use interlude_demo::{DemoServer, HttpOptions, serve_http};
-use rmcp::ServiceExt;
+use interlude_demo::{HttpOptions, serve_http};
 
 const USAGE: &str = "usage: interlude-demo [--http 127.0.0.1:PORT]";
 
@@ -38,15 +37,9 @@ async fn main() -> ExitCode {
 }
 
 async fn serve_stdio() -> Result<(), String> {
-    let service = DemoServer::default()
-        .serve(rmcp::transport::stdio())
+    interlude_demo::serve_stdio()
         .await
-        .map_err(|e| format!("cannot start on stdio: {e}"))?;
-    service
-        .waiting()
-        .await
-        .map(|_| ())
-        .map_err(|e| format!("server task failed: {e}"))
+        .map_err(|e| e.to_string())
 }
 
 async fn serve_tcp(addr: &str) -> Result<(), String> {

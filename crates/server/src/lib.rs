@@ -76,7 +76,9 @@ mod ask;
 mod config;
 mod push;
 mod round_trip;
+mod stdio;
 
 pub use ask::{Answer, Ask, AskError, respond};
 pub use config::{AskConfig, AskServer};
 pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
+pub use stdio::{StdinReader, StdoutWriter, stdio};
