@@ -79,7 +79,34 @@ const SENSITIVE: &[&str] = &[
 ];
 
 fn is_sensitive(name: &str) -> bool {
-    // One pass to lowercase (keeping `_` as the word separator), one to drop separators.
+    // Lowercase (keeping `_` as the word separator, `-` counted as one), then again without
+    // separators. Field names are short ASCII almost always: that case stays on the stack.
+    const STACK: usize = 64;
+    if name.is_ascii() && name.len() <= STACK {
+        let (mut lower, mut squashed) = ([0u8; STACK], [0u8; STACK]);
+        let (mut n, mut m) = (0, 0);
+        for b in name.bytes() {
+            let b = match b {
+                b'-' | b'_' => b'_',
+                b if b.is_ascii_alphanumeric() => b.to_ascii_lowercase(),
+                _ => continue,
+            };
+            if let Some(slot) = lower.get_mut(n) {
+                *slot = b;
+                n += 1;
+            }
+            if b != b'_'
+                && let Some(slot) = squashed.get_mut(m)
+            {
+                *slot = b;
+                m += 1;
+            }
+        }
+        return matches_sensitive(
+            lower.get(..n).unwrap_or_default(),
+            squashed.get(..m).unwrap_or_default(),
+        );
+    }
     let lower: String = name
         .chars()
         .filter(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
@@ -87,11 +114,16 @@ fn is_sensitive(name: &str) -> bool {
         .map(|c| if c == '-' { '_' } else { c })
         .collect();
     let squashed: String = lower.chars().filter(|c| *c != '_').collect();
+    matches_sensitive(lower.as_bytes(), squashed.as_bytes())
+}
+
+fn matches_sensitive(lower: &[u8], squashed: &[u8]) -> bool {
     SENSITIVE.iter().any(|word| {
+        let word = word.as_bytes();
         if word.len() <= 3 {
-            lower.split('_').any(|w| w == *word)
+            lower.split(|b| *b == b'_').any(|w| w == word)
         } else {
-            squashed.contains(word)
+            squashed.len() >= word.len() && squashed.windows(word.len()).any(|w| w == word)
         }
     })
 }
@@ -134,10 +166,22 @@ mod tests {
             "card_pin",
             "CVV",
             "clientSecret",
+            "card-pin",
+            "Konto_password_für_Zugang",
+            "user_password_that_is_far_longer_than_sixty_four_characters_in_total",
         ] {
             assert!(is_sensitive(n), "{n} should be redacted");
         }
-        for n in ["name", "email", "spinach", "age", "genre", "topics"] {
+        for n in [
+            "name",
+            "email",
+            "spinach",
+            "age",
+            "genre",
+            "topics",
+            "Grüße",
+            "a_very_long_but_harmless_field_name_that_goes_past_the_stack_buffer",
+        ] {
             assert!(!is_sensitive(n), "{n} should not be redacted");
         }
     }

@@ -7,12 +7,13 @@
 //!   produces [`Effect::Invalid`] and the request stays pending and presented.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
 
 use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FieldError, FormSchema};
 use serde_json::Value;
 
-use crate::admission::{DeclaredModes, Limits, admit};
+use crate::admission::{DeclaredModes, ElicitParams, Limits, SchemaCache, admit};
 use crate::audit::{AuditEvent, AuditRecord, redact};
 use crate::codes;
 use crate::rate::Bucket;
@@ -62,8 +63,8 @@ pub struct Incoming {
     pub era: ProtocolEra,
     /// What the host declared to this server.
     pub declared: DeclaredModes,
-    /// The `elicitation/create` params, as JSON.
-    pub params: Value,
+    /// The `elicitation/create` params (typed by rmcp, or raw JSON).
+    pub params: ElicitParams,
     /// The tool call that raised it, when known.
     pub tool: Option<String>,
 }
@@ -145,8 +146,9 @@ pub struct ElicitationView {
     pub server: String,
     /// The message, as plain text (never rendered as markup or with live links).
     pub message: String,
-    /// The form.
-    pub schema: FormSchema,
+    /// The form (shared: servers ask the same forms again and again, and views are cloned for
+    /// every surface that keeps one).
+    pub schema: Arc<FormSchema>,
     /// Initial values: the declared defaults.
     pub prefill: Content,
     /// How the request travelled.
@@ -201,6 +203,7 @@ pub struct Engine {
     queue: VecDeque<RequestId>,
     presented: Option<RequestId>,
     buckets: BTreeMap<String, Bucket>,
+    schemas: SchemaCache,
 }
 
 impl Engine {
@@ -212,6 +215,7 @@ impl Engine {
             queue: VecDeque::new(),
             presented: None,
             buckets: BTreeMap::new(),
+            schemas: SchemaCache::default(),
         }
     }
 
@@ -291,7 +295,7 @@ impl Engine {
             max_message_chars: self.config.max_message_chars,
             max_fields: self.config.max_fields,
         };
-        let admitted = match admit(&params, declared, &limits) {
+        let admitted = match admit(&params, declared, &limits, &mut self.schemas) {
             Ok(a) => a,
             Err(refusal) => {
                 let message = refusal.to_string();

@@ -35,7 +35,7 @@
 //!     params: json!({"message": "Your GitHub username?",
 //!                    "requestedSchema": {"type": "object",
 //!                        "properties": {"login": {"type": "string", "minLength": 1}},
-//!                        "required": ["login"]}}),
+//!                        "required": ["login"]}}).into(),
 //!     tool: Some("github_user".into()),
 //! }), 0);
 //! assert!(effects.iter().any(|e| matches!(e, Effect::Present(v) if v.id == id)));
@@ -59,7 +59,7 @@ mod audit;
 mod inbox;
 mod rate;
 
-pub use admission::{DeclaredModes, ElicitationMode};
+pub use admission::{DeclaredModes, ElicitParams, ElicitationMode};
 pub use audit::{AuditEvent, AuditRecord, redact};
 pub use inbox::{
     Effect, ElicitationView, Engine, EngineConfig, Incoming, Input, Notice, Reply, RequestId,

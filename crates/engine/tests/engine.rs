@@ -23,7 +23,7 @@ fn elicit_in(id: u64, server: &str, era: ProtocolEra, params: Value) -> Input {
         server: server.into(),
         era,
         declared: DeclaredModes::FORM,
-        params,
+        params: params.into(),
         tool: Some("some_tool".into()),
     })
 }

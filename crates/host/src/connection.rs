@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use interlude_engine::Reply;
+use interlude_engine::{ElicitParams, Reply};
 use interlude_protocol::ProtocolEra;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InputRequest,
@@ -323,14 +323,14 @@ impl Connection {
                         ),
                     });
                 };
-                let params_json = serde_json::to_value(&elicit.params).unwrap_or(Value::Null);
+                let params = ElicitParams::from(elicit.params);
                 let reply = {
                     let _paused = self.gate.pause();
                     self.host
                         .elicit(
                             server,
                             ProtocolEra::MultiRoundTrip,
-                            params_json,
+                            params,
                             Some(name.to_owned()),
                         )
                         .await

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use interlude_engine::Reply;
+use interlude_engine::{ElicitParams, Reply};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::url::ELICITATION_COMPLETE_METHOD;
 use rmcp::handler::client::ClientHandler;
@@ -42,7 +42,7 @@ impl HostClient {
         }
     }
 
-    async fn ask(&self, params: Value, context: &RequestContext<RoleClient>) -> Reply {
+    async fn ask(&self, params: ElicitParams, context: &RequestContext<RoleClient>) -> Reply {
         let era = context
             .peer
             .peer_info()
@@ -79,9 +79,7 @@ impl ClientHandler for HostClient {
         request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let params = serde_json::to_value(&request)
-            .map_err(|e| ErrorData::invalid_params(format!("unreadable params: {e}"), None))?;
-        reply_to_result(self.ask(params, &context).await)
+        reply_to_result(self.ask(ElicitParams::from(request), &context).await)
     }
 
     async fn on_custom_request(
@@ -96,7 +94,7 @@ impl ClientHandler for HostClient {
                 None,
             ));
         }
-        let params = request.params.unwrap_or(Value::Null);
+        let params = ElicitParams::Json(request.params.unwrap_or(Value::Null));
         let result = reply_to_result(self.ask(params, &context).await)?;
         serde_json::to_value(result)
             .map(CustomResult)

@@ -10,13 +10,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use interlude_engine::{
-    AuditRecord, DeclaredModes, Effect, ElicitationView, Engine, EngineConfig, Incoming, Input,
-    Notice, Reply, RequestId, SurfaceAnswer,
+    AuditRecord, DeclaredModes, Effect, ElicitParams, ElicitationView, Engine, EngineConfig,
+    Incoming, Input, Notice, Reply, RequestId, SurfaceAnswer,
 };
 use interlude_protocol::ProtocolEra;
 use interlude_schema::FieldError;
 use rmcp::model::ProtocolVersion;
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -161,7 +160,7 @@ pub(crate) enum HostInput {
         id: RequestId,
         server: String,
         era: ProtocolEra,
-        params: Value,
+        params: ElicitParams,
         tool: Option<String>,
         reply: oneshot::Sender<Reply>,
     },
@@ -254,7 +253,7 @@ impl Host {
         &self,
         server: &str,
         era: ProtocolEra,
-        params: Value,
+        params: ElicitParams,
         tool: Option<String>,
     ) -> Reply {
         let id = RequestId(self.next_id.fetch_add(1, Ordering::Relaxed));

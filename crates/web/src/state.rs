@@ -101,7 +101,7 @@ const KEEP_FINISHED: usize = 200;
 pub(crate) struct Shared {
     snapshot: Mutex<Snapshot>,
     /// The forms of pending requests, for inline validation.
-    schemas: Mutex<std::collections::HashMap<u64, interlude_schema::FormSchema>>,
+    schemas: Mutex<std::collections::HashMap<u64, std::sync::Arc<interlude_schema::FormSchema>>>,
     changes: broadcast::Sender<u64>,
 }
 
@@ -127,7 +127,10 @@ impl Shared {
     }
 
     /// The form of a pending request.
-    pub(crate) fn schema_of(&self, id: u64) -> Option<interlude_schema::FormSchema> {
+    pub(crate) fn schema_of(
+        &self,
+        id: u64,
+    ) -> Option<std::sync::Arc<interlude_schema::FormSchema>> {
         self.schemas.lock().ok()?.get(&id).cloned()
     }
 
