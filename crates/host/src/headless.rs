@@ -8,6 +8,7 @@
 //! the engine. An answer the engine finds invalid is not retried: the request is cancelled and
 //! the failure recorded (a script cannot correct itself).
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use interlude_engine::{ElicitationView, Notice, Reply, RequestId, SurfaceAnswer};
@@ -127,12 +128,15 @@ pub struct HeadlessEvent {
     pub closed: Option<String>,
 }
 
+/// How many requests the headless surface's log keeps.
+const EVENTS_KEPT: usize = 10_000;
+
 /// The headless surface.
 #[derive(Debug, Clone)]
 pub struct HeadlessSurface {
     answers: Answers,
     next: usize,
-    log: Arc<Mutex<Vec<HeadlessEvent>>>,
+    log: Arc<Mutex<VecDeque<HeadlessEvent>>>,
 }
 
 impl HeadlessSurface {
@@ -141,12 +145,13 @@ impl HeadlessSurface {
         HeadlessSurface {
             answers,
             next: 0,
-            log: Arc::new(Mutex::new(Vec::new())),
+            log: Arc::new(Mutex::new(VecDeque::new())),
         }
     }
 
-    /// A shared view of what happened so far.
-    pub fn log(&self) -> Arc<Mutex<Vec<HeadlessEvent>>> {
+    /// A shared view of what happened so far: the last 10 000 requests, oldest first (a long
+    /// headless run must not grow without bound).
+    pub fn log(&self) -> Arc<Mutex<VecDeque<HeadlessEvent>>> {
         self.log.clone()
     }
 
@@ -162,7 +167,10 @@ impl HeadlessSurface {
 impl Surface for HeadlessSurface {
     fn present(&mut self, view: ElicitationView, sink: &AnswerSink) {
         if let Ok(mut log) = self.log.lock() {
-            log.push(HeadlessEvent {
+            if log.len() >= EVENTS_KEPT {
+                log.pop_front();
+            }
+            log.push_back(HeadlessEvent {
                 id: view.id,
                 server: view.server.clone(),
                 message: view.message.clone(),
@@ -214,5 +222,60 @@ impl Surface for HeadlessSurface {
 
     fn replied(&mut self, id: RequestId, reply: &Reply) {
         self.with_event(id, |e| e.reply = Some(reply.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::HostInput;
+    use interlude_protocol::ProtocolEra;
+    use interlude_schema::FormSchema;
+    use serde_json::json;
+
+    fn view(id: u64) -> ElicitationView {
+        let schema = FormSchema::parse(&json!({"type": "object",
+            "properties": {"name": {"type": "string"}}}))
+        .unwrap()
+        .schema;
+        ElicitationView {
+            id: RequestId(id),
+            server: "s".into(),
+            message: format!("request {id}"),
+            schema: Arc::new(schema),
+            prefill: Content::new(),
+            era: ProtocolEra::Push,
+            tool: None,
+        }
+    }
+
+    #[test]
+    fn answers_with_the_form_s_properties_only_and_keeps_a_bounded_log() {
+        let answer = Answers::from_json(&json!({"name": "Ada", "other": 1})).unwrap();
+        let mut surface = HeadlessSurface::new(answer);
+        let (sink, mut rx) = AnswerSink::detached();
+        for id in 1..=(EVENTS_KEPT as u64 + 5) {
+            surface.present(view(id), &sink);
+        }
+        let Ok(HostInput::Answer { id, answer }) = rx.try_recv() else {
+            panic!("no answer sent");
+        };
+        assert_eq!(id, RequestId(1));
+        assert_eq!(
+            answer,
+            SurfaceAnswer::Accept(json!({"name": "Ada"}).as_object().unwrap().clone())
+        );
+        let log = surface.log();
+        let log = log.lock().unwrap();
+        assert_eq!(log.len(), EVENTS_KEPT);
+        assert_eq!(
+            log.front().unwrap().id,
+            RequestId(6),
+            "oldest dropped first"
+        );
+        assert_eq!(
+            log.back().unwrap().message,
+            format!("request {}", EVENTS_KEPT + 5)
+        );
     }
 }

@@ -57,6 +57,14 @@ pub struct AnswerSink {
 }
 
 impl AnswerSink {
+    /// A sink whose answers go to the returned receiver instead of a host (for unit tests of
+    /// surfaces).
+    #[cfg(test)]
+    pub(crate) fn detached() -> (AnswerSink, mpsc::UnboundedReceiver<HostInput>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (AnswerSink { tx }, rx)
+    }
+
     /// Reports the person's answer to request `id`.
     pub fn answer(&self, id: RequestId, answer: SurfaceAnswer) {
         let _ = self.tx.send(HostInput::Answer { id, answer });
