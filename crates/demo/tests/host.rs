@@ -8,7 +8,7 @@ use std::time::Duration;
 use interlude_engine::{ElicitationView, Notice, Reply, RequestId, SurfaceAnswer};
 use interlude_host::headless::{Answers, HeadlessSurface};
 use interlude_host::{
-    AnswerSink, Host, HostConfig, HostError, ProtocolChoice, ServerSpec, Surface,
+    AnswerSink, Host, HostConfig, HostError, ProtocolChoice, ServerSpec, ServerStream, Surface,
 };
 use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FieldError};
@@ -143,6 +143,30 @@ fn pinned(version: &ProtocolVersion) -> HostConfig {
 
 fn accept(v: Value) -> Step {
     Step::Answer(SurfaceAnswer::Accept(content(v)))
+}
+
+/// Whether a server can reach the host outside a tool call: always on stdio; over HTTP once the
+/// standalone SSE stream is open (2025-11-25 sessions); never on stateless 2026-07-28 HTTP.
+#[tokio::test]
+async fn the_server_stream_is_reported_per_transport_and_era() {
+    let patience = Duration::from_secs(10);
+    for (transport, version, expected) in [
+        (Transport::Stdio, &ERAS[0], ServerStream::Open),
+        (Transport::Stdio, &ERAS[1], ServerStream::Open),
+        (Transport::Http, &ERAS[0], ServerStream::Open),
+        (Transport::Http, &ERAS[1], ServerStream::Unavailable),
+    ] {
+        install_tls();
+        let host = Host::start(pinned(version), HeadlessSurface::new(Answers::Defaults));
+        let conn = host
+            .connect("demo", demo_spec(transport).await)
+            .await
+            .unwrap();
+        let state = conn.wait_server_stream(patience).await;
+        assert_eq!(state, expected, "{transport:?} {version}");
+        assert_eq!(conn.server_stream(), expected);
+        conn.close().await;
+    }
 }
 
 #[tokio::test]

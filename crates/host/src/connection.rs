@@ -20,9 +20,11 @@ use rmcp::model::{
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::Value;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::handler::{HostClient, reply_to_result};
+use crate::http_client::{HttpClient, ServerStream};
 use crate::runtime::{Host, HostError, ProtocolChoice};
 use crate::spec::ServerSpec;
 use crate::timer::PauseGate;
@@ -58,6 +60,7 @@ pub struct Connection {
     service: RunningService<RoleClient, HostClient>,
     gate: PauseGate,
     inflight: Arc<Mutex<Vec<String>>>,
+    server_stream: watch::Receiver<ServerStream>,
     watcher: CancellationToken,
 }
 
@@ -120,6 +123,10 @@ impl Connection {
             inflight: inflight.clone(),
         };
         let transport_name = spec.transport();
+        // stdio is one duplex pipe: the server can always reach the host. Over HTTP the client
+        // reports the standalone stream.
+        let (_, mut server_stream) = watch::channel(ServerStream::Open);
+        let mut http_client = None;
         let service = match spec {
             ServerSpec::Stdio { command, args, env } => {
                 let cmd = tokio::process::Command::new(&command).configure(|c| {
@@ -166,10 +173,10 @@ impl Connection {
                         .map_err(|e| connect_err(format!("bad value for header `{k}`: {e}")))?;
                     config.custom_headers.insert(name, value);
                 }
-                let transport = StreamableHttpClientTransport::with_client(
-                    reqwest_client().map_err(connect_err)?,
-                    config,
-                );
+                let client = HttpClient::new().map_err(connect_err)?;
+                server_stream = client.stream_state();
+                http_client = Some(client.clone());
+                let transport = StreamableHttpClientTransport::with_client(client, config);
                 handler
                     .serve_with_lifecycle(transport, lifecycle)
                     .await
@@ -181,6 +188,11 @@ impl Connection {
             .as_ref()
             .map(|i| i.protocol_version.clone())
             .unwrap_or(ProtocolVersion::V_2025_11_25);
+        if let Some(client) = &http_client
+            && ProtocolEra::of(&protocol) == ProtocolEra::MultiRoundTrip
+        {
+            client.no_standalone_stream();
+        }
         let info = ConnectionInfo {
             name: name.clone(),
             transport: transport_name,
@@ -215,6 +227,7 @@ impl Connection {
             service,
             gate,
             inflight,
+            server_stream,
             watcher,
         })
     }
@@ -222,6 +235,34 @@ impl Connection {
     /// What the host knows about this server.
     pub fn info(&self) -> &ConnectionInfo {
         &self.info
+    }
+
+    /// Whether the server can reach this host outside a tool call right now (see
+    /// [`ServerStream`]); stdio connections always can.
+    pub fn server_stream(&self) -> ServerStream {
+        *self.server_stream.borrow()
+    }
+
+    /// Waits until the server's standalone stream is open, or known to be unavailable, for at
+    /// most `patience`; returns the state then. A 2025 server that pushes requests outside tool
+    /// calls needs the stream open before the call that makes it do so.
+    ///
+    /// ```no_run
+    /// # async fn run(connection: interlude_host::Connection) {
+    /// use interlude_host::ServerStream;
+    /// let state = connection.wait_server_stream(std::time::Duration::from_secs(2)).await;
+    /// if state != ServerStream::Open {
+    ///     eprintln!("the server can only reach us within tool calls");
+    /// }
+    /// # }
+    /// ```
+    pub async fn wait_server_stream(&self, patience: Duration) -> ServerStream {
+        let mut state = self.server_stream.clone();
+        let settled = state.wait_for(|s| *s != ServerStream::Pending);
+        match tokio::time::timeout(patience, settled).await {
+            Ok(Ok(s)) => *s,
+            _ => self.server_stream(),
+        }
     }
 
     /// Whether the server's transport has closed (the server exited or the connection dropped).
@@ -390,11 +431,4 @@ impl Drop for InflightGuard {
             calls.remove(i);
         }
     }
-}
-
-fn reqwest_client() -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
-        .tcp_nodelay(true)
-        .build()
-        .map_err(|e| format!("cannot build HTTP client: {e}"))
 }

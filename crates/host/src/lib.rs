@@ -37,10 +37,12 @@
 mod connection;
 mod handler;
 pub mod headless;
+mod http_client;
 mod runtime;
 mod spec;
 mod timer;
 
 pub use connection::{CallOutcome, Connection, ConnectionInfo};
+pub use http_client::ServerStream;
 pub use runtime::{AnswerSink, Host, HostConfig, HostError, ProtocolChoice, Surface};
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};

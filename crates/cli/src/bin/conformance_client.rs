@@ -50,9 +50,10 @@ async fn run() -> anyhow::Result<()> {
         "elicitation-sep1034-client-defaults" => {
             // The mock sends `elicitation/create` without a related request, so it travels on the
             // standalone GET stream, and the TS SDK 1.x server drops it if that stream is not open
-            // yet. rmcp opens the GET stream concurrently with the first POST: give it a head
-            // start, or the tool call races it and hangs.
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            // yet. rmcp opens the GET stream in the background after the session starts: wait
+            // until the server has answered that GET (or refused it) before calling.
+            let stream = connection.wait_server_stream(Duration::from_secs(5)).await;
+            tracing::debug!(?stream, "standalone stream before the call");
             connection
                 .call_tool("test_client_elicitation_defaults", None)
                 .await

@@ -1,0 +1,179 @@
+//! The host's client for rmcp's streamable HTTP transport: reqwest with pooled connections and
+//! TCP_NODELAY (rmcp's `from_config` turns pooling off), which also reports when the server's
+//! standalone SSE stream is open.
+//!
+//! A 2025 server that sends a request outside any tool call (an `elicitation/create` with no
+//! related request) can only reach the host over that GET stream, and some servers drop such a
+//! message when the stream is not open yet. rmcp opens it in the background after the session
+//! starts; [`HttpClient`] notes the moment the server answered the GET, so a caller can wait
+//! for it instead of guessing a delay.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+};
+use sse_stream::{Error as SseError, Sse};
+use tokio::sync::watch;
+
+/// The state of a connection's standalone server-to-host stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerStream {
+    /// Not open (yet): the session has not started, or the server has not answered the GET.
+    Pending,
+    /// Open: the server can send requests and notifications outside a tool call.
+    Open,
+    /// The server has no standalone stream (it answered the GET with 405, or the transport has
+    /// none, as stateless 2026-07-28 HTTP): it reaches the host only within requests.
+    Unavailable,
+}
+
+#[derive(Clone)]
+pub(crate) struct HttpClient {
+    inner: reqwest::Client,
+    stream: Arc<watch::Sender<ServerStream>>,
+}
+
+impl HttpClient {
+    pub(crate) fn new() -> Result<Self, String> {
+        let inner = reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| format!("cannot build HTTP client: {e}"))?;
+        Ok(HttpClient {
+            inner,
+            stream: Arc::new(watch::Sender::new(ServerStream::Pending)),
+        })
+    }
+
+    pub(crate) fn stream_state(&self) -> watch::Receiver<ServerStream> {
+        self.stream.subscribe()
+    }
+
+    /// The session turned out to have no standalone stream (2026-07-28 HTTP is stateless: a
+    /// server reaches the client only within a request).
+    pub(crate) fn no_standalone_stream(&self) {
+        self.stream.send_if_modified(|s| {
+            let pending = *s == ServerStream::Pending;
+            if pending {
+                *s = ServerStream::Unavailable;
+            }
+            pending
+        });
+    }
+
+    fn note_standalone<T, E>(&self, standalone: bool, result: &Result<T, StreamableHttpError<E>>)
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        if !standalone {
+            return;
+        }
+        let state = match result {
+            Ok(_) => ServerStream::Open,
+            Err(StreamableHttpError::ServerDoesNotSupportSse) => ServerStream::Unavailable,
+            Err(_) => return,
+        };
+        self.stream.send_replace(state);
+    }
+}
+
+type SseStream = BoxStream<'static, Result<Sse, SseError>>;
+
+impl StreamableHttpClient for HttpClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.inner
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.inner
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
+        // The standalone stream is the GET of a session that resumes nothing.
+        let standalone = session_id.is_some() && last_event_id.is_none();
+        let result = self
+            .inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await;
+        self.note_standalone(standalone, &result);
+        result
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
+        let standalone = session_id.is_some() && last_event_id.is_none();
+        let result = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await;
+        self.note_standalone(standalone, &result);
+        result
+    }
+}
