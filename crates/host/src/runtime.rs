@@ -1,12 +1,16 @@
-//! The host's main loop and the surface boundary.
+//! The host's core and the surface boundary.
 //!
-//! One task owns the [`Engine`] and the [`Surface`]; everything else talks to it through one
-//! closed enum of inputs. That keeps the engine single-threaded and the order of events total:
-//! the audit log, the queue and the surface always agree.
+//! One [`Core`] owns the [`Engine`] and the [`Surface`]; everything else talks to it through one
+//! closed enum of inputs, appended to one queue. Whoever appends an input and finds the core free
+//! drains the queue then and there, in order; whoever finds it busy leaves the input to the task
+//! draining it (see [`Hub::submit`]). So the engine runs single-threaded and the order of events
+//! is total — the audit log, the queue and the surface always agree — without a task of its own:
+//! a request reaches the engine, and a scripted or already-given answer comes back, with no hop
+//! between tasks (at 32 concurrent calls a dedicated task cost a fifth of the throughput).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 use std::time::Duration;
 
 use interlude_engine::{
@@ -16,7 +20,7 @@ use interlude_engine::{
 use interlude_protocol::ProtocolEra;
 use interlude_schema::FieldError;
 use rmcp::model::ProtocolVersion;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::connection::Connection;
@@ -25,8 +29,10 @@ use crate::spec::ServerSpec;
 /// Where a person sees requests and answers them. Implemented by the web, terminal and headless
 /// surfaces.
 ///
-/// Methods are called from the host's main loop and must not block: a surface that needs time
-/// (a person, a browser) keeps the [`AnswerSink`] and answers later, from any task.
+/// Methods are called with the host's core locked, on whichever task or thread handed the host
+/// an input, one call at a time and in the order of events. They must not block: a surface that
+/// needs time (a person, a browser) keeps the [`AnswerSink`] and answers later, from any task or
+/// thread. Answering from inside a callback is fine (the answer is handled right after it).
 pub trait Surface: Send + 'static {
     /// A request joined the queue (it is presented later, or at once). Surfaces that show the
     /// whole queue keep it; the default ignores it.
@@ -49,25 +55,96 @@ pub trait Surface: Send + 'static {
     }
 }
 
-/// A handle a surface answers through. Cheap to clone; answers after the host stopped are
-/// dropped.
-#[derive(Clone, Debug)]
+/// A handle a surface answers through. Cheap to clone.
+#[derive(Clone)]
 pub struct AnswerSink {
-    tx: mpsc::UnboundedSender<HostInput>,
+    hub: Arc<Hub>,
+}
+
+impl std::fmt::Debug for AnswerSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnswerSink").finish_non_exhaustive()
+    }
 }
 
 impl AnswerSink {
-    /// A sink whose answers go to the returned receiver instead of a host (for unit tests of
-    /// surfaces).
+    /// A sink whose answers are collected in the returned list instead of reaching a host (for
+    /// unit tests of surfaces).
     #[cfg(test)]
-    pub(crate) fn detached() -> (AnswerSink, mpsc::UnboundedReceiver<HostInput>) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        (AnswerSink { tx }, rx)
+    pub(crate) fn detached() -> (AnswerSink, Arc<Mutex<Vec<HostInput>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let hub = Arc::new(Hub::new(Box::new(move |input, _: &Weak<Hub>| {
+            if let Ok(mut log) = log.lock() {
+                log.push(input);
+            }
+        })));
+        (AnswerSink { hub }, seen)
     }
 
     /// Reports the person's answer to request `id`.
     pub fn answer(&self, id: RequestId, answer: SurfaceAnswer) {
-        let _ = self.tx.send(HostInput::Answer { id, answer });
+        self.hub.submit(HostInput::Answer { id, answer });
+    }
+}
+
+/// What handles one input with the core locked (the core's state lives in the closure).
+type Handler = Box<dyn FnMut(HostInput, &Weak<Hub>) + Send>;
+
+/// The queue of inputs and the one core that handles them.
+pub(crate) struct Hub {
+    queue: Mutex<VecDeque<HostInput>>,
+    core: Mutex<Handler>,
+    me: Weak<Hub>,
+}
+
+impl Hub {
+    fn new(handler: Handler) -> Hub {
+        Hub {
+            queue: Mutex::new(VecDeque::new()),
+            core: Mutex::new(handler),
+            me: Weak::new(),
+        }
+    }
+
+    fn start(handler: Handler) -> Arc<Hub> {
+        Arc::new_cyclic(|me| Hub {
+            me: me.clone(),
+            ..Hub::new(handler)
+        })
+    }
+
+    fn queue(&self) -> MutexGuard<'_, VecDeque<HostInput>> {
+        // A poisoned queue only means a panic elsewhere while it was held; its content is intact.
+        self.queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Appends `input` and, when no one else is handling inputs, handles the queue to the end.
+    ///
+    /// Whoever holds the core drains the queue and then, after releasing the core, looks again:
+    /// an input appended after its last look found the core still held (so its submitter left
+    /// it) and is picked up here. Inputs submitted from inside a callback (a surface answering
+    /// at once) find the core held by their own caller and wait for the drain they are part of.
+    pub(crate) fn submit(&self, input: HostInput) {
+        self.queue().push_back(input);
+        loop {
+            let mut core = match self.core.try_lock() {
+                Ok(core) => core,
+                Err(TryLockError::WouldBlock) => return,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            };
+            loop {
+                let next = self.queue().pop_front();
+                let Some(input) = next else { break };
+                core(input, &self.me);
+            }
+            drop(core);
+            if self.queue().is_empty() {
+                return;
+            }
+        }
     }
 }
 
@@ -186,10 +263,10 @@ pub(crate) enum HostInput {
     },
 }
 
-/// The host: a handle to its main loop. Cheap to clone.
+/// The host: a handle to its core. Cheap to clone.
 #[derive(Clone)]
 pub struct Host {
-    pub(crate) tx: mpsc::UnboundedSender<HostInput>,
+    hub: Arc<Hub>,
     pub(crate) config: Arc<HostConfig>,
     next_id: Arc<AtomicU64>,
     audit: Arc<Mutex<VecDeque<AuditRecord>>>,
@@ -205,15 +282,24 @@ impl std::fmt::Debug for Host {
 const AUDIT_KEPT: usize = 10_000;
 
 impl Host {
-    /// Starts the main loop on the current tokio runtime with `surface` as the person's side.
+    /// Starts a host with `surface` as the person's side. Connections need a tokio runtime; the
+    /// host itself runs no task of its own.
     pub fn start(config: HostConfig, surface: impl Surface) -> Host {
-        let (tx, rx) = mpsc::unbounded_channel();
         let audit = Arc::new(Mutex::new(VecDeque::new()));
-        let engine = Engine::new(config.engine.clone());
-        let sink = AnswerSink { tx: tx.clone() };
-        tokio::spawn(main_loop(engine, surface, sink, rx, audit.clone()));
+        let mut core = Core {
+            engine: Engine::new(config.engine.clone()),
+            surface,
+            responders: HashMap::new(),
+            audit: audit.clone(),
+            start: Instant::now(),
+        };
+        let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
+            if let Some(hub) = hub.upgrade() {
+                core.handle(input, &AnswerSink { hub });
+            }
+        }));
         Host {
-            tx,
+            hub,
             config: Arc::new(config),
             next_id: Arc::new(AtomicU64::new(1)),
             audit,
@@ -233,7 +319,7 @@ impl Host {
     /// handler of the web surface).
     pub fn answer_sink(&self) -> AnswerSink {
         AnswerSink {
-            tx: self.tx.clone(),
+            hub: self.hub.clone(),
         }
     }
 
@@ -266,7 +352,14 @@ impl Host {
     ) -> Reply {
         let id = RequestId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (reply_tx, reply_rx) = oneshot::channel();
-        let sent = self.tx.send(HostInput::Elicit {
+        // Armed before the request is submitted: a reply that is already there when the future
+        // is dropped is still withdrawn harmlessly (the engine ignores unknown ids).
+        let mut guard = WithdrawOnDrop {
+            hub: self.hub.clone(),
+            id,
+            armed: true,
+        };
+        self.hub.submit(HostInput::Elicit {
             id,
             server: server.to_owned(),
             era,
@@ -274,21 +367,13 @@ impl Host {
             tool,
             reply: reply_tx,
         });
-        if sent.is_err() {
-            return Reply::Cancel;
-        }
-        let mut guard = WithdrawOnDrop {
-            tx: self.tx.clone(),
-            id,
-            armed: true,
-        };
         let reply = reply_rx.await.unwrap_or(Reply::Cancel);
         guard.armed = false;
         reply
     }
 
     pub(crate) fn server_gone(&self, server: &str, reason: impl Into<String>) {
-        let _ = self.tx.send(HostInput::ServerGone {
+        self.hub.submit(HostInput::ServerGone {
             server: server.to_owned(),
             reason: reason.into(),
         });
@@ -296,7 +381,7 @@ impl Host {
 }
 
 struct WithdrawOnDrop {
-    tx: mpsc::UnboundedSender<HostInput>,
+    hub: Arc<Hub>,
     id: RequestId,
     armed: bool,
 }
@@ -304,7 +389,7 @@ struct WithdrawOnDrop {
 impl Drop for WithdrawOnDrop {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.tx.send(HostInput::Withdraw {
+            self.hub.submit(HostInput::Withdraw {
                 id: self.id,
                 reason: "the server no longer waits for this answer".into(),
             });
@@ -312,17 +397,19 @@ impl Drop for WithdrawOnDrop {
     }
 }
 
-async fn main_loop(
-    mut engine: Engine,
-    mut surface: impl Surface,
-    sink: AnswerSink,
-    mut rx: mpsc::UnboundedReceiver<HostInput>,
+/// The engine, the surface and the callers waiting for replies: touched only with the hub's core
+/// lock held.
+struct Core<S> {
+    engine: Engine,
+    surface: S,
+    responders: HashMap<RequestId, oneshot::Sender<Reply>>,
     audit: Arc<Mutex<VecDeque<AuditRecord>>>,
-) {
-    let start = Instant::now();
-    let mut responders: HashMap<RequestId, oneshot::Sender<Reply>> = HashMap::new();
-    while let Some(input) = rx.recv().await {
-        let now_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    start: Instant,
+}
+
+impl<S: Surface> Core<S> {
+    fn handle(&mut self, input: HostInput, sink: &AnswerSink) {
+        let now_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let input = match input {
             HostInput::Elicit {
                 id,
@@ -332,7 +419,7 @@ async fn main_loop(
                 tool,
                 reply,
             } => {
-                responders.insert(id, reply);
+                self.responders.insert(id, reply);
                 Input::Elicit(Incoming {
                     id,
                     server,
@@ -346,27 +433,27 @@ async fn main_loop(
             HostInput::Withdraw { id, reason } => Input::Withdraw { id, reason },
             HostInput::ServerGone { server, reason } => Input::ServerGone { server, reason },
         };
-        for effect in engine.handle(input, now_ms) {
+        for effect in self.engine.handle(input, now_ms) {
             match effect {
                 Effect::Reply { id, reply } => {
-                    surface.replied(id, &reply);
-                    if let Some(tx) = responders.remove(&id) {
+                    self.surface.replied(id, &reply);
+                    if let Some(tx) = self.responders.remove(&id) {
                         let _ = tx.send(reply);
                     }
                 }
-                Effect::Queued(view) => surface.queued(&view),
-                Effect::Present(view) => surface.present(view, &sink),
-                Effect::Invalid { id, errors } => surface.invalid(id, &errors, &sink),
+                Effect::Queued(view) => self.surface.queued(&view),
+                Effect::Present(view) => self.surface.present(view, sink),
+                Effect::Invalid { id, errors } => self.surface.invalid(id, &errors, sink),
                 Effect::Closed { id, notice } => {
-                    responders.remove(&id);
-                    surface.closed(id, &notice);
+                    self.responders.remove(&id);
+                    self.surface.closed(id, &notice);
                 }
                 Effect::Audit(record) => {
                     tracing::info!(
                         target: "interlude::audit",
                         record = %serde_json::to_string(&record).unwrap_or_default(),
                     );
-                    if let Ok(mut log) = audit.lock() {
+                    if let Ok(mut log) = self.audit.lock() {
                         // A ring: dropping the oldest record must not move the other 10 000.
                         if log.len() >= AUDIT_KEPT {
                             log.pop_front();
@@ -376,5 +463,87 @@ async fn main_loop(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn withdraw(id: u64) -> HostInput {
+        HostInput::Withdraw {
+            id: RequestId(id),
+            reason: String::new(),
+        }
+    }
+
+    fn id_of(input: &HostInput) -> u64 {
+        match input {
+            HostInput::Withdraw { id, .. } | HostInput::Answer { id, .. } => id.0,
+            _ => u64::MAX,
+        }
+    }
+
+    /// Eight threads submit at once: every input is handled exactly once, never two at a time,
+    /// and each thread's inputs in the order it submitted them.
+    #[test]
+    fn concurrent_submissions_are_all_handled_once_in_order() {
+        const THREADS: u64 = 8;
+        const EACH: u64 = 5_000;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let busy = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (log, flag) = (seen.clone(), busy.clone());
+        let hub = Hub::start(Box::new(move |input, _: &Weak<Hub>| {
+            assert!(
+                !flag.swap(true, Ordering::SeqCst),
+                "two inputs handled at once"
+            );
+            log.lock().unwrap().push(id_of(&input));
+            flag.store(false, Ordering::SeqCst);
+        }));
+        let threads: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let hub = hub.clone();
+                std::thread::spawn(move || {
+                    for i in 0..EACH {
+                        hub.submit(withdraw(t * EACH + i));
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len() as u64, THREADS * EACH, "an input was lost");
+        for t in 0..THREADS {
+            let mine: Vec<u64> = seen.iter().copied().filter(|id| id / EACH == t).collect();
+            let expected: Vec<u64> = (t * EACH..(t + 1) * EACH).collect();
+            assert_eq!(
+                mine, expected,
+                "thread {t}'s inputs out of order or duplicated"
+            );
+        }
+    }
+
+    /// A callback that submits (a surface answering at once) neither deadlocks nor jumps the
+    /// queue: its input is handled after the one being handled.
+    #[test]
+    fn inputs_submitted_from_a_callback_follow_the_current_one() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
+            let id = id_of(&input);
+            log.lock().unwrap().push(id);
+            if id < 3
+                && let Some(hub) = hub.upgrade()
+            {
+                hub.submit(withdraw(id + 10));
+                log.lock().unwrap().push(100 + id);
+            }
+        }));
+        hub.submit(withdraw(1));
+        hub.submit(withdraw(2));
+        assert_eq!(*seen.lock().unwrap(), [1, 101, 11, 2, 102, 12]);
     }
 }
