@@ -8,7 +8,7 @@
 //! validation rules, a review of what would be sent, and a final Accept / Edit / Decline /
 //! Cancel. Esc or Ctrl-C at any prompt cancels the request.
 //!
-//! How it is put together: the host's main loop calls the surface, which must not block, so the
+//! How it is put together: the host's core calls the surface, which must not block, so the
 //! surface only forwards what it is told over a channel (`surface.rs`); one thread owns the
 //! terminal and does all prompting and printing (`ui.rs`, `request.rs`, `form.rs`, `tools.rs`,
 //! `render.rs`); tool calls run on the tokio runtime and report back over the same channel.
@@ -63,7 +63,7 @@ pub enum TuiError {
     /// Reading from or writing to the terminal failed.
     #[error("terminal error: {0}")]
     Terminal(#[source] InquireError),
-    /// The host's main loop is gone.
+    /// The host is gone.
     #[error("the host stopped unexpectedly")]
     HostStopped,
     /// The terminal thread panicked.

@@ -1,7 +1,7 @@
-//! The [`Surface`] half of the terminal surface: the host's main loop calls it, and it only
+//! The [`Surface`] half of the terminal surface: the host's core calls it, and it only
 //! forwards what it is told over a channel to the one thread that owns the terminal.
 //!
-//! It never blocks and never touches the terminal (the host's loop must stay responsive while a
+//! It never blocks and never touches the terminal (the host's core must stay responsive while a
 //! person takes their time). The terminal thread reads the channel through [`Events`], which
 //! also keeps track of which requests are still waiting, for the "1 more waiting" line.
 
