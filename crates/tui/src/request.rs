@@ -11,7 +11,6 @@
 //! the engine applies), keep state between requests, or know about tools.
 
 use std::fmt;
-use std::sync::Arc;
 
 use inquire::Select;
 use interlude_engine::{ElicitationView, Notice, Reply, SurfaceAnswer};
@@ -46,7 +45,7 @@ pub(crate) fn answer(
     let id = view.id;
     let server = plain_line(&view.server);
     header(screen, &view, events.waiting_behind(id));
-    let schema = Arc::new(view.schema);
+    let schema = view.schema;
     let mut values: Content = view.prefill;
     let mut todo = all_fields(&schema);
     let mut errors: Vec<FieldError> = Vec::new();
