@@ -20,6 +20,10 @@
 //! Because the handler is re-entered on 2026-07-28, code before an `ask` may run more than once:
 //! keep side effects after the last question, or make them idempotent.
 //!
+//! To serve on stdio, [`stdio()`] is a drop-in for rmcp's `transport::stdio()` that polls the
+//! pipes on tokio's reactor instead of its blocking thread pool (faster, same bytes):
+//! `Server { .. }.serve(interlude_server::stdio()).await?`.
+//!
 //! # Example
 //! ```no_run
 //! use interlude_server::{Answer, Ask, AskConfig, AskServer, respond};
