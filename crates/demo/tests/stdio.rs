@@ -150,6 +150,47 @@ fn serves_over_pipes_on_the_reactor() {
 }
 
 #[test]
+fn a_pipe_shared_with_stderr_stays_blocking() {
+    // std cannot point a child's stderr at its stdout pipe; a shell can (`2>&1`).
+    let shell = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec '{DEMO}' 2>&1"))
+        .env("INTERLUDE_LOG", "interlude_server=debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start interlude-demo through sh");
+    let mut child = Kill(shell);
+    let mut writer = child.0.stdin.take().expect("stdin");
+    let mut reader = BufReader::new(child.0.stdout.take().expect("stdout"));
+    writeln!(writer, "{}", initialize(5)).expect("write");
+    // The log lines and the protocol share the pipe: skip what is not JSON-RPC.
+    let mut line = String::new();
+    let mut logged = String::new();
+    let init = loop {
+        line.clear();
+        assert!(
+            reader.read_line(&mut line).expect("read") > 0,
+            "closed; saw:\n{logged}"
+        );
+        match serde_json::from_str::<Value>(&line) {
+            Ok(message) if message["id"] == json!(5) => break message,
+            _ => logged.push_str(&line),
+        }
+    };
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    assert!(
+        logged.contains("stdin is a pipe, polled on the reactor"),
+        "{logged}"
+    );
+    assert!(
+        logged.contains("stdout stays on tokio's blocking writer: it is also stderr"),
+        "{logged}"
+    );
+}
+
+#[test]
 fn falls_back_to_blocking_io_for_regular_files() {
     let (input, output, log) = (scratch("in"), scratch("out"), scratch("file.log"));
     std::fs::write(&input, format!("{}\n", initialize(7))).expect("write input");

@@ -13,6 +13,8 @@
 //! duplicate of fd 0/1, but the non-blocking flag belongs to the open file they share, so it is
 //! cleared again when the reader or writer is dropped; in between, nothing else in the process
 //! should read stdin or write stdout directly (which an MCP server on stdio must not do anyway).
+//! A stream that is also stderr (`2>&1` into the same pipe) stays blocking, so that logging to
+//! stderr never meets a full non-blocking pipe.
 
 use std::io;
 use std::pin::Pin;
@@ -76,12 +78,23 @@ mod unix {
     use std::fs::File;
     use std::io;
     use std::os::fd::{AsFd, OwnedFd};
-    use std::os::unix::fs::FileTypeExt;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
     pub(super) enum Kind {
         Pipe,
         Socket,
         Other,
+    }
+
+    /// Whether stderr is the same pipe or socket as `file` (as after `2>&1`). Non-blocking mode
+    /// would then apply to stderr too, and a full pipe would make a plain `eprintln!` fail.
+    fn shared_with_stderr(file: &std::fs::Metadata) -> bool {
+        let Ok(stderr) = std::io::stderr().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        File::from(stderr)
+            .metadata()
+            .is_ok_and(|e| e.dev() == file.dev() && e.ino() == file.ino())
     }
 
     /// A duplicate of stdin (`out == false`) or stdout, and what it is.
@@ -92,13 +105,16 @@ mod unix {
             std::io::stdin().as_fd().try_clone_to_owned()?
         };
         let file = File::from(owned);
-        let kind = file.metadata()?.file_type();
-        let kind = if kind.is_fifo() {
-            Kind::Pipe
-        } else if kind.is_socket() {
-            Kind::Socket
-        } else {
+        let meta = file.metadata()?;
+        let kind = meta.file_type();
+        let kind = if !(kind.is_fifo() || kind.is_socket()) {
             Kind::Other
+        } else if shared_with_stderr(&meta) {
+            return Err(io::Error::other("it is also stderr"));
+        } else if kind.is_fifo() {
+            Kind::Pipe
+        } else {
+            Kind::Socket
         };
         Ok((OwnedFd::from(file), kind))
     }
