@@ -100,6 +100,19 @@ pub(crate) struct Admitted {
 }
 
 /// The params of an elicitation request, as they reached the host.
+///
+/// ```
+/// use interlude_engine::ElicitParams;
+/// use serde_json::json;
+///
+/// let raw = json!({"message": "Name?", "requestedSchema": {"type": "object",
+///     "properties": {"name": {"type": "string"}}}});
+/// // What rmcp typed (the usual path) …
+/// let typed: rmcp::model::ElicitRequestParams = serde_json::from_value(raw.clone()).unwrap();
+/// assert!(matches!(ElicitParams::from(typed), ElicitParams::Typed(_)));
+/// // … or raw JSON, for what rmcp could not type.
+/// assert!(matches!(ElicitParams::from(raw), ElicitParams::Json(_)));
+/// ```
 #[derive(Debug, Clone)]
 pub enum ElicitParams {
     /// Typed by rmcp: the usual path (push requests through rmcp's client handler, and
