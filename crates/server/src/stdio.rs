@@ -127,6 +127,19 @@ mod unix {
         tokio::net::UnixStream::from_std(std)
     }
 
+    /// Builds the reactor-side stream from `fd`. Building makes the open file non-blocking; if it
+    /// then fails (the reactor refused the descriptor), the file is made blocking again, so that
+    /// the blocking fallback can read or write it.
+    pub(super) fn build<T>(
+        fd: OwnedFd,
+        make: impl FnOnce(OwnedFd) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let spare = fd.try_clone()?;
+        make(fd).inspect_err(|_| {
+            let _ = rustix::io::ioctl_fionbio(&spare, false);
+        })
+    }
+
     pub(super) fn restore_socket(socket: Option<tokio::net::UnixStream>) {
         if let Some(std) = socket.and_then(|s| s.into_std().ok()) {
             let _ = std.set_nonblocking(false);
@@ -138,10 +151,12 @@ fn reader() -> Reader {
     #[cfg(unix)]
     {
         let attempt = unix::classify(false).and_then(|(fd, kind)| match kind {
-            unix::Kind::Pipe => {
+            unix::Kind::Pipe => unix::build(fd, |fd| {
                 tokio::net::unix::pipe::Receiver::from_owned_fd(fd).map(|r| Reader::Pipe(Some(r)))
+            }),
+            unix::Kind::Socket => {
+                unix::build(fd, |fd| unix::socket(fd).map(|s| Reader::Socket(Some(s))))
             }
-            unix::Kind::Socket => unix::socket(fd).map(|s| Reader::Socket(Some(s))),
             unix::Kind::Other => Err(io::Error::other("not a pipe or socket")),
         });
         match attempt {
@@ -164,10 +179,12 @@ fn writer() -> Writer {
     #[cfg(unix)]
     {
         let attempt = unix::classify(true).and_then(|(fd, kind)| match kind {
-            unix::Kind::Pipe => {
+            unix::Kind::Pipe => unix::build(fd, |fd| {
                 tokio::net::unix::pipe::Sender::from_owned_fd(fd).map(|w| Writer::Pipe(Some(w)))
+            }),
+            unix::Kind::Socket => {
+                unix::build(fd, |fd| unix::socket(fd).map(|s| Writer::Socket(Some(s))))
             }
-            unix::Kind::Socket => unix::socket(fd).map(|s| Writer::Socket(Some(s))),
             unix::Kind::Other => Err(io::Error::other("not a pipe or socket")),
         });
         match attempt {
