@@ -80,7 +80,7 @@ mod unix {
     use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
-    pub(super) enum Kind {
+    enum Kind {
         Pipe,
         Socket,
         Other,
@@ -98,7 +98,7 @@ mod unix {
     }
 
     /// A duplicate of stdin (`out == false`) or stdout, and what it is.
-    pub(super) fn classify(out: bool) -> io::Result<(OwnedFd, Kind)> {
+    fn classify(out: bool) -> io::Result<(OwnedFd, Kind)> {
         let owned = if out {
             std::io::stdout().as_fd().try_clone_to_owned()?
         } else {
@@ -121,7 +121,7 @@ mod unix {
 
     /// A Unix stream socket on the reactor (a socket fd of another type fails here or on use,
     /// and the caller falls back).
-    pub(super) fn socket(fd: OwnedFd) -> io::Result<tokio::net::UnixStream> {
+    fn socket(fd: OwnedFd) -> io::Result<tokio::net::UnixStream> {
         let std = std::os::unix::net::UnixStream::from(fd);
         std.set_nonblocking(true)?;
         tokio::net::UnixStream::from_std(std)
@@ -130,14 +130,42 @@ mod unix {
     /// Builds the reactor-side stream from `fd`. Building makes the open file non-blocking; if it
     /// then fails (the reactor refused the descriptor), the file is made blocking again, so that
     /// the blocking fallback can read or write it.
-    pub(super) fn build<T>(
-        fd: OwnedFd,
-        make: impl FnOnce(OwnedFd) -> io::Result<T>,
-    ) -> io::Result<T> {
+    fn build<T>(fd: OwnedFd, make: impl FnOnce(OwnedFd) -> io::Result<T>) -> io::Result<T> {
         let spare = fd.try_clone()?;
         make(fd).inspect_err(|_| {
             let _ = rustix::io::ioctl_fionbio(&spare, false);
         })
+    }
+
+    /// Stdin (`out == false`) or stdout on the reactor, built by `pipe` or `socket`; `None`
+    /// (after saying why in the debug log) when it stays on tokio's blocking stream.
+    pub(super) fn attach<T>(
+        out: bool,
+        pipe: impl FnOnce(OwnedFd) -> io::Result<T>,
+        socket: impl FnOnce(tokio::net::UnixStream) -> T,
+    ) -> Option<T> {
+        let (name, blocking) = if out {
+            ("stdout", "writer")
+        } else {
+            ("stdin", "reader")
+        };
+        let attempt = classify(out).and_then(|(fd, kind)| match kind {
+            Kind::Pipe => build(fd, pipe).map(|t| (t, "pipe")),
+            Kind::Socket => build(fd, |fd| self::socket(fd).map(socket)).map(|t| (t, "socket")),
+            Kind::Other => Err(io::Error::other("not a pipe or socket")),
+        });
+        match attempt {
+            Ok((stream, kind)) => {
+                tracing::debug!("stdio transport: {name} is a {kind}, polled on the reactor");
+                Some(stream)
+            }
+            Err(e) => {
+                tracing::debug!(
+                    "stdio transport: {name} stays on tokio's blocking {blocking}: {e}"
+                );
+                None
+            }
+        }
     }
 
     pub(super) fn restore_socket(socket: Option<tokio::net::UnixStream>) {
@@ -149,82 +177,26 @@ mod unix {
 
 fn reader() -> Reader {
     #[cfg(unix)]
-    {
-        let attempt = unix::classify(false).and_then(|(fd, kind)| match kind {
-            unix::Kind::Pipe => unix::build(fd, |fd| {
-                tokio::net::unix::pipe::Receiver::from_owned_fd(fd).map(|r| Reader::Pipe(Some(r)))
-            }),
-            unix::Kind::Socket => {
-                unix::build(fd, |fd| unix::socket(fd).map(|s| Reader::Socket(Some(s))))
-            }
-            unix::Kind::Other => Err(io::Error::other("not a pipe or socket")),
-        });
-        match attempt {
-            Ok(reader) => {
-                tracing::debug!(
-                    "stdio transport: stdin is a {}, polled on the reactor",
-                    reader.kind()
-                );
-                return reader;
-            }
-            Err(e) => {
-                tracing::debug!("stdio transport: stdin stays on tokio's blocking reader: {e}")
-            }
-        }
+    if let Some(reader) = unix::attach(
+        false,
+        |fd| tokio::net::unix::pipe::Receiver::from_owned_fd(fd).map(|r| Reader::Pipe(Some(r))),
+        |s| Reader::Socket(Some(s)),
+    ) {
+        return reader;
     }
     Reader::Blocking(tokio::io::stdin())
 }
 
 fn writer() -> Writer {
     #[cfg(unix)]
-    {
-        let attempt = unix::classify(true).and_then(|(fd, kind)| match kind {
-            unix::Kind::Pipe => unix::build(fd, |fd| {
-                tokio::net::unix::pipe::Sender::from_owned_fd(fd).map(|w| Writer::Pipe(Some(w)))
-            }),
-            unix::Kind::Socket => {
-                unix::build(fd, |fd| unix::socket(fd).map(|s| Writer::Socket(Some(s))))
-            }
-            unix::Kind::Other => Err(io::Error::other("not a pipe or socket")),
-        });
-        match attempt {
-            Ok(writer) => {
-                tracing::debug!(
-                    "stdio transport: stdout is a {}, polled on the reactor",
-                    writer.kind()
-                );
-                return writer;
-            }
-            Err(e) => {
-                tracing::debug!("stdio transport: stdout stays on tokio's blocking writer: {e}")
-            }
-        }
+    if let Some(writer) = unix::attach(
+        true,
+        |fd| tokio::net::unix::pipe::Sender::from_owned_fd(fd).map(|w| Writer::Pipe(Some(w))),
+        |s| Writer::Socket(Some(s)),
+    ) {
+        return writer;
     }
     Writer::Blocking(tokio::io::stdout())
-}
-
-impl Reader {
-    fn kind(&self) -> &'static str {
-        match self {
-            #[cfg(unix)]
-            Reader::Pipe(_) => "pipe",
-            #[cfg(unix)]
-            Reader::Socket(_) => "socket",
-            Reader::Blocking(_) => "blocking",
-        }
-    }
-}
-
-impl Writer {
-    fn kind(&self) -> &'static str {
-        match self {
-            #[cfg(unix)]
-            Writer::Pipe(_) => "pipe",
-            #[cfg(unix)]
-            Writer::Socket(_) => "socket",
-            Writer::Blocking(_) => "blocking",
-        }
-    }
 }
 
 #[cfg(unix)]
