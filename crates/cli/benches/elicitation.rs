@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail, ensure};
 use interlude_engine::EngineConfig;
-use interlude_host::headless::{Answers, HeadlessSurface, ScriptedAction, ScriptedAnswer};
+use interlude_host::headless::{Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, ProtocolChoice, ServerSpec};
 use interlude_server::{Answer, Ask, AskConfig, AskServer, respond};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -933,10 +933,7 @@ async fn interlude_client(
     let mut values = serde_json::Map::new();
     values.insert("name".into(), json!("Ada"));
     values.insert("age".into(), json!(36));
-    let surface = HeadlessSurface::new(Answers::Single(ScriptedAnswer {
-        action: ScriptedAction::Accept,
-        values,
-    }));
+    let surface = HeadlessSurface::new(Answers::Single(Answer::Accepted(values)));
     let host = Host::start(config, surface);
     let spec = match url {
         Some(url) => ServerSpec::Http {

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use interlude_engine::Reply;
+use interlude_engine::{Answer, Reply};
 use interlude_host::headless::{Answers, HeadlessSurface};
-use interlude_host::{Host, HostConfig, ProtocolChoice, ServerSpec};
+use interlude_host::{Host, HostConfig, ProtocolChoice, RequestStatus, ServerSpec};
 use rmcp::model::ProtocolVersion;
 use serde_json::Value;
 
@@ -85,9 +85,7 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         config.call_timeout =
             Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?);
     }
-    let surface = HeadlessSurface::new(answers);
-    let log = surface.log();
-    let host = Host::start(config, surface);
+    let host = Host::start(config, HeadlessSurface::new(answers));
     let spec = ServerSpec::parse(&args.server)?;
     let connection = host.connect("server", spec).await?;
     let outcome = connection.call_tool(&args.tool, arguments).await;
@@ -95,24 +93,25 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     let outcome = outcome?;
     println!("{}", serde_json::to_string_pretty(&outcome.result)?);
 
-    let events = log.lock().map(|l| l.clone()).unwrap_or_default();
+    // What became of every request the call raised, from the host's record of the call.
+    let requests = host
+        .call(outcome.call)
+        .map(|c| c.requests.clone())
+        .unwrap_or_default();
     let mut declined = false;
-    for event in &events {
-        if !event.invalid.is_empty() {
-            let errors: Vec<String> = event.invalid.iter().map(ToString::to_string).collect();
+    for record in requests.iter().filter_map(|id| host.request(*id)) {
+        if !record.errors.is_empty() {
+            let errors: Vec<String> = record.errors.iter().map(ToString::to_string).collect();
             eprintln!(
                 "interlude: the scripted answer to \"{}\" was invalid ({}); the request was cancelled",
-                event.message,
+                record.view.message(),
                 errors.join("; ")
             );
         }
-        match &event.reply {
-            Some(Reply::Decline | Reply::Cancel) => declined = true,
-            None if event.closed.is_none() => {}
+        match &record.status {
+            RequestStatus::Replied(Reply::Answered(Answer::Declined | Answer::Cancelled))
+            | RequestStatus::Closed(_) => declined = true,
             _ => {}
-        }
-        if event.reply.is_none() && event.closed.is_some() {
-            declined = true;
         }
     }
     if outcome.result.is_error == Some(true) {

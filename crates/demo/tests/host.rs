@@ -1,17 +1,16 @@
-//! End to end: the Interlude host (engine + runtime) against the demo server and against
-//! misbehaving servers, over real transports (child processes on stdio, HTTP on 127.0.0.1), in
-//! both protocol eras.
+//! End to end over real transports: the Interlude host against the demo server as a child
+//! process (stdio) and on 127.0.0.1 (streamable HTTP), against misbehaving servers (child
+//! processes), and the server toolkit against hostile clients, in both protocol eras. The host's
+//! behaviour itself is tested in-process in `crates/host/tests/host.rs`.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use interlude_engine::{ElicitationView, Notice, Reply, RequestId, SurfaceAnswer};
+use interlude_engine::{Answer, Reply};
 use interlude_host::headless::{Answers, HeadlessSurface};
-use interlude_host::{
-    AnswerSink, Host, HostConfig, HostError, ProtocolChoice, ServerSpec, ServerStream, Surface,
-};
+use interlude_host::{Host, HostConfig, HostError, ProtocolChoice, ServerSpec, ServerStream};
 use interlude_protocol::ProtocolEra;
-use interlude_schema::{Content, FieldError};
+use interlude_schema::Content;
+use interlude_test_support::surface::{RecordingSurface, Step};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
     ElicitResult, ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
@@ -44,75 +43,6 @@ fn text_of(result: &rmcp::model::CallToolResult) -> String {
         .join("\n")
 }
 
-/// What a test surface does with the next request it is shown (or the next invalid notice).
-#[derive(Clone, Debug)]
-enum Step {
-    Answer(SurfaceAnswer),
-    After(Duration, SurfaceAnswer),
-    Never,
-}
-
-#[derive(Clone, Debug, Default)]
-struct Seen {
-    presented: Vec<ElicitationView>,
-    invalid: Vec<Vec<FieldError>>,
-    closed: Vec<Notice>,
-    replies: Vec<Reply>,
-}
-
-/// A surface that plays a script of steps and records everything it is told.
-#[derive(Clone)]
-struct TestSurface {
-    steps: Arc<Mutex<Vec<Step>>>,
-    seen: Arc<Mutex<Seen>>,
-}
-
-impl TestSurface {
-    fn new(steps: Vec<Step>) -> Self {
-        TestSurface {
-            steps: Arc::new(Mutex::new(steps.into_iter().rev().collect())),
-            seen: Arc::default(),
-        }
-    }
-
-    fn seen(&self) -> Seen {
-        self.seen.lock().unwrap().clone()
-    }
-
-    fn play(&self, id: RequestId, sink: &AnswerSink) {
-        let step = self.steps.lock().unwrap().pop().unwrap_or(Step::Never);
-        match step {
-            Step::Answer(a) => sink.answer(id, a),
-            Step::After(d, a) => {
-                let sink = sink.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(d).await;
-                    sink.answer(id, a);
-                });
-            }
-            Step::Never => {}
-        }
-    }
-}
-
-impl Surface for TestSurface {
-    fn present(&mut self, view: ElicitationView, sink: &AnswerSink) {
-        let id = view.id;
-        self.seen.lock().unwrap().presented.push(view);
-        self.play(id, sink);
-    }
-    fn invalid(&mut self, id: RequestId, errors: &[FieldError], sink: &AnswerSink) {
-        self.seen.lock().unwrap().invalid.push(errors.to_vec());
-        self.play(id, sink);
-    }
-    fn closed(&mut self, _id: RequestId, notice: &Notice) {
-        self.seen.lock().unwrap().closed.push(notice.clone());
-    }
-    fn replied(&mut self, _id: RequestId, reply: &Reply) {
-        self.seen.lock().unwrap().replies.push(reply.clone());
-    }
-}
-
 #[derive(Clone, Copy, Debug)]
 enum Transport {
     Stdio,
@@ -142,7 +72,7 @@ fn pinned(version: &ProtocolVersion) -> HostConfig {
 }
 
 fn accept(v: Value) -> Step {
-    Step::Answer(SurfaceAnswer::Accept(content(v)))
+    Step::accept(v)
 }
 
 /// Whether a server can reach the host outside a tool call: always on stdio; over HTTP once the
@@ -173,10 +103,10 @@ async fn the_server_stream_is_reported_per_transport_and_era() {
 async fn accept_decline_cancel_on_every_transport_and_era() {
     for transport in [Transport::Stdio, Transport::Http] {
         for version in &ERAS {
-            let surface = TestSurface::new(vec![
+            let surface = RecordingSurface::new(vec![
                 accept(json!({"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})),
-                Step::Answer(SurfaceAnswer::Decline),
-                Step::Answer(SurfaceAnswer::Cancel),
+                Step::Answer(Answer::Declined),
+                Step::Answer(Answer::Cancelled),
             ]);
             let host = Host::start(pinned(version), surface.clone());
             let conn = host
@@ -197,8 +127,7 @@ async fn accept_decline_cancel_on_every_transport_and_era() {
                 "Thanks Ada Lovelace (ada@example.com, age 36).",
                 "{ctx}"
             );
-            let expected_rounds =
-                usize::from(ProtocolEra::of(version) == ProtocolEra::MultiRoundTrip);
+            let expected_rounds = usize::from(ProtocolEra::of(version) == ProtocolEra::Mrtr);
             assert_eq!(accepted.rounds, expected_rounds, "{ctx}");
 
             let declined = conn.call_tool("confirm_action", None).await.unwrap();
@@ -209,63 +138,22 @@ async fn accept_decline_cancel_on_every_transport_and_era() {
             let seen = surface.seen();
             assert_eq!(seen.presented.len(), 3, "{ctx}");
             let first = &seen.presented[0];
-            assert_eq!(first.server, "demo");
-            assert_eq!(first.message, "Please provide your contact information");
-            let names: Vec<&str> = first
-                .schema
-                .fields
-                .iter()
-                .map(|f| f.name.as_str())
-                .collect();
+            assert_eq!(first.server_name, "demo");
+            assert_eq!(first.message(), "Please provide your contact information");
+            let interlude_engine::RequestKind::Form(form) = &first.kind;
+            let names: Vec<&str> = form.schema.fields.iter().map(|f| f.name.as_str()).collect();
             assert_eq!(names, ["name", "email", "age"], "field order kept, {ctx}");
             assert_eq!(first.era, ProtocolEra::of(version));
-            assert_eq!(first.tool.as_deref(), Some("contact_info"), "{ctx}");
+            assert_eq!(first.call, Some(accepted.call), "tied to its call, {ctx}");
             conn.close().await;
         }
     }
 }
 
 #[tokio::test]
-async fn every_seed_example_round_trips_typed_values() {
-    for version in &ERAS {
-        let surface = TestSurface::new(vec![
-            accept(json!({"username": "octocat"})),
-            accept(json!({"genre": "hip-hop"})),
-            accept(json!({"topics": ["research", "events"]})),
-            accept(json!({"confirm": true})),
-        ]);
-        let host = Host::start(pinned(version), surface.clone());
-        let conn = host
-            .connect("demo", demo_spec(Transport::Stdio).await)
-            .await
-            .unwrap();
-        let mut texts = Vec::new();
-        for tool in [
-            "github_username",
-            "favourite_genre",
-            "newsletter_topics",
-            "confirm_action",
-        ] {
-            texts.push(text_of(&conn.call_tool(tool, None).await.unwrap().result));
-        }
-        assert_eq!(
-            texts,
-            [
-                "Hello, @octocat!",
-                "Favourite genre: HipHop.",
-                "Subscribed to [Research, Events].",
-                "Deleted 3 drafts."
-            ],
-            "{version}"
-        );
-        conn.close().await;
-    }
-}
-
-#[tokio::test]
 async fn an_invalid_answer_never_leaves_the_host() {
     for version in &ERAS {
-        let surface = TestSurface::new(vec![
+        let surface = RecordingSurface::new(vec![
             accept(json!({"name": "Ada", "email": "not-an-email", "age": 12})),
             accept(json!({"name": "Ada", "email": "ada@example.com", "age": 36})),
         ]);
@@ -286,64 +174,10 @@ async fn an_invalid_answer_never_leaves_the_host() {
         // Exactly one reply left, and it is the corrected one.
         assert_eq!(
             seen.replies,
-            [Reply::Accept(content(
+            [Reply::Answered(Answer::Accepted(content(
                 json!({"name": "Ada", "email": "ada@example.com", "age": 36})
-            ))]
+            )))]
         );
-        conn.close().await;
-    }
-}
-
-#[tokio::test]
-async fn defaults_are_applied_before_the_answer_leaves() {
-    let host = Host::start(
-        pinned(&ProtocolVersion::V_2025_11_25),
-        HeadlessSurface::new(Answers::Defaults),
-    );
-    let conn = host
-        .connect("demo", demo_spec(Transport::Stdio).await)
-        .await
-        .unwrap();
-    let out = conn
-        .call_tool("test_elicitation_sep1034_defaults", None)
-        .await
-        .unwrap();
-    assert_eq!(
-        text_of(&out.result),
-        r#"Elicitation completed: action=accept, content={"name":"John Doe","age":30,"score":95.5,"status":"active","verified":true}"#
-    );
-    let records = host.audit_records();
-    let kinds: Vec<String> = records
-        .iter()
-        .map(|r| {
-            serde_json::to_value(&r.event).unwrap()["kind"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    assert_eq!(kinds, ["received", "accepted"]);
-    conn.close().await;
-}
-
-#[tokio::test]
-async fn the_call_timeout_pauses_while_a_person_answers() {
-    for version in &ERAS {
-        let surface = TestSurface::new(vec![Step::After(
-            Duration::from_millis(1500),
-            SurfaceAnswer::Accept(content(json!({"username": "slow-typist"}))),
-        )]);
-        let config = HostConfig {
-            call_timeout: Some(Duration::from_millis(700)),
-            ..pinned(version)
-        };
-        let host = Host::start(config, surface);
-        let conn = host
-            .connect("demo", demo_spec(Transport::Stdio).await)
-            .await
-            .unwrap();
-        let out = conn.call_tool("github_username", None).await.unwrap();
-        assert_eq!(text_of(&out.result), "Hello, @slow-typist!", "{version}");
         conn.close().await;
     }
 }
@@ -358,7 +192,7 @@ fn scripted(mode: &str) -> ServerSpec {
 
 #[tokio::test]
 async fn a_nested_schema_is_refused_with_32602_naming_the_property_and_nothing_is_shown() {
-    let surface = TestSurface::new(vec![]);
+    let surface = RecordingSurface::new(vec![]);
     let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
     let conn = host.connect("nested", scripted("nested")).await.unwrap();
     let out = conn.call_tool("ask", None).await.unwrap();
@@ -376,7 +210,7 @@ async fn a_nested_schema_is_refused_with_32602_naming_the_property_and_nothing_i
 
 #[tokio::test]
 async fn an_oversized_message_is_refused_and_nothing_is_shown() {
-    let surface = TestSurface::new(vec![]);
+    let surface = RecordingSurface::new(vec![]);
     let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
     let conn = host.connect("huge", scripted("huge")).await.unwrap();
     let out = conn.call_tool("ask", None).await.unwrap();
@@ -389,22 +223,31 @@ async fn an_oversized_message_is_refused_and_nothing_is_shown() {
 
 #[tokio::test]
 async fn a_server_dying_mid_elicitation_closes_the_request_and_the_host_keeps_running() {
-    let surface = TestSurface::new(vec![Step::Never, accept(json!({"username": "still-here"}))]);
+    let surface =
+        RecordingSurface::new(vec![Step::Never, accept(json!({"username": "still-here"}))]);
     let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
+    let mut events = surface.events();
     let doomed = host.connect("doomed", scripted("die")).await.unwrap();
     let err = doomed.call_tool("ask", None).await.unwrap_err();
     assert!(matches!(err, HostError::Service { .. }), "{err}");
 
-    // The pending request was closed with a notice naming the server.
-    let mut closed = Vec::new();
-    for _ in 0..50 {
-        closed = surface.seen().closed;
-        if !closed.is_empty() {
-            break;
+    // The pending request was closed with a notice naming the server, as soon as the
+    // connection's end was signalled.
+    tokio::time::timeout(Duration::from_secs(5), doomed.closed())
+        .await
+        .expect("the end of the connection is signalled");
+    let closing = async {
+        while let Some(event) = events.recv().await {
+            if matches!(event, interlude_host::HostEvent::RequestClosed(_)) {
+                return;
+            }
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(closed.len(), 1);
+    };
+    tokio::time::timeout(Duration::from_secs(5), closing)
+        .await
+        .expect("the request is closed");
+    let closed = surface.seen().closed;
+    assert_eq!(closed.len(), 1, "{closed:?}");
     assert_eq!(closed[0].server, "doomed");
     assert!(surface.seen().replies.is_empty());
 

@@ -11,24 +11,9 @@ use std::sync::Arc;
 
 use interlude_schema::{FormSchema, SchemaError};
 use rmcp::model::{ElicitRequestParams, ElicitationSchema};
+
+use crate::engine::Declared;
 use serde_json::Value;
-
-/// The modes of elicitation a host declared to a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeclaredModes {
-    /// `elicitation.form` (or the bare `elicitation: {}`).
-    pub form: bool,
-    /// `elicitation.url`.
-    pub url: bool,
-}
-
-impl DeclaredModes {
-    /// Form only: what Interlude declares today.
-    pub const FORM: DeclaredModes = DeclaredModes {
-        form: true,
-        url: false,
-    };
-}
 
 /// The mode of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +153,7 @@ pub(crate) struct Limits {
 
 pub(crate) fn admit(
     params: &ElicitParams,
-    declared: DeclaredModes,
+    declared: Declared,
     limits: &Limits,
     schemas: &mut SchemaCache,
 ) -> Result<Admitted, Refusal> {
@@ -180,7 +165,7 @@ pub(crate) fn admit(
 
 fn admit_typed(
     params: &ElicitRequestParams,
-    declared: DeclaredModes,
+    declared: Declared,
     limits: &Limits,
     schemas: &mut SchemaCache,
 ) -> Result<Admitted, Refusal> {
@@ -211,7 +196,7 @@ fn admit_typed(
     }
 }
 
-fn check_mode(mode: ElicitationMode, declared: DeclaredModes) -> Result<(), Refusal> {
+fn check_mode(mode: ElicitationMode, declared: Declared) -> Result<(), Refusal> {
     let allowed = match mode {
         ElicitationMode::Form => declared.form,
         ElicitationMode::Url => declared.url,
@@ -244,11 +229,7 @@ fn check_field_count(count: usize, limits: &Limits) -> Result<(), Refusal> {
     Ok(())
 }
 
-fn admit_json(
-    params: &Value,
-    declared: DeclaredModes,
-    limits: &Limits,
-) -> Result<Admitted, Refusal> {
+fn admit_json(params: &Value, declared: Declared, limits: &Limits) -> Result<Admitted, Refusal> {
     let o = params.as_object().ok_or(Refusal::NotAnObject)?;
     let mode = match o.get("mode") {
         None | Some(Value::Null) => ElicitationMode::Form,
@@ -332,14 +313,14 @@ mod tests {
         let mut cache = SchemaCache::default();
         let a = admit(
             &ElicitParams::Json(json),
-            DeclaredModes::FORM,
+            Declared::FORM,
             &limits,
             &mut cache,
         )
         .unwrap();
         let b = admit(
             &ElicitParams::from(typed),
-            DeclaredModes::FORM,
+            Declared::FORM,
             &limits,
             &mut cache,
         )
@@ -359,9 +340,9 @@ mod tests {
         };
         let mut cache = SchemaCache::default();
         let params = ElicitParams::from(url);
-        let e = admit(&params, DeclaredModes::FORM, &limits, &mut cache).unwrap_err();
+        let e = admit(&params, Declared::FORM, &limits, &mut cache).unwrap_err();
         assert_eq!(e, Refusal::Undeclared("url"));
-        let both = DeclaredModes {
+        let both = Declared {
             form: true,
             url: true,
         };
@@ -382,7 +363,7 @@ mod tests {
             max_fields: 4,
         };
         assert!(matches!(
-            admit(&params, DeclaredModes::FORM, &short, &mut cache),
+            admit(&params, Declared::FORM, &short, &mut cache),
             Err(Refusal::MessageTooLong { len: 20, limit: 10 })
         ));
         let narrow = Limits {
@@ -390,7 +371,7 @@ mod tests {
             max_fields: 1,
         };
         assert!(matches!(
-            admit(&params, DeclaredModes::FORM, &narrow, &mut cache),
+            admit(&params, Declared::FORM, &narrow, &mut cache),
             Err(Refusal::TooManyFields { count: 2, limit: 1 })
         ));
     }

@@ -1,48 +1,54 @@
 //! The host engine, **sans-IO**: every decision a host makes about a server's request for a
 //! person, and nothing else.
 //!
-//! The engine takes [`Input`]s (an elicitation arrived, the person answered, the server went
-//! away…) with the current time, and returns [`Effect`]s (reply to the server, present a request,
-//! withdraw one, write an audit record). It owns:
-//! - **admission**: parse the request at the boundary, refuse an undeclared mode or a schema
-//!   outside the subset with -32602 naming the field, refuse oversized messages, rate-limit per
-//!   server ([`EngineConfig`]);
-//! - **the inbox**: one request presented at a time, the rest queued in arrival order, from every
+//! The engine takes [`Input`]s (a request arrived, the person answered, the server went away…)
+//! with the current time, and returns [`Effect`]s (reply to the server, queue and present a
+//! request, withdraw one, write an audit record). Its parts:
+//! - `engine.rs`: [`Engine`], its ids ([`RequestId`], [`CallId`], [`ServerId`]), [`Input`],
+//!   [`Effect`], [`Reply`], and what the host [`Declared`] to servers, as data;
+//! - `request.rs`: the request as surfaces see it, [`RequestView`] with one closed enum of kinds,
+//!   [`RequestKind`] (`Form` today), matched exhaustively by every surface;
+//! - `admission.rs`: parse the request at the boundary, refuse an undeclared mode or a schema
+//!   outside the subset with -32602 naming the field, refuse oversized messages;
+//! - `inbox.rs`: one request presented at a time, the rest queued in arrival order, from every
 //!   server and both protocol eras alike;
-//! - **answers**: validate the person's content with the same rules as the server toolkit and
-//!   apply defaults before anything leaves; an invalid answer never leaves, it goes back to the
-//!   surface as [`Effect::Invalid`];
-//! - **the audit log**: one [`AuditRecord`] per request and per outcome, with values of
+//! - answers: the person's [`Answer`] is validated with the same rules as the server toolkit and
+//!   defaults are applied before anything leaves; an invalid answer never leaves, it goes back to
+//!   the surface as [`Effect::Invalid`];
+//! - `rate.rs`: per-server rate limiting ([`EngineConfig`]);
+//! - `audit.rs`: one [`AuditRecord`] per request and per outcome, with values of
 //!   sensitive-looking fields redacted.
 //!
 //! It has no clock, no ids of its own, no channels, no rmcp service, no HTTP, terminal or
-//! browser code: the host runtime drives it, surfaces render its [`ElicitationView`]s.
+//! browser code: the host runtime drives it, surfaces render its [`RequestView`]s.
 //!
 //! # Example
 //! ```
-//! use interlude_engine::{Engine, EngineConfig, Input, Incoming, Effect, Reply, SurfaceAnswer,
-//!                        RequestId, DeclaredModes};
+//! use interlude_engine::{Answer, Declared, Effect, Engine, EngineConfig, Incoming, Input, Reply,
+//!                        RequestId, ServerId};
 //! use interlude_protocol::ProtocolEra;
 //! use serde_json::json;
 //!
 //! let mut engine = Engine::new(EngineConfig::default());
 //! let id = RequestId(1);
-//! let effects = engine.handle(Input::Elicit(Incoming {
+//! let effects = engine.handle(Input::Request(Incoming {
 //!     id,
-//!     server: "demo".into(),
+//!     server: ServerId(1),
+//!     server_name: "demo".into(),
+//!     call: None,
 //!     era: ProtocolEra::Push,
-//!     declared: DeclaredModes::FORM,
+//!     declared: Declared::FORM,
 //!     params: json!({"message": "Your GitHub username?",
 //!                    "requestedSchema": {"type": "object",
 //!                        "properties": {"login": {"type": "string", "minLength": 1}},
 //!                        "required": ["login"]}}).into(),
-//!     tool: Some("github_user".into()),
 //! }), 0);
-//! assert!(effects.iter().any(|e| matches!(e, Effect::Present(v) if v.id == id)));
+//! assert!(effects.contains(&Effect::Present(id)));
 //!
-//! let effects = engine.handle(Input::Answer { id, answer: SurfaceAnswer::Accept(
-//!     serde_json::from_value(json!({"login": "octocat"})).unwrap()) }, 10);
-//! assert!(effects.iter().any(|e| matches!(e, Effect::Reply { reply: Reply::Accept(_), .. })));
+//! let login = json!({"login": "octocat"}).as_object().cloned().unwrap_or_default();
+//! let effects = engine.handle(Input::Answer { id, answer: Answer::Accepted(login) }, 10);
+//! assert!(effects.iter().any(|e| matches!(e,
+//!     Effect::Reply { reply: Reply::Answered(Answer::Accepted(_)), .. })));
 //! ```
 #![cfg_attr(
     not(test),
@@ -56,15 +62,19 @@
 
 mod admission;
 mod audit;
+mod engine;
 mod inbox;
 mod rate;
+mod request;
 
-pub use admission::{DeclaredModes, ElicitParams, ElicitationMode};
+pub use admission::{ElicitParams, ElicitationMode};
 pub use audit::{AuditEvent, AuditRecord, redact};
-pub use inbox::{
-    Effect, ElicitationView, Engine, EngineConfig, Incoming, Input, Notice, Reply, RequestId,
-    SurfaceAnswer,
+pub use engine::{
+    CallId, Declared, Effect, Engine, EngineConfig, Incoming, Input, Notice, Reply, RequestId,
+    ServerId,
 };
+pub use interlude_protocol::Answer;
+pub use request::{FormRequest, RequestKind, RequestView};
 
 /// JSON-RPC error codes the engine answers with.
 pub mod codes {

@@ -2,8 +2,8 @@
 //! server disconnects, rate limiting and the audit log.
 
 use interlude_engine::{
-    AuditEvent, AuditRecord, DeclaredModes, Effect, ElicitationView, Engine, EngineConfig,
-    Incoming, Input, Reply, RequestId, SurfaceAnswer, codes,
+    Answer, AuditEvent, AuditRecord, CallId, Declared, Effect, Engine, EngineConfig, FormRequest,
+    Incoming, Input, Reply, RequestId, RequestKind, RequestView, ServerId, codes,
 };
 use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FieldError};
@@ -18,14 +18,20 @@ fn engine() -> Engine {
 }
 
 fn elicit_in(id: u64, server: &str, era: ProtocolEra, params: Value) -> Input {
-    Input::Elicit(Incoming {
+    Input::Request(Incoming {
         id: RequestId(id),
-        server: server.into(),
+        server: server_id(server),
+        server_name: server.into(),
+        call: Some(CallId(100 + id)),
         era,
-        declared: DeclaredModes::FORM,
+        declared: Declared::FORM,
         params: params.into(),
-        tool: Some("some_tool".into()),
     })
+}
+
+/// The test's servers are named by one letter or word; their ids follow from the name.
+fn server_id(name: &str) -> ServerId {
+    ServerId(name.bytes().map(u64::from).sum())
 }
 
 fn elicit(id: u64, server: &str, params: Value) -> Input {
@@ -49,7 +55,7 @@ fn content(v: Value) -> Content {
     serde_json::from_value(v).expect("content must be a JSON object")
 }
 
-fn answer(id: u64, answer: SurfaceAnswer) -> Input {
+fn answer(id: u64, answer: Answer<Content>) -> Input {
     Input::Answer {
         id: RequestId(id),
         answer,
@@ -57,21 +63,41 @@ fn answer(id: u64, answer: SurfaceAnswer) -> Input {
 }
 
 fn accept(id: u64, v: Value) -> Input {
-    answer(id, SurfaceAnswer::Accept(content(v)))
+    answer(id, Answer::Accepted(content(v)))
 }
 
-fn presents(effects: &[Effect]) -> Vec<&ElicitationView> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Present(v) => Some(v),
-            _ => None,
+/// The views presented by these effects (each presented request's view is the one queued in the
+/// same batch; a request queued earlier is presented by id only).
+fn presents(effects: &[Effect]) -> Vec<&RequestView> {
+    presented_ids(effects)
+        .into_iter()
+        .map(|id| {
+            effects
+                .iter()
+                .find_map(|e| match e {
+                    Effect::Queued(v) if v.id.0 == id => Some(v),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("request {id} presented without its view: {effects:#?}"))
         })
         .collect()
 }
 
 fn presented_ids(effects: &[Effect]) -> Vec<u64> {
-    presents(effects).iter().map(|v| v.id.0).collect()
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Present(id) => Some(id.0),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The form of a view (every request in these tests is a form).
+fn form_of(view: &RequestView) -> &FormRequest {
+    match &view.kind {
+        RequestKind::Form(form) => form,
+    }
 }
 
 fn replies(effects: &[Effect]) -> Vec<(u64, &Reply)> {
@@ -117,11 +143,11 @@ fn audits(effects: &[Effect]) -> Vec<&AuditRecord> {
 }
 
 fn pending_ids(engine: &Engine) -> Vec<u64> {
-    engine.pending().iter().map(|v| v.id.0).collect()
+    engine.pending().iter().map(|id| id.0).collect()
 }
 
 fn presented_id(engine: &Engine) -> Option<u64> {
-    engine.presented().map(|v| v.id.0)
+    engine.presented().map(|id| id.0)
 }
 
 /// Position of the first effect matching `pred`.
@@ -201,13 +227,18 @@ fn form_request_without_mode_is_admitted_and_presented() {
     assert_eq!(p.len(), 1);
     let v = p[0];
     assert_eq!(v.id, RequestId(1));
-    assert_eq!(v.server, "alpha");
-    assert_eq!(v.message, "Your name?");
+    assert_eq!(v.server, server_id("alpha"));
+    assert_eq!(v.server_name, "alpha");
+    assert_eq!(v.message(), "Your name?");
     assert_eq!(v.era, ProtocolEra::Push);
-    assert_eq!(v.tool.as_deref(), Some("some_tool"));
-    assert_eq!(v.schema.fields.len(), 1);
-    assert_eq!(v.schema.fields[0].name, "name");
-    assert!(v.schema.fields[0].required);
+    assert_eq!(
+        v.call,
+        Some(CallId(101)),
+        "the call it was raised by, as given"
+    );
+    assert_eq!(form_of(v).schema.fields.len(), 1);
+    assert_eq!(form_of(v).schema.fields[0].name, "name");
+    assert!(form_of(v).schema.fields[0].required);
     assert_eq!(presented_id(&e), Some(1));
     assert_eq!(pending_ids(&e), vec![1]);
 }
@@ -401,12 +432,10 @@ fn one_request_is_presented_at_a_time_in_arrival_order() {
 
     assert_eq!(presented_id(&e), Some(1));
     assert_eq!(pending_ids(&e), vec![1, 2, 3]);
-    let servers: Vec<&str> = e.pending().iter().map(|v| v.server.as_str()).collect();
-    assert_eq!(servers, vec!["alpha", "beta", "alpha"]);
 
     // Answer the first: its reply, then the second is presented.
-    let fx = e.handle(answer(1, SurfaceAnswer::Decline), 10);
-    assert_eq!(replies(&fx), vec![(1, &Reply::Decline)]);
+    let fx = e.handle(answer(1, Answer::Declined), 10);
+    assert_eq!(replies(&fx), vec![(1, &Reply::Answered(Answer::Declined))]);
     assert_eq!(presented_ids(&fx), vec![2]);
     let reply_at = position(&fx, |e| matches!(e, Effect::Reply { .. }));
     let present_at = position(&fx, |e| matches!(e, Effect::Present(_)));
@@ -420,13 +449,16 @@ fn one_request_is_presented_at_a_time_in_arrival_order() {
     let fx = e.handle(accept(2, json!({"name": "Ada"})), 11);
     assert_eq!(
         replies(&fx),
-        vec![(2, &Reply::Accept(content(json!({"name": "Ada"}))))]
+        vec![(
+            2,
+            &Reply::Answered(Answer::Accepted(content(json!({"name": "Ada"}))))
+        )]
     );
     assert_eq!(presented_ids(&fx), vec![3]);
     assert_eq!(pending_ids(&e), vec![3]);
 
-    let fx = e.handle(answer(3, SurfaceAnswer::Cancel), 12);
-    assert_eq!(replies(&fx), vec![(3, &Reply::Cancel)]);
+    let fx = e.handle(answer(3, Answer::Cancelled), 12);
+    assert_eq!(replies(&fx), vec![(3, &Reply::Answered(Answer::Cancelled))]);
     assert!(presents(&fx).is_empty());
     assert!(e.pending().is_empty());
     assert!(e.presented().is_none());
@@ -468,7 +500,7 @@ fn presented_view_prefills_defaults() {
     let fx = e.handle(profile_request(1), 0);
     let v = presents(&fx)[0];
     assert_eq!(
-        Value::Object(v.prefill.clone()),
+        Value::Object(form_of(v).prefill.clone()),
         json!({"age": 30, "newsletter": true, "color": "green"})
     );
 }
@@ -483,7 +515,7 @@ fn accept_applies_defaults_for_omitted_fields() {
     );
     let r = replies(&fx);
     assert_eq!(r.len(), 1, "{fx:#?}");
-    let Reply::Accept(c) = r[0].1 else {
+    let Reply::Answered(Answer::Accepted(c)) = r[0].1 else {
         panic!("expected accept, got {:?}", r[0].1);
     };
     assert_eq!(
@@ -511,7 +543,7 @@ fn accept_keeps_values_the_person_gave_over_defaults() {
         ),
         5,
     );
-    let Reply::Accept(c) = replies(&fx)[0].1 else {
+    let Reply::Answered(Answer::Accepted(c)) = replies(&fx)[0].1 else {
         panic!("expected accept: {fx:#?}");
     };
     assert_eq!(c["age"], json!(40));
@@ -572,7 +604,7 @@ fn invalid_answer_stays_presented_then_a_corrected_one_is_accepted() {
     let r = replies(&fx);
     assert_eq!(r.len(), 1);
     assert_eq!(r[0].0, 1);
-    let Reply::Accept(c) = r[0].1 else {
+    let Reply::Answered(Answer::Accepted(c)) = r[0].1 else {
         panic!("expected accept: {fx:#?}");
     };
     assert_eq!(c["age"], json!(18));
@@ -595,7 +627,7 @@ fn null_values_never_leave_in_an_accept() {
     );
     let r = replies(&fx);
     assert_eq!(r.len(), 1, "{fx:#?}");
-    let Reply::Accept(c) = r[0].1 else {
+    let Reply::Answered(Answer::Accepted(c)) = r[0].1 else {
         panic!("expected accept: {fx:#?}");
     };
     assert!(
@@ -611,15 +643,15 @@ fn decline_and_cancel_reply_accordingly() {
     let mut e = engine();
     e.handle(profile_request(1), 0);
     e.handle(profile_request(2), 0);
-    let fx = e.handle(answer(1, SurfaceAnswer::Decline), 1);
-    assert_eq!(replies(&fx), vec![(1, &Reply::Decline)]);
+    let fx = e.handle(answer(1, Answer::Declined), 1);
+    assert_eq!(replies(&fx), vec![(1, &Reply::Answered(Answer::Declined))]);
     assert!(
         audits(&fx)
             .iter()
             .any(|r| r.request == 1 && r.event == AuditEvent::Declined)
     );
-    let fx = e.handle(answer(2, SurfaceAnswer::Cancel), 2);
-    assert_eq!(replies(&fx), vec![(2, &Reply::Cancel)]);
+    let fx = e.handle(answer(2, Answer::Cancelled), 2);
+    assert_eq!(replies(&fx), vec![(2, &Reply::Answered(Answer::Cancelled))]);
     assert!(
         audits(&fx)
             .iter()
@@ -638,10 +670,10 @@ fn late_or_duplicate_answers_yield_nothing() {
 
     // The same answer again (another tab), and other answers for the finished request.
     assert_eq!(e.handle(accept(1, json!({"name": "Ada"})), 2), vec![]);
-    assert_eq!(e.handle(answer(1, SurfaceAnswer::Decline), 3), vec![]);
-    assert_eq!(e.handle(answer(1, SurfaceAnswer::Cancel), 3), vec![]);
+    assert_eq!(e.handle(answer(1, Answer::Declined), 3), vec![]);
+    assert_eq!(e.handle(answer(1, Answer::Cancelled), 3), vec![]);
     // A request that never existed.
-    assert_eq!(e.handle(answer(99, SurfaceAnswer::Decline), 4), vec![]);
+    assert_eq!(e.handle(answer(99, Answer::Declined), 4), vec![]);
     assert_eq!(e.handle(accept(99, json!({"name": "x"})), 4), vec![]);
 
     assert_eq!(presented_id(&e), Some(2));
@@ -680,7 +712,7 @@ fn withdrawing_the_presented_request_closes_it_and_presents_the_next() {
     assert_eq!(pending_ids(&e), vec![2, 3]);
 
     // The withdrawn request can no longer be answered.
-    assert_eq!(e.handle(answer(1, SurfaceAnswer::Decline), 11), vec![]);
+    assert_eq!(e.handle(answer(1, Answer::Declined), 11), vec![]);
 }
 
 #[test]
@@ -709,10 +741,10 @@ fn withdrawing_a_queued_request_removes_it_without_changing_the_presented_one() 
         reason: "again".into(),
     };
     assert_eq!(e.handle(again, 11), vec![]);
-    assert_eq!(e.handle(answer(2, SurfaceAnswer::Decline), 11), vec![]);
+    assert_eq!(e.handle(answer(2, Answer::Declined), 11), vec![]);
 
     // The queue skips the withdrawn request.
-    let fx = e.handle(answer(1, SurfaceAnswer::Cancel), 12);
+    let fx = e.handle(answer(1, Answer::Cancelled), 12);
     assert_eq!(presented_ids(&fx), vec![3]);
 }
 
@@ -731,7 +763,7 @@ fn server_gone_closes_all_its_requests_and_presents_the_next_remaining() {
 
     let fx = e.handle(
         Input::ServerGone {
-            server: "alpha".into(),
+            server: server_id("alpha"),
             reason: "server disconnected".into(),
         },
         10,
@@ -760,7 +792,7 @@ fn server_gone_closes_all_its_requests_and_presents_the_next_remaining() {
     e.handle(elicit(6, "gamma", form("g1")), 11);
     let fx = e.handle(
         Input::ServerGone {
-            server: "gamma".into(),
+            server: server_id("gamma"),
             reason: "gone".into(),
         },
         12,
@@ -772,7 +804,7 @@ fn server_gone_closes_all_its_requests_and_presents_the_next_remaining() {
     // A server with nothing pending: nothing happens.
     let fx = e.handle(
         Input::ServerGone {
-            server: "nobody".into(),
+            server: server_id("nobody"),
             reason: "gone".into(),
         },
         13,
@@ -860,7 +892,7 @@ fn accepted_audit_record_redacts_sensitive_fields_but_not_the_reply() {
     assert!(!serialized.contains("s3cr3t"), "{serialized}");
 
     // The server still gets what the person typed.
-    let Reply::Accept(sent) = replies(&fx)[0].1 else {
+    let Reply::Answered(Answer::Accepted(sent)) = replies(&fx)[0].1 else {
         panic!("expected accept: {fx:#?}");
     };
     assert_eq!(sent["password"], json!("hunter2"));
@@ -882,7 +914,7 @@ fn received_audit_record_lists_fields_in_schema_order_and_the_era() {
         elicit_in(
             9,
             "alpha-server",
-            ProtocolEra::MultiRoundTrip,
+            ProtocolEra::Mrtr,
             json!({"message": "Order?", "requestedSchema": schema.clone()}),
         ),
         77,
@@ -1056,7 +1088,12 @@ fn server_everything_form_is_admitted_with_its_defaults() {
     let p = presents(&fx);
     assert_eq!(p.len(), 1, "{fx:#?}");
     let v = p[0];
-    let names: Vec<&str> = v.schema.fields.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<&str> = form_of(v)
+        .schema
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
     assert_eq!(
         names,
         vec![
@@ -1075,7 +1112,7 @@ fn server_everything_form_is_admitted_with_its_defaults() {
             "legacyTitledEnum",
         ]
     );
-    let required: Vec<&str> = v
+    let required: Vec<&str> = form_of(v)
         .schema
         .fields
         .iter()
@@ -1083,14 +1120,17 @@ fn server_everything_form_is_admitted_with_its_defaults() {
         .map(|f| f.name.as_str())
         .collect();
     assert_eq!(required, vec!["name"]);
-    assert_eq!(v.prefill.len(), 8);
-    assert_eq!(Value::Object(v.prefill.clone()), everything_defaults());
+    assert_eq!(form_of(v).prefill.len(), 8);
+    assert_eq!(
+        Value::Object(form_of(v).prefill.clone()),
+        everything_defaults()
+    );
 
     // Accepting only the required field sends every default along (conformance
     // `elicitation-defaults`).
     let fx = e.handle(accept(1, json!({"name": "Ada"})), 1);
     assert!(invalids(&fx).is_empty(), "{fx:#?}");
-    let Reply::Accept(c) = replies(&fx)[0].1 else {
+    let Reply::Answered(Answer::Accepted(c)) = replies(&fx)[0].1 else {
         panic!("expected accept: {fx:#?}");
     };
     let mut expected = everything_defaults();
@@ -1149,7 +1189,7 @@ fn every_admitted_request_is_announced_as_queued_before_it_is_presented() {
     );
     let presented_at = position(
         &first,
-        |x| matches!(x, Effect::Present(v) if v.id == RequestId(1)),
+        |x| matches!(x, Effect::Present(id) if *id == RequestId(1)),
     );
     assert!(queued_at < presented_at);
 

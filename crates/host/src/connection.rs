@@ -1,32 +1,48 @@
 //! One connection to one server: transport set-up, protocol negotiation, tool calls, and the
-//! 2026-07-28 `input_required` loop driven by the host itself.
+//! 2026-07-28 `input_required` loop (MRTR) driven by the host itself.
 //!
 //! Why the host drives the loop instead of rmcp's `call_tool`: rmcp fulfils every input request
 //! of a round in parallel and gives up after ten quick rounds, which suits a machine but not a
 //! person. Here requests go to the engine one at a time, and a round lasts as long as the person
 //! needs (2026-07-28 `basic/patterns/mrtr.mdx`: echo `requestState` exactly, a new id per retry,
 //! nothing carried over to other requests).
+//!
+//! Every call has a [`CallId`] from the moment it starts, is in the host's record until it
+//! ends (abandoned calls included), and ties the requests it raises to itself: MRTR rounds
+//! directly, push-era requests through the transport tap (`tap.rs`).
+//!
+//! What it does not do: decide anything about requests (the engine does) or keep state a
+//! surface would read (the record does).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use interlude_engine::{ElicitParams, Reply};
+use interlude_engine::{CallId, ElicitParams, ServerId};
 use interlude_protocol::ProtocolEra;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InputRequest,
-    JsonObject, ProtocolVersion, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
+    Implementation, InputRequest, JsonObject, ProtocolVersion, ServerResult, Tool,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
+};
+use rmcp::transport::{
+    ConfigureCommandExt, IntoTransport, StreamableHttpClientTransport, TokioChildProcess,
+};
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::handler::{HostClient, reply_to_result};
+use crate::handler::HostClient;
+use crate::host::{CallUpdate, HostError, HostInput, Link, ProtocolChoice, ServerUpdate};
 use crate::http_client::{HttpClient, ServerStream};
-use crate::runtime::{Host, HostError, ProtocolChoice};
+use crate::registry::{CallRecord, CallStatus, ServerIdentity, now_ms};
 use crate::spec::ServerSpec;
+use crate::tap::{CallTag, Tap};
 use crate::timer::PauseGate;
 
 /// What the host knows about a connected server.
@@ -34,7 +50,7 @@ use crate::timer::PauseGate;
 pub struct ConnectionInfo {
     /// The name the host gave it.
     pub name: String,
-    /// `stdio` or `http`.
+    /// `stdio`, `http` or `in-process`.
     pub transport: &'static str,
     /// The negotiated protocol version.
     pub protocol_version: String,
@@ -47,27 +63,47 @@ pub struct ConnectionInfo {
 /// A finished tool call.
 #[derive(Debug, Clone)]
 pub struct CallOutcome {
+    /// The host's id of the call.
+    pub call: CallId,
     /// The tool's result.
     pub result: CallToolResult,
     /// How many `input_required` rounds it took (0 on the push era).
     pub rounds: usize,
 }
 
-/// A live connection to a server. Dropping it closes the connection.
+/// What a transport built from a [`ServerSpec`] brings besides itself.
+#[derive(Default)]
+pub(crate) struct TransportExtras {
+    transport_name: Option<&'static str>,
+    server_stream: Option<watch::Receiver<ServerStream>>,
+    http_client: Option<HttpClient>,
+}
+
+/// A live connection to a server. Cheap to clone; the host keeps one clone until the
+/// connection is closed ([`Connection::close`], [`Host::disconnect`](crate::Host::disconnect)),
+/// and the last clone dropped closes it.
+#[derive(Clone)]
 pub struct Connection {
-    host: Host,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    link: Link,
+    id: ServerId,
     info: ConnectionInfo,
-    service: RunningService<RoleClient, HostClient>,
+    peer: Peer<RoleClient>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, HostClient>>>,
     gate: PauseGate,
-    inflight: Arc<Mutex<Vec<String>>>,
     server_stream: watch::Receiver<ServerStream>,
-    watcher: CancellationToken,
+    closed: CancellationToken,
+    closing: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection")
-            .field("info", &self.info)
+            .field("id", &self.inner.id)
+            .field("info", &self.inner.info)
             .finish_non_exhaustive()
     }
 }
@@ -77,57 +113,36 @@ fn install_crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-impl Connection {
-    pub(crate) async fn open(
-        host: Host,
-        name: String,
-        spec: ServerSpec,
-    ) -> Result<Self, HostError> {
-        let protocol = host.config.protocol.clone();
-        Self::open_with(host, name, spec, protocol).await
+/// A connection failure as a person reads it: rmcp's initialization errors name their type;
+/// say what happened instead.
+fn connect_reason(e: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::ConnectionClosed(_) => "the server closed the connection before it was ready".into(),
+        other => other.to_string(),
     }
+}
 
-    pub(crate) async fn open_with(
-        host: Host,
+impl Connection {
+    pub(crate) async fn open_spec(
+        link: Link,
+        id: ServerId,
         name: String,
         spec: ServerSpec,
         protocol: ProtocolChoice,
-    ) -> Result<Self, HostError> {
-        let connect_err = |reason: String| HostError::Connect {
-            server: name.clone(),
-            reason,
-        };
-        let (lifecycle, version) = match &protocol {
-            ProtocolChoice::Auto => (
-                ClientLifecycleMode::Auto {
-                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-                    legacy_version: Some(ProtocolVersion::V_2025_11_25),
-                },
-                ProtocolVersion::V_2025_11_25,
-            ),
-            ProtocolChoice::Pin(v) if ProtocolEra::of(v) == ProtocolEra::MultiRoundTrip => (
-                ClientLifecycleMode::Discover {
-                    preferred_versions: vec![v.clone()],
-                },
-                v.clone(),
-            ),
-            ProtocolChoice::Pin(v) => (ClientLifecycleMode::Initialize, v.clone()),
-        };
-        let gate = PauseGate::new();
-        let inflight = Arc::new(Mutex::new(Vec::new()));
-        let handler = HostClient {
-            host: host.clone(),
-            server: name.clone(),
-            version,
-            gate: gate.clone(),
-            inflight: inflight.clone(),
+    ) -> Result<Connection, HostError> {
+        let failed = |reason: String| {
+            link.submit(HostInput::Server(ServerUpdate::Failed {
+                id,
+                reason: reason.clone(),
+            }));
+            HostError::Connect {
+                server: name.clone(),
+                reason,
+            }
         };
         let transport_name = spec.transport();
-        // stdio is one duplex pipe: the server can always reach the host. Over HTTP the client
-        // reports the standalone stream.
-        let (_, mut server_stream) = watch::channel(ServerStream::Open);
-        let mut http_client = None;
-        let service = match spec {
+        match spec {
             ServerSpec::Stdio { command, args, env } => {
                 let cmd = tokio::process::Command::new(&command).configure(|c| {
                     c.args(&args);
@@ -143,7 +158,7 @@ impl Connection {
                 let (transport, stderr) = TokioChildProcess::builder(cmd)
                     .stderr(std::process::Stdio::piped())
                     .spawn()
-                    .map_err(|e| connect_err(format!("cannot start `{command}`: {e}")))?;
+                    .map_err(|e| failed(format!("cannot start `{command}`: {e}")))?;
                 if let Some(stderr) = stderr {
                     let server = name.clone();
                     tokio::spawn(async move {
@@ -154,10 +169,11 @@ impl Connection {
                         }
                     });
                 }
-                handler
-                    .serve_with_lifecycle(transport, lifecycle)
-                    .await
-                    .map_err(|e| connect_err(e.to_string()))?
+                let extras = TransportExtras {
+                    transport_name: Some(transport_name),
+                    ..TransportExtras::default()
+                };
+                Self::open_transport(link.clone(), id, name, transport, protocol, extras).await
             }
             ServerSpec::Http { url, headers } => {
                 install_crypto();
@@ -167,80 +183,181 @@ impl Connection {
                     )
                     .max_concurrent_requests(256);
                 for (k, v) in &headers {
-                    let name = http::HeaderName::try_from(k.as_str())
-                        .map_err(|e| connect_err(format!("bad header name `{k}`: {e}")))?;
+                    let header = http::HeaderName::try_from(k.as_str())
+                        .map_err(|e| failed(format!("bad header name `{k}`: {e}")))?;
                     let value = http::HeaderValue::try_from(v.as_str())
-                        .map_err(|e| connect_err(format!("bad value for header `{k}`: {e}")))?;
-                    config.custom_headers.insert(name, value);
+                        .map_err(|e| failed(format!("bad value for header `{k}`: {e}")))?;
+                    config.custom_headers.insert(header, value);
                 }
-                let client = HttpClient::new().map_err(connect_err)?;
-                server_stream = client.stream_state();
-                http_client = Some(client.clone());
+                let client = HttpClient::new().map_err(failed)?;
+                let extras = TransportExtras {
+                    transport_name: Some(transport_name),
+                    server_stream: Some(client.stream_state()),
+                    http_client: Some(client.clone()),
+                };
                 let transport = StreamableHttpClientTransport::with_client(client, config);
-                handler
-                    .serve_with_lifecycle(transport, lifecycle)
-                    .await
-                    .map_err(|e| connect_err(e.to_string()))?
+                Self::open_transport(link.clone(), id, name, transport, protocol, extras).await
+            }
+        }
+    }
+
+    pub(crate) async fn open_transport<T, E, A>(
+        link: Link,
+        id: ServerId,
+        name: String,
+        transport: T,
+        protocol: ProtocolChoice,
+        extras: TransportExtras,
+    ) -> Result<Connection, HostError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let failed = |reason: String| {
+            link.submit(HostInput::Server(ServerUpdate::Failed {
+                id,
+                reason: reason.clone(),
+            }));
+            HostError::Connect {
+                server: name.clone(),
+                reason,
             }
         };
+        let (lifecycle, version) = match &protocol {
+            ProtocolChoice::Auto => (
+                ClientLifecycleMode::Auto {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    legacy_version: Some(ProtocolVersion::V_2025_11_25),
+                },
+                ProtocolVersion::V_2025_11_25,
+            ),
+            ProtocolChoice::Pin(v) if ProtocolEra::of(v) == ProtocolEra::Mrtr => (
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![v.clone()],
+                },
+                v.clone(),
+            ),
+            ProtocolChoice::Pin(v) => (ClientLifecycleMode::Initialize, v.clone()),
+        };
+        let gate = PauseGate::new();
+        let handler = HostClient {
+            link: link.clone(),
+            server: id,
+            server_name: name.clone(),
+            version,
+            gate: gate.clone(),
+        };
+        let closed = CancellationToken::new();
+        let tap = Tap::new(transport.into_transport(), closed.clone());
+        let service = handler
+            .serve_with_lifecycle(tap, lifecycle)
+            .await
+            .map_err(|e| failed(connect_reason(&e)))?;
+        let peer = service.peer().clone();
         let peer_info = service.peer_info();
-        let protocol = peer_info
+        let negotiated = peer_info
             .as_ref()
             .map(|i| i.protocol_version.clone())
             .unwrap_or(ProtocolVersion::V_2025_11_25);
-        if let Some(client) = &http_client
-            && ProtocolEra::of(&protocol) == ProtocolEra::MultiRoundTrip
+        let era = ProtocolEra::of(&negotiated);
+        if let Some(client) = &extras.http_client
+            && era == ProtocolEra::Mrtr
         {
             client.no_standalone_stream();
         }
+        let server_info = peer_info.as_ref().and_then(|i| i.server_info.clone());
+        let has_tools = peer_info
+            .as_ref()
+            .is_none_or(|i| i.capabilities.tools.is_some());
+        let transport_name = extras.transport_name.unwrap_or("in-process");
         let info = ConnectionInfo {
             name: name.clone(),
             transport: transport_name,
-            protocol_version: protocol.to_string(),
-            era: ProtocolEra::of(&protocol),
-            server_info: peer_info.and_then(|i| i.server_info.clone()),
+            protocol_version: negotiated.to_string(),
+            era,
+            server_info: server_info.clone(),
         };
         tracing::info!(server = %name, protocol = %info.protocol_version, transport = transport_name, "connected");
-        let watcher = CancellationToken::new();
+        // stdio is one duplex pipe: the server can always reach the host. Over HTTP the client
+        // reports the standalone stream.
+        let server_stream = extras
+            .server_stream
+            .unwrap_or_else(|| watch::channel(ServerStream::Open).1);
+        let tools = if has_tools {
+            match peer.list_all_tools().await {
+                Ok(tools) => tools,
+                Err(e) => {
+                    let _ = service.cancel().await;
+                    return Err(failed(format!("cannot list its tools: {e}")));
+                }
+            }
+        } else {
+            Vec::new()
+        };
+        let identity = ServerIdentity {
+            name: server_info
+                .as_ref()
+                .map_or_else(String::new, |i| i.name.clone()),
+            title: server_info.as_ref().and_then(|i| i.title.clone()),
+            version: server_info
+                .as_ref()
+                .map_or_else(String::new, |i| i.version.clone()),
+            protocol_version: negotiated.to_string(),
+            era,
+        };
+        link.submit(HostInput::Server(ServerUpdate::Ready {
+            id,
+            identity,
+            tools,
+        }));
+        let closing = Arc::new(AtomicBool::new(false));
         {
-            let peer = service.peer().clone();
-            let host = host.clone();
-            let token = watcher.clone();
-            let name = name.clone();
+            // The end of the connection, as a signal: the tap cancels the token when the
+            // server's stream ends or the service drops the transport.
+            let (link, closed, closing, name) =
+                (link.clone(), closed.clone(), closing.clone(), name.clone());
             tokio::spawn(async move {
-                loop {
-                    tokio::select! {
-                        () = token.cancelled() => return,
-                        () = tokio::time::sleep(Duration::from_millis(100)) => {}
-                    }
-                    if peer.is_transport_closed() {
-                        tracing::warn!(server = %name, "server connection closed");
-                        host.server_gone(&name, format!("server `{name}` disconnected"));
-                        return;
-                    }
+                closed.cancelled().await;
+                if closing.load(Ordering::SeqCst) {
+                    link.submit(HostInput::Server(ServerUpdate::Closed { id }));
+                } else {
+                    tracing::warn!(server = %name, "server connection closed");
+                    link.submit(HostInput::Server(ServerUpdate::Failed {
+                        id,
+                        reason: format!("server `{name}` disconnected"),
+                    }));
                 }
             });
         }
         Ok(Connection {
-            host,
-            info,
-            service,
-            gate,
-            inflight,
-            server_stream,
-            watcher,
+            inner: Arc::new(Inner {
+                link,
+                id,
+                info,
+                peer,
+                service: tokio::sync::Mutex::new(Some(service)),
+                gate,
+                server_stream,
+                closed,
+                closing,
+            }),
         })
+    }
+
+    /// The host's id for this server.
+    pub fn id(&self) -> ServerId {
+        self.inner.id
     }
 
     /// What the host knows about this server.
     pub fn info(&self) -> &ConnectionInfo {
-        &self.info
+        &self.inner.info
     }
 
     /// Whether the server can reach this host outside a tool call right now (see
     /// [`ServerStream`]); stdio connections always can.
     pub fn server_stream(&self) -> ServerStream {
-        *self.server_stream.borrow()
+        *self.inner.server_stream.borrow()
     }
 
     /// Waits until the server's standalone stream is open, or known to be unavailable, for at
@@ -257,7 +374,7 @@ impl Connection {
     /// # }
     /// ```
     pub async fn wait_server_stream(&self, patience: Duration) -> ServerStream {
-        let mut state = self.server_stream.clone();
+        let mut state = self.inner.server_stream.clone();
         let settled = state.wait_for(|s| *s != ServerStream::Pending);
         match tokio::time::timeout(patience, settled).await {
             Ok(Ok(s)) => *s,
@@ -265,75 +382,159 @@ impl Connection {
         }
     }
 
-    /// Whether the server's transport has closed (the server exited or the connection dropped).
+    /// Whether the connection has ended (the server exited, the transport dropped, or it was
+    /// closed).
     pub fn is_closed(&self) -> bool {
-        self.service.peer().is_transport_closed()
+        self.inner.closed.is_cancelled()
     }
 
-    /// Lists every tool (following pagination).
+    /// Completes when the connection ends, for whatever reason: a signal, not a poll.
+    pub async fn closed(&self) {
+        self.inner.closed.cancelled().await;
+    }
+
+    /// Lists every tool again (following pagination) and updates the host's record.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, HostError> {
-        self.service
-            .peer()
+        let tools = self
+            .inner
+            .peer
             .list_all_tools()
             .await
-            .map_err(|source| HostError::Service {
-                server: self.info.name.clone(),
-                source: Box::new(source),
-            })
+            .map_err(|source| self.service_error(source))?;
+        self.inner
+            .link
+            .submit(HostInput::Server(ServerUpdate::Tools {
+                id: self.inner.id,
+                tools: tools.clone(),
+            }));
+        Ok(tools)
     }
 
-    /// Calls a tool; elicitations it raises (either era) go to the person through the engine.
+    fn service_error(&self, source: rmcp::ServiceError) -> HostError {
+        HostError::Service {
+            server: self.inner.info.name.clone(),
+            source: Box::new(source),
+        }
+    }
+
+    /// Starts a tool call and returns it at once, with its id; await it (or
+    /// [`ToolCall::outcome`]) for the result. The call is in the host's record from now on;
+    /// dropping it unfinished abandons it (the server is told, the record says so).
+    pub fn start_call(&self, tool: &str, arguments: Option<JsonObject>) -> ToolCall {
+        let link = &self.inner.link;
+        let id = link.next_call();
+        link.submit(HostInput::Call(CallUpdate::Started(CallRecord {
+            id,
+            server: self.inner.id,
+            server_name: self.inner.info.name.clone(),
+            tool: tool.to_owned(),
+            arguments: arguments.clone(),
+            status: CallStatus::Running,
+            rounds: 0,
+            requests: Vec::new(),
+            started_at_ms: now_ms(),
+            ended_at_ms: None,
+        })));
+        let conn = self.clone();
+        let tool = tool.to_owned();
+        ToolCall {
+            id,
+            run: Box::pin(async move { conn.run_call(id, &tool, arguments).await }),
+            end: CallEnd {
+                link: link.clone(),
+                id,
+                armed: true,
+            },
+        }
+    }
+
+    /// Calls a tool; requests for a person it raises (either era) go through the engine.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
-        if let Ok(mut calls) = self.inflight.lock() {
-            calls.push(name.to_owned());
-        }
-        let _inflight = InflightGuard {
-            calls: self.inflight.clone(),
-            name: name.to_owned(),
-        };
-        let run = self.drive(name, arguments);
-        match self.host.config.call_timeout {
+        self.start_call(name, arguments).outcome().await
+    }
+
+    async fn run_call(
+        &self,
+        call: CallId,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallOutcome, HostError> {
+        let run = self.drive(call, name, arguments);
+        match self.inner.link.config.call_timeout {
             None => run.await,
             Some(budget) => self
+                .inner
                 .gate
                 .run_with_active_timeout(budget, run)
                 .await
                 .unwrap_or_else(|()| {
                     Err(HostError::Timeout {
-                        server: self.info.name.clone(),
+                        server: self.inner.info.name.clone(),
                         budget,
                     })
                 }),
         }
     }
 
+    /// Sends one `tools/call` tagged with its call (the tap learns its JSON-RPC id) and waits
+    /// for the response; dropped early, it tells the server the request is cancelled.
+    async fn send_call(
+        &self,
+        call: CallId,
+        params: CallToolRequestParams,
+    ) -> Result<CallToolResponse, rmcp::ServiceError> {
+        let mut request = CallToolRequest::new(params);
+        request.extensions.insert(CallTag(call));
+        let request = ClientRequest::CallToolRequest(request);
+        let handle = self
+            .inner
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await?;
+        let mut abandon = Abandon {
+            peer: Some(self.inner.peer.clone()),
+            id: handle.id.clone(),
+        };
+        let response = handle.await_response().await;
+        abandon.peer = None;
+        match response? {
+            ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+            ServerResult::InputRequiredResult(result) => {
+                Ok(CallToolResponse::InputRequired(result))
+            }
+            ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+            _ => Err(rmcp::ServiceError::UnexpectedResponse),
+        }
+    }
+
     async fn drive(
         &self,
+        call: CallId,
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
-        let server = &self.info.name;
+        let server = &self.inner.info.name;
+        let link = &self.inner.link;
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = arguments;
-        let max_rounds = self.host.config.max_rounds;
+        let max_rounds = link.config.max_rounds;
         let mut state_only_rounds = 0u32;
         for round in 0..=max_rounds {
+            if round > 0 {
+                link.submit(HostInput::Call(CallUpdate::Round(call)));
+            }
             let response = self
-                .service
-                .peer()
-                .call_tool_once(params.clone())
+                .send_call(call, params.clone())
                 .await
-                .map_err(|source| HostError::Service {
-                    server: server.clone(),
-                    source: Box::new(source),
-                })?;
+                .map_err(|source| self.service_error(source))?;
             let ir = match response {
                 CallToolResponse::Complete(result) => {
                     return Ok(CallOutcome {
+                        call,
                         result,
                         rounds: round,
                     });
@@ -364,25 +565,18 @@ impl Connection {
                         ),
                     });
                 };
-                let params = ElicitParams::from(elicit.params);
                 let reply = {
-                    let _paused = self.gate.pause();
-                    self.host
-                        .elicit(
-                            server,
-                            ProtocolEra::MultiRoundTrip,
-                            params,
-                            Some(name.to_owned()),
-                        )
-                        .await
+                    let _paused = self.inner.gate.pause();
+                    link.elicit(
+                        self.inner.id,
+                        server,
+                        ProtocolEra::Mrtr,
+                        ElicitParams::from(elicit.params),
+                        Some(call),
+                    )
+                    .await
                 };
-                if let Reply::Error { message, .. } = &reply {
-                    return Err(HostError::Refused {
-                        server: server.clone(),
-                        reason: message.clone(),
-                    });
-                }
-                let result = reply_to_result(reply).map_err(|e| HostError::Refused {
+                let result = reply.into_result().map_err(|e| HostError::Refused {
                     server: server.clone(),
                     reason: e.message.to_string(),
                 })?;
@@ -402,33 +596,122 @@ impl Connection {
         })
     }
 
-    /// Closes the connection (for stdio servers, the child process is stopped).
-    pub async fn close(mut self) {
-        self.watcher.cancel();
-        let _ = self
-            .service
-            .close_with_timeout(Duration::from_secs(5))
-            .await;
-    }
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        self.watcher.cancel();
-    }
-}
-
-struct InflightGuard {
-    calls: Arc<Mutex<Vec<String>>>,
-    name: String,
-}
-
-impl Drop for InflightGuard {
-    fn drop(&mut self) {
-        if let Ok(mut calls) = self.calls.lock()
-            && let Some(i) = calls.iter().position(|c| *c == self.name)
-        {
-            calls.remove(i);
+    /// Closes the connection (for stdio servers, the child process is stopped); the record
+    /// says closed, and requests still pending from this server close with a notice.
+    pub async fn close(&self) {
+        self.inner.closing.store(true, Ordering::SeqCst);
+        let service = self.inner.service.lock().await.take();
+        match service {
+            Some(mut service) => {
+                let _ = service.close_with_timeout(Duration::from_secs(5)).await;
+            }
+            None => return,
         }
+        // The tap's token fires when the transport is dropped; make sure, in any case.
+        self.inner.closed.cancel();
+    }
+}
+
+/// Tells the server a `tools/call` was abandoned, when its future is dropped unfinished.
+struct Abandon {
+    peer: Option<Peer<RoleClient>>,
+    id: rmcp::model::RequestId,
+}
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let id = self.id.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer
+                    .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the call was abandoned".into()),
+                    ))
+                    .await;
+            });
+        }
+    }
+}
+
+/// Ends a call's record when the call finishes, or as abandoned when it is dropped unfinished.
+struct CallEnd {
+    link: Link,
+    id: CallId,
+    armed: bool,
+}
+
+impl CallEnd {
+    fn finish(&mut self, status: CallStatus) {
+        self.armed = false;
+        self.link
+            .submit(HostInput::Call(CallUpdate::Ended(self.id, status)));
+    }
+}
+
+impl Drop for CallEnd {
+    fn drop(&mut self) {
+        if self.armed {
+            self.finish(CallStatus::Failed {
+                reason: "the call was abandoned before it finished".into(),
+            });
+        }
+    }
+}
+
+type CallFuture = Pin<Box<dyn Future<Output = Result<CallOutcome, HostError>> + Send>>;
+
+/// A tool call in flight: its id now, its outcome when awaited.
+///
+/// ```no_run
+/// # async fn run(conn: interlude_host::Connection) -> Result<(), interlude_host::HostError> {
+/// let call = conn.start_call("contact_info", None);
+/// println!("started call {}", call.id());
+/// let outcome = call.await?;
+/// assert_eq!(outcome.call.0 > 0, true);
+/// # Ok(()) }
+/// ```
+pub struct ToolCall {
+    id: CallId,
+    run: CallFuture,
+    end: CallEnd,
+}
+
+impl std::fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolCall {
+    /// The host's id of this call (the record has it, and every request it raises names it).
+    pub fn id(&self) -> CallId {
+        self.id
+    }
+
+    /// Waits for the call to finish.
+    pub async fn outcome(mut self) -> Result<CallOutcome, HostError> {
+        let outcome = (&mut self.run).await;
+        self.end.finish(match &outcome {
+            Ok(o) => CallStatus::Completed(o.result.clone()),
+            Err(e) => CallStatus::Failed {
+                reason: e.to_string(),
+            },
+        });
+        outcome
+    }
+}
+
+impl IntoFuture for ToolCall {
+    type Output = Result<CallOutcome, HostError>;
+    type IntoFuture = CallFuture;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.outcome())
     }
 }

@@ -8,34 +8,15 @@
 //! the engine. An answer the engine finds invalid is not retried: the request is cancelled and
 //! the failure recorded (a script cannot correct itself).
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
-
-use interlude_engine::{ElicitationView, Notice, Reply, RequestId, SurfaceAnswer};
-use interlude_schema::{Content, FieldError};
+use interlude_engine::{Answer, RequestKind};
+use interlude_schema::Content;
 use serde_json::Value;
 
-use crate::runtime::{AnswerSink, Surface};
+use crate::registry::HostEvent;
+use crate::surface::{AnswerSink, Surface};
 
-/// One scripted answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScriptedAnswer {
-    /// accept (with `values`), decline or cancel.
-    pub action: ScriptedAction,
-    /// Values by property name.
-    pub values: Content,
-}
-
-/// The action of a scripted answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScriptedAction {
-    /// Accept with the values (defaults fill the rest).
-    Accept,
-    /// Decline.
-    Decline,
-    /// Cancel.
-    Cancel,
-}
+/// One scripted answer: accept with these values (defaults fill the rest), decline or cancel.
+pub type ScriptedAnswer = Answer<Content>;
 
 /// Where headless answers come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,10 +52,11 @@ impl Answers {
     /// Reads an answers script (see the module documentation).
     ///
     /// ```
-    /// use interlude_host::headless::{Answers, ScriptedAction};
+    /// use interlude_host::headless::Answers;
+    /// use interlude_engine::Answer;
     /// let a = Answers::from_json(&serde_json::json!([{"name": "Ada"}, {"action": "decline"}])).unwrap();
     /// let Answers::Script(list) = a else { unreachable!() };
-    /// assert_eq!(list[1].action, ScriptedAction::Decline);
+    /// assert_eq!(list[1], Answer::Declined);
     /// ```
     pub fn from_json(value: &Value) -> Result<Self, AnswersError> {
         match value {
@@ -96,187 +78,146 @@ impl Answers {
 
 fn entry(index: usize, o: &serde_json::Map<String, Value>) -> Result<ScriptedAnswer, AnswersError> {
     let mut values = o.clone();
-    let action = match values.remove("action") {
-        None => ScriptedAction::Accept,
-        Some(Value::String(s)) if s == "accept" => ScriptedAction::Accept,
-        Some(Value::String(s)) if s == "decline" => ScriptedAction::Decline,
-        Some(Value::String(s)) if s == "cancel" => ScriptedAction::Cancel,
-        Some(other) => {
-            return Err(AnswersError::Action {
-                index,
-                found: other.to_string(),
-            });
-        }
-    };
-    Ok(ScriptedAnswer { action, values })
+    match values.remove("action") {
+        None => Ok(Answer::Accepted(values)),
+        Some(Value::String(s)) if s == "accept" => Ok(Answer::Accepted(values)),
+        Some(Value::String(s)) if s == "decline" => Ok(Answer::Declined),
+        Some(Value::String(s)) if s == "cancel" => Ok(Answer::Cancelled),
+        Some(other) => Err(AnswersError::Action {
+            index,
+            found: other.to_string(),
+        }),
+    }
 }
 
-/// What happened to one request, as the headless surface saw it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeadlessEvent {
-    /// The request.
-    pub id: RequestId,
-    /// The requesting server.
-    pub server: String,
-    /// The message shown.
-    pub message: String,
-    /// The reply that went back, once there is one.
-    pub reply: Option<Reply>,
-    /// Validation errors the engine raised against the scripted answer.
-    pub invalid: Vec<FieldError>,
-    /// Set when the request was closed unanswered.
-    pub closed: Option<String>,
-}
-
-/// How many requests the headless surface's log keeps.
-const EVENTS_KEPT: usize = 10_000;
-
-/// The headless surface.
+/// The headless surface: answers every presented request from its script, at once. What
+/// happened is in the host's record ([`Host::snapshot`](crate::Host::snapshot)): each request
+/// with its reply or notice, and the engine's complaints about an answer it refused.
 #[derive(Debug, Clone)]
 pub struct HeadlessSurface {
     answers: Answers,
     next: usize,
-    log: Arc<Mutex<VecDeque<HeadlessEvent>>>,
 }
 
 impl HeadlessSurface {
     /// A surface answering from `answers`.
     pub fn new(answers: Answers) -> Self {
-        HeadlessSurface {
-            answers,
-            next: 0,
-            log: Arc::new(Mutex::new(VecDeque::new())),
-        }
+        HeadlessSurface { answers, next: 0 }
     }
 
-    /// A shared view of what happened so far: the last 10 000 requests, oldest first (a long
-    /// headless run must not grow without bound).
-    pub fn log(&self) -> Arc<Mutex<VecDeque<HeadlessEvent>>> {
-        self.log.clone()
-    }
-
-    fn with_event(&self, id: RequestId, f: impl FnOnce(&mut HeadlessEvent)) {
-        if let Ok(mut log) = self.log.lock()
-            && let Some(e) = log.iter_mut().rev().find(|e| e.id == id)
-        {
-            f(e);
-        }
-    }
-}
-
-impl Surface for HeadlessSurface {
-    fn present(&mut self, view: ElicitationView, sink: &AnswerSink) {
-        if let Ok(mut log) = self.log.lock() {
-            if log.len() >= EVENTS_KEPT {
-                log.pop_front();
-            }
-            log.push_back(HeadlessEvent {
-                id: view.id,
-                server: view.server.clone(),
-                message: view.message.clone(),
-                reply: None,
-                invalid: Vec::new(),
-                closed: None,
-            });
-        }
-        let scripted = match &self.answers {
-            Answers::Defaults => Some(ScriptedAnswer {
-                action: ScriptedAction::Accept,
-                values: Content::new(),
-            }),
+    fn scripted(&mut self) -> Option<ScriptedAnswer> {
+        match &self.answers {
+            Answers::Defaults => Some(Answer::Accepted(Content::new())),
             Answers::Single(a) => Some(a.clone()),
             Answers::Script(list) => {
                 let a = list.get(self.next).cloned();
                 self.next += 1;
                 a
             }
-        };
-        let answer = match scripted {
-            None => SurfaceAnswer::Cancel,
-            Some(ScriptedAnswer {
-                action: ScriptedAction::Decline,
-                ..
-            }) => SurfaceAnswer::Decline,
-            Some(ScriptedAnswer {
-                action: ScriptedAction::Cancel,
-                ..
-            }) => SurfaceAnswer::Cancel,
-            Some(ScriptedAnswer { values, .. }) => SurfaceAnswer::Accept(
-                values
-                    .into_iter()
-                    .filter(|(k, _)| view.schema.field(k).is_some())
-                    .collect(),
-            ),
-        };
-        sink.answer(view.id, answer);
+        }
     }
+}
 
-    fn invalid(&mut self, id: RequestId, errors: &[FieldError], sink: &AnswerSink) {
-        self.with_event(id, |e| e.invalid = errors.to_vec());
-        sink.answer(id, SurfaceAnswer::Cancel);
-    }
-
-    fn closed(&mut self, id: RequestId, notice: &Notice) {
-        self.with_event(id, |e| e.closed = Some(notice.text.clone()));
-    }
-
-    fn replied(&mut self, id: RequestId, reply: &Reply) {
-        self.with_event(id, |e| e.reply = Some(reply.clone()));
+impl Surface for HeadlessSurface {
+    fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
+        match event {
+            HostEvent::RequestPresented(record) => {
+                let view = &record.view;
+                let answer = match &view.kind {
+                    RequestKind::Form(form) => match self.scripted() {
+                        // Only the form's own properties: one object may cover several forms.
+                        Some(Answer::Accepted(values)) => Answer::Accepted(
+                            values
+                                .into_iter()
+                                .filter(|(k, _)| form.schema.field(k).is_some())
+                                .collect(),
+                        ),
+                        Some(other) => other,
+                        None => Answer::Cancelled,
+                    },
+                };
+                sink.answer(view.id, answer);
+            }
+            // A script cannot correct itself: an answer the engine refused cancels the request
+            // (the record keeps the engine's complaints).
+            HostEvent::RequestInvalid(record) => sink.answer(record.view.id, Answer::Cancelled),
+            _ => {}
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::HostInput;
+    use crate::host::HostInput;
+    use crate::registry::{RequestRecord, RequestStatus};
+    use interlude_engine::{FormRequest, Input, RequestId, RequestView, ServerId};
     use interlude_protocol::ProtocolEra;
     use interlude_schema::FormSchema;
     use serde_json::json;
+    use std::sync::Arc;
 
-    fn view(id: u64) -> ElicitationView {
+    fn presented(id: u64) -> HostEvent {
         let schema = FormSchema::parse(&json!({"type": "object",
             "properties": {"name": {"type": "string"}}}))
         .unwrap()
         .schema;
-        ElicitationView {
-            id: RequestId(id),
-            server: "s".into(),
-            message: format!("request {id}"),
-            schema: Arc::new(schema),
-            prefill: Content::new(),
-            era: ProtocolEra::Push,
-            tool: None,
-        }
+        HostEvent::RequestPresented(Arc::new(RequestRecord {
+            view: RequestView {
+                id: RequestId(id),
+                server: ServerId(1),
+                server_name: "s".into(),
+                call: None,
+                era: ProtocolEra::Push,
+                kind: RequestKind::Form(FormRequest {
+                    message: format!("request {id}"),
+                    schema: Arc::new(schema),
+                    prefill: Content::new(),
+                }),
+            },
+            status: RequestStatus::Presented,
+            errors: Vec::new(),
+            received_at_ms: 0,
+        }))
+    }
+
+    fn answers_sent(seen: &[HostInput]) -> Vec<(u64, Answer<Content>)> {
+        seen.iter()
+            .filter_map(|i| match i {
+                HostInput::Engine(Input::Answer { id, answer }) => Some((id.0, answer.clone())),
+                _ => None,
+            })
+            .collect()
     }
 
     #[test]
-    fn answers_with_the_form_s_properties_only_and_keeps_a_bounded_log() {
+    fn answers_with_the_form_s_properties_only() {
         let answer = Answers::from_json(&json!({"name": "Ada", "other": 1})).unwrap();
         let mut surface = HeadlessSurface::new(answer);
         let (sink, seen) = AnswerSink::detached();
-        for id in 1..=(EVENTS_KEPT as u64 + 5) {
-            surface.present(view(id), &sink);
+        surface.on_event(&presented(1), &sink);
+        let sent = answers_sent(&seen.lock().unwrap());
+        assert_eq!(
+            sent,
+            [(
+                1,
+                Answer::Accepted(json!({"name": "Ada"}).as_object().unwrap().clone())
+            )]
+        );
+    }
+
+    #[test]
+    fn a_script_is_used_in_order_and_requests_beyond_it_are_cancelled() {
+        let script = Answers::from_json(&json!([{"name": "Ada"}, {"action": "decline"}])).unwrap();
+        let mut surface = HeadlessSurface::new(script);
+        let (sink, seen) = AnswerSink::detached();
+        for id in 1..=3 {
+            surface.on_event(&presented(id), &sink);
         }
-        let first = seen.lock().unwrap().remove(0);
-        let HostInput::Answer { id, answer } = first else {
-            panic!("no answer sent");
-        };
-        assert_eq!(id, RequestId(1));
-        assert_eq!(
-            answer,
-            SurfaceAnswer::Accept(json!({"name": "Ada"}).as_object().unwrap().clone())
-        );
-        let log = surface.log();
-        let log = log.lock().unwrap();
-        assert_eq!(log.len(), EVENTS_KEPT);
-        assert_eq!(
-            log.front().unwrap().id,
-            RequestId(6),
-            "oldest dropped first"
-        );
-        assert_eq!(
-            log.back().unwrap().message,
-            format!("request {}", EVENTS_KEPT + 5)
-        );
+        let actions: Vec<&str> = answers_sent(&seen.lock().unwrap())
+            .iter()
+            .map(|(_, a)| a.action_str())
+            .collect();
+        assert_eq!(actions, ["accept", "decline", "cancel"]);
     }
 }

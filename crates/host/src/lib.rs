@@ -1,16 +1,21 @@
-//! The Interlude host runtime: connects to many MCP servers at once and drives the sans-IO
-//! [`interlude_engine::Engine`] with what they send.
+//! The Interlude host runtime: connects to many MCP servers at once, keeps the record of
+//! servers, tool calls and requests for a person, and drives the sans-IO
+//! [`interlude_engine::Engine`] with what servers send.
 //!
-//! - [`Host`] owns the engine on one task (a closed enum of inputs, one at a time) and the
-//!   [`Surface`] that shows requests to a person. Surfaces plug in through that one trait; the
-//!   host has no page, terminal or browser code.
-//! - [`Host::connect`] opens a [`Connection`] to a server over stdio (child process) or
-//!   streamable HTTP ([`ServerSpec`]), negotiating 2026-07-28 when the server speaks it and
-//!   falling back to 2025-11-25 when it does not; it declares form elicitation.
-//! - [`Connection::call_tool`] calls a tool and drives the 2026-07-28 `input_required` rounds
-//!   itself: one input request at a time through the engine's queue, `requestState` echoed
-//!   byte for byte, a new JSON-RPC id per retry. Push-era `elicitation/create` requests arrive
-//!   through the rmcp `ClientHandler` and take the same path. An optional call timeout counts
+//! - [`Host`] owns the engine, the record and the [`Surface`] that shows things to a person.
+//!   Surfaces plug in through that one trait and receive every change as a [`HostEvent`]; they
+//!   keep no registry of their own ([`Host::snapshot`] has everything). The host has no page,
+//!   terminal or browser code.
+//! - [`Host::connect`] opens a [`Connection`] over stdio (child process) or streamable HTTP
+//!   ([`ServerSpec`]), [`Host::connect_transport`] over any rmcp transport (an in-process peer
+//!   over `tokio::io::duplex`); 2026-07-28 is negotiated when the server speaks it, 2025-11-25
+//!   otherwise; what is declared comes from [`HostConfig::declare`]. The server's identity,
+//!   tools (with `_meta`) and state are recorded; its end is signalled, not polled.
+//! - [`Connection::start_call`] / [`Connection::call_tool`] call a tool with a [`CallId`] of its
+//!   own, and every request the call raises names it: MRTR rounds (2026-07-28) are driven by the
+//!   host itself, one input request at a time through the engine's queue, `requestState` echoed
+//!   byte for byte; push-era `elicitation/create` requests arrive through the rmcp
+//!   `ClientHandler`, tied to their call by the transport tap. An optional call timeout counts
 //!   only the time nobody is being asked something.
 //!
 //! # Example
@@ -20,8 +25,10 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let host = Host::start(HostConfig::default(), HeadlessSurface::new(Answers::Defaults));
 //! let conn = host.connect("demo", ServerSpec::parse("interlude-demo")?).await?;
-//! let result = conn.call_tool("contact_info", None).await?;
-//! println!("{}", serde_json::to_string(&result.result)?);
+//! let outcome = conn.call_tool("contact_info", None).await?;
+//! println!("{}", serde_json::to_string(&outcome.result)?);
+//! let call = host.call(outcome.call).expect("recorded");
+//! println!("it asked {} question(s)", call.requests.len());
 //! # Ok(()) }
 //! ```
 #![cfg_attr(
@@ -37,12 +44,22 @@
 mod connection;
 mod handler;
 pub mod headless;
+mod host;
 mod http_client;
-mod runtime;
+mod hub;
+mod registry;
 mod spec;
+mod surface;
+mod tap;
 mod timer;
 
-pub use connection::{CallOutcome, Connection, ConnectionInfo};
+pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
+pub use host::{Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
-pub use runtime::{AnswerSink, Host, HostConfig, HostError, ProtocolChoice, Surface};
+pub use interlude_engine::{CallId, RequestId, ServerId};
+pub use registry::{
+    CallRecord, CallStatus, HostEvent, HostSnapshot, RequestRecord, RequestStatus, ServerIdentity,
+    ServerRecord, ServerState,
+};
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};
+pub use surface::{AnswerSink, Surface};

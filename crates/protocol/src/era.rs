@@ -13,7 +13,7 @@ pub enum ProtocolEra {
     /// 2026-07-28 and later: the server answers `tools/call` (or `prompts/get`,
     /// `resources/read`) with `resultType: "input_required"`; the client asks the person and
     /// retries the same request with `inputResponses` and the echoed `requestState`.
-    MultiRoundTrip,
+    Mrtr,
 }
 
 impl ProtocolEra {
@@ -21,7 +21,7 @@ impl ProtocolEra {
     /// [`ProtocolEra::Push`], which is harmless: such a client never declares the capability.
     pub fn of(version: &ProtocolVersion) -> Self {
         if version.as_str() >= ProtocolVersion::V_2026_07_28.as_str() {
-            ProtocolEra::MultiRoundTrip
+            ProtocolEra::Mrtr
         } else {
             ProtocolEra::Push
         }
@@ -31,7 +31,7 @@ impl ProtocolEra {
     pub fn as_str(self) -> &'static str {
         match self {
             ProtocolEra::Push => "push",
-            ProtocolEra::MultiRoundTrip => "mrtr",
+            ProtocolEra::Mrtr => "mrtr",
         }
     }
 }

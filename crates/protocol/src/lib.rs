@@ -1,8 +1,8 @@
 //! Wire types for human-in-the-loop MCP that `rmcp` does not model, and the one notion of a
 //! protocol era that the rest of Interlude switches on.
 //!
-//! What lives here: [`ProtocolEra`] (2025 push `elicitation/create` vs 2026-07-28 multi round-trip
-//! `input_required`), the 2025-11-25-only URL-mode pieces rmcp dropped
+//! What lives here: [`ProtocolEra`] (2025 push `elicitation/create` vs 2026-07-28 MRTR, multi round-trip
+//! `input_required`), [`Answer`] (what a person did: the one accept/decline/cancel type of both sides), the 2025-11-25-only URL-mode pieces rmcp dropped
 //! (`notifications/elicitation/complete`, error -32042), and the -32021 "missing required client
 //! capability" error data of 2026-07-28. Pure serde data: no I/O, no async, no HTTP.
 //!
@@ -12,12 +12,16 @@
 //! use rmcp::model::ProtocolVersion;
 //!
 //! assert_eq!(ProtocolEra::of(&ProtocolVersion::V_2025_11_25), ProtocolEra::Push);
-//! assert_eq!(ProtocolEra::of(&ProtocolVersion::V_2026_07_28), ProtocolEra::MultiRoundTrip);
+//! assert_eq!(ProtocolEra::of(&ProtocolVersion::V_2026_07_28), ProtocolEra::Mrtr);
 //! ```
 
+pub mod answer;
 pub mod era;
 pub mod errors;
+pub mod related;
 pub mod url;
 
+pub use answer::Answer;
 pub use era::ProtocolEra;
 pub use errors::{MissingCapabilityData, missing_elicitation_capability};
+pub use related::RELATED_REQUEST_ID_META;

@@ -13,6 +13,8 @@
 //!   ([`FormSchema::validate`]);
 //! - **defaults**: prefill ([`FormSchema::prefill`]) and apply on accept
 //!   ([`FormSchema::apply_defaults`]);
+//! - **present** a field the same way on every surface: [`Field::label`], [`Field::hint`],
+//!   [`Field::display_value`];
 //! - **derive** a schema from a Rust type ([`Elicit`], on `schemars::JsonSchema`): field order
 //!   kept, plain Rust enums without extra attributes, `Option<T>` not required, doc comments as
 //!   descriptions, `#[serde(rename)]` honoured, unsupported field types refused at first use with
@@ -59,6 +61,7 @@ mod derive;
 mod formats;
 mod model;
 mod parse;
+mod present;
 mod validate;
 
 pub use derive::{Elicit, schema_for};
@@ -67,4 +70,5 @@ pub use model::{
     StringFormat,
 };
 pub use parse::{SchemaError, SchemaErrorKind};
+pub use present::{format_number, humanize};
 pub use validate::FieldError;

@@ -53,11 +53,6 @@ pub struct Field {
 }
 
 impl Field {
-    /// The label a surface shows: the title, or else the property name.
-    pub fn label(&self) -> &str {
-        self.title.as_deref().unwrap_or(&self.name)
-    }
-
     /// The default value as JSON, when the schema declares one.
     pub fn default_value(&self) -> Option<Value> {
         match &self.kind {

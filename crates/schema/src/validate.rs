@@ -27,13 +27,7 @@ fn fe(field: &str, message: impl Into<String>) -> FieldError {
     }
 }
 
-fn fmt_num(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        format!("{n:.0}")
-    } else {
-        n.to_string()
-    }
-}
+use crate::present::format_number as fmt_num;
 
 impl FormSchema {
     /// Checks `content` against every field: required properties present, values of the right

@@ -430,7 +430,11 @@ fn titles_descriptions_and_required_are_read() {
     assert!(a.required);
     let b = field(&s, "b");
     assert_eq!(b.title, None);
-    assert_eq!(b.label(), "b");
+    assert_eq!(
+        b.label(),
+        "B",
+        "an untitled property is labelled by its name, made readable"
+    );
     assert!(!b.required);
 }
 

@@ -8,7 +8,7 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use interlude_protocol::{ProtocolEra, missing_elicitation_capability};
+use interlude_protocol::{Answer, ProtocolEra, missing_elicitation_capability};
 use interlude_schema::{Content, Elicit, FieldError, FormSchema, SchemaError};
 use rmcp::ErrorData;
 use rmcp::handler::server::common::FromContextPart;
@@ -22,27 +22,6 @@ use serde_json::Value;
 
 use crate::config::{AskConfig, AskServer};
 use crate::round_trip::RoundTrip;
-
-/// What the person did with a request.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Answer<T> {
-    /// They submitted the form; the content passed validation and deserialized into `T`.
-    Accepted(T),
-    /// They explicitly refused.
-    Declined,
-    /// They dismissed the request without choosing (closed it, pressed Escape).
-    Cancelled,
-}
-
-impl<T> Answer<T> {
-    /// The accepted value, if any.
-    pub fn accepted(self) -> Option<T> {
-        match self {
-            Answer::Accepted(v) => Some(v),
-            _ => None,
-        }
-    }
-}
 
 /// Why an [`Ask`] call did not produce an [`Answer`].
 #[derive(Debug, thiserror::Error)]
@@ -181,9 +160,7 @@ impl Ask {
             .map_or(ProtocolEra::Push, |v| ProtocolEra::of(&v));
         // Only 2026-07-28 calls use the round-trip state (and its digest of the arguments).
         let round_trip = match era {
-            ProtocolEra::MultiRoundTrip => {
-                RoundTrip::new(tool, arguments, input_responses, request_state)
-            }
+            ProtocolEra::Mrtr => RoundTrip::new(tool, arguments, input_responses, request_state),
             ProtocolEra::Push => RoundTrip::unused(),
         };
         Ask {
@@ -259,7 +236,7 @@ impl Ask {
                 };
                 crate::push::elicit_form(self, message, wire).await?
             }
-            ProtocolEra::MultiRoundTrip => self.next_round_trip_answer(message, schema, wire)?,
+            ProtocolEra::Mrtr => self.next_round_trip_answer(message, schema, wire)?,
         };
         check_result(schema, result)
     }

@@ -82,7 +82,8 @@ mod push;
 mod round_trip;
 mod stdio;
 
-pub use ask::{Answer, Ask, AskError, respond};
+pub use ask::{Ask, AskError, respond};
 pub use config::{AskConfig, AskServer};
+pub use interlude_protocol::Answer;
 pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 pub use stdio::{StdinReader, StdoutWriter, stdio};

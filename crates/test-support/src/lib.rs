@@ -11,6 +11,9 @@
 //! - [`Browser::wait_js`]: a JavaScript expression, polled until it is truthy;
 //! - [`Browser::screenshot`]: a PNG into `target/artifacts/<name>.png` (see [`artifacts_dir`]).
 //!
+//! For host tests, [`surface::RecordingSurface`] answers from a script and records every event
+//! the host sends.
+//!
 //! It also knows where the other real peers are ([`NpmPeers`]: Node 22 and the pinned npm
 //! packages) and what a test does when one is missing ([`missing_peer`]: a note, or a failure
 //! under `INTERLUDE_REQUIRE_PEERS=1`).
@@ -48,6 +51,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub use fantoccini;
 
 mod peers;
+pub mod surface;
 use fantoccini::elements::Element;
 use fantoccini::error::{CmdError, NewSessionError};
 use fantoccini::{Client, ClientBuilder, Locator};

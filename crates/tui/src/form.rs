@@ -18,7 +18,7 @@ use inquire::list_option::ListOption;
 use inquire::validator::Validation;
 use inquire::{Confirm, CustomType, InquireError, MultiSelect, Select, Text};
 use interlude_engine::Notice;
-use interlude_schema::{Content, Field, FieldError, FieldKind, FormSchema, StringFormat};
+use interlude_schema::{Content, Field, FieldError, FieldKind, FormSchema, format_number};
 use serde_json::{Number, Value};
 
 use crate::render::{Screen, Style, plain_line, styled};
@@ -103,12 +103,12 @@ pub(crate) fn review_lines(schema: &FormSchema, values: &Content) -> Vec<String>
     let width = schema
         .fields
         .iter()
-        .map(|f| plain_line(f.label()).chars().count())
+        .map(|f| plain_line(&f.label()).chars().count())
         .max()
         .unwrap_or(0);
     let mut lines = Vec::new();
     for field in &schema.fields {
-        let label = plain_line(field.label());
+        let label = plain_line(&field.label());
         let pad = " ".repeat(width.saturating_sub(label.chars().count()));
         let shown = match (values.get(&field.name), field.default_value()) {
             (Some(v), _) => display_value(field, v),
@@ -129,7 +129,7 @@ pub(crate) fn show_errors(screen: &Screen, schema: &FormSchema, errors: &[FieldE
     for e in errors {
         let label = schema
             .field(&e.field)
-            .map_or_else(|| plain_line(&e.field), |f| plain_line(f.label()));
+            .map_or_else(|| plain_line(&e.field), |f| plain_line(&f.label()));
         screen.line(format!(
             "    {} {label}: {}",
             styled(Style::Error, "•"),
@@ -138,40 +138,17 @@ pub(crate) fn show_errors(screen: &Screen, schema: &FormSchema, errors: &[FieldE
     }
 }
 
-/// A value as the person should read it: choice titles rather than raw values, yes/no.
+/// A value as the person should read it (the schema's own wording, made safe for a terminal).
 pub(crate) fn display_value(field: &Field, v: &Value) -> String {
-    let choice = |s: &str| -> String {
-        match &field.kind {
-            FieldKind::SingleSelect { options, .. } | FieldKind::MultiSelect { options, .. } => {
-                options
-                    .iter()
-                    .find(|c| c.value == s)
-                    .map_or_else(|| plain_line(s), |c| plain_line(c.label()))
-            }
-            _ => plain_line(s),
-        }
-    };
     match v {
-        Value::String(s) => choice(s),
-        Value::Bool(true) => "yes".into(),
-        Value::Bool(false) => "no".into(),
-        Value::Number(n) => n.to_string(),
         Value::Array(items) if items.is_empty() => styled(Style::Dim, "(none)"),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| {
-                i.as_str()
-                    .map_or_else(|| plain_line(&i.to_string()), choice)
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => plain_line(&other.to_string()),
+        _ => plain_line(&field.display_value(v)),
     }
 }
 
 /// The prompt label: the field's label and a required marker.
 fn label(field: &Field) -> String {
-    let label = plain_line(field.label());
+    let label = plain_line(&field.label());
     if field.required {
         format!("{label} *")
     } else {
@@ -196,48 +173,6 @@ fn help(field: &Field, hints: &[String], error: Option<&str>) -> String {
     parts.join(" · ")
 }
 
-fn fmt_bound(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        format!("{n:.0}")
-    } else {
-        n.to_string()
-    }
-}
-
-fn length_hint(min: Option<u64>, max: Option<u64>) -> Option<String> {
-    match (min, max) {
-        (Some(lo), Some(hi)) if lo == hi => Some(format!("exactly {lo} characters")),
-        (Some(lo), Some(hi)) => Some(format!("{lo} to {hi} characters")),
-        (Some(1), None) => None,
-        (Some(lo), None) => Some(format!("at least {lo} characters")),
-        (None, Some(hi)) => Some(format!("at most {hi} characters")),
-        (None, None) => None,
-    }
-}
-
-fn format_hint(f: StringFormat) -> &'static str {
-    match f {
-        StringFormat::Email => "an e-mail address",
-        StringFormat::Uri => "an absolute URI, such as https://example.com",
-        StringFormat::Date => "a date, YYYY-MM-DD",
-        StringFormat::DateTime => "a date and time, such as 2026-07-28T09:30:00Z",
-    }
-}
-
-fn bounds_hint(integer: bool, min: Option<f64>, max: Option<f64>) -> String {
-    let what = if integer {
-        "a whole number"
-    } else {
-        "a number"
-    };
-    match (min, max) {
-        (Some(lo), Some(hi)) => format!("{what} from {} to {}", fmt_bound(lo), fmt_bound(hi)),
-        (Some(lo), None) => format!("{what}, at least {}", fmt_bound(lo)),
-        (None, Some(hi)) => format!("{what}, at most {}", fmt_bound(hi)),
-        (None, None) => what.to_owned(),
-    }
-}
-
 const OPTIONAL_HINT: &str = "optional: leave empty to omit";
 
 /// Checks one value with the engine's rules; the message is the engine's.
@@ -257,21 +192,8 @@ fn ask_field(
 ) -> Result<Option<Value>, InquireError> {
     let message = label(field);
     match &field.kind {
-        FieldKind::Text {
-            min_length,
-            max_length,
-            format,
-            pattern,
-            ..
-        } => {
-            let mut hints: Vec<String> = Vec::new();
-            if let Some(f) = format {
-                hints.push(format_hint(*f).to_owned());
-            }
-            hints.extend(length_hint(*min_length, *max_length));
-            if let Some(p) = pattern {
-                hints.push(format!("expected pattern {}", plain_line(p)));
-            }
+        FieldKind::Text { .. } => {
+            let mut hints: Vec<String> = field.hint().map(|h| plain_line(&h)).into_iter().collect();
             if !field.required {
                 hints.push(OPTIONAL_HINT.to_owned());
             }
@@ -305,15 +227,15 @@ fn ask_field(
             maximum,
             ..
         } => {
-            let mut hints = vec![bounds_hint(*integer, *minimum, *maximum)];
+            let mut hints: Vec<String> = field.hint().into_iter().collect();
             if !field.required {
                 hints.push(OPTIONAL_HINT.to_owned());
             }
             let help = help(field, &hints, error);
             let placeholder = match (minimum, maximum) {
-                (Some(lo), Some(hi)) => format!("{}–{}", fmt_bound(*lo), fmt_bound(*hi)),
-                (Some(lo), None) => format!("≥ {}", fmt_bound(*lo)),
-                (None, Some(hi)) => format!("≤ {}", fmt_bound(*hi)),
+                (Some(lo), Some(hi)) => format!("{}–{}", format_number(*lo), format_number(*hi)),
+                (Some(lo), None) => format!("≥ {}", format_number(*lo)),
+                (None, Some(hi)) => format!("≤ {}", format_number(*hi)),
                 (None, None) => String::new(),
             };
             let starting = current.map(Value::to_string).unwrap_or_default();
@@ -404,12 +326,7 @@ fn ask_field(
                 .prompt()?;
             Ok(chosen.value.map(Value::String))
         }
-        FieldKind::MultiSelect {
-            options,
-            min_items,
-            max_items,
-            ..
-        } => {
+        FieldKind::MultiSelect { options, .. } => {
             let items: Vec<Opt> = options
                 .iter()
                 .map(|c| Opt {
@@ -431,14 +348,7 @@ fn ask_field(
                         .collect()
                 })
                 .unwrap_or_default();
-            let mut hints = Vec::new();
-            match (min_items, max_items) {
-                (Some(lo), Some(hi)) if lo == hi => hints.push(format!("choose {lo}")),
-                (Some(lo), Some(hi)) => hints.push(format!("choose {lo} to {hi}")),
-                (Some(lo), None) => hints.push(format!("choose at least {lo}")),
-                (None, Some(hi)) => hints.push(format!("choose at most {hi}")),
-                (None, None) => {}
-            }
+            let mut hints: Vec<String> = field.hint().into_iter().collect();
             if !field.required {
                 hints.push("optional: choose none to omit".to_owned());
             }
@@ -626,18 +536,5 @@ mod tests {
         assert!(lines.contains("30"), "{lines}");
         assert!(lines.contains("(default)"), "{lines}");
         assert!(lines.contains("not sent"), "{lines}");
-    }
-
-    #[test]
-    fn hints_name_the_bounds() {
-        assert_eq!(
-            bounds_hint(true, Some(18.0), Some(150.0)),
-            "a whole number from 18 to 150"
-        );
-        assert_eq!(
-            length_hint(Some(1), Some(39)).unwrap(),
-            "1 to 39 characters"
-        );
-        assert_eq!(length_hint(Some(1), None), None);
     }
 }

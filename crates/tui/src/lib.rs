@@ -35,14 +35,13 @@ mod surface;
 mod tools;
 mod ui;
 
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 
 use inquire::InquireError;
 use interlude_host::{Host, HostConfig, ServerSpec};
 
 use crate::render::{Screen, Style, plain_line, styled};
 use crate::surface::{Events, TerminalSurface, UiEvent};
-use crate::tools::ServerTools;
 
 /// Why the terminal surface stopped other than by the person quitting.
 #[derive(Debug, thiserror::Error)]
@@ -115,7 +114,7 @@ pub async fn run(
     let screen = Screen;
     let (tx, rx) = mpsc::channel();
     let host = Host::start(host_config, TerminalSurface::new(tx.clone()));
-    let mut connected = Vec::new();
+    let mut connected = 0usize;
     let mut failures = Vec::new();
     for (name, spec) in servers {
         let shown = plain_line(&name);
@@ -123,43 +122,30 @@ pub async fn run(
             Style::Dim,
             &format!("Connecting to \"{shown}\" ({})…", spec.transport()),
         ));
-        let conn = match host.connect(name.clone(), spec).await {
-            Ok(conn) => conn,
-            Err(e) => {
-                screen.error(&plain_line(&e.to_string()));
-                failures.push(e.to_string());
-                continue;
-            }
-        };
-        match conn.list_tools().await {
-            Ok(tools) => {
+        match host.connect(name.clone(), spec).await {
+            Ok(conn) => {
                 let info = conn.info();
+                let tools = host.server(conn.id()).map_or(0, |s| s.tools.len());
                 screen.ok(&format!(
                     "Connected to \"{shown}\": protocol {} over {}, {} tool{}",
                     plain_line(&info.protocol_version),
                     info.transport,
-                    tools.len(),
-                    if tools.len() == 1 { "" } else { "s" }
-                ));
-                connected.push(ServerTools {
-                    name,
-                    conn: Arc::new(conn),
                     tools,
-                });
+                    if tools == 1 { "" } else { "s" }
+                ));
+                connected += 1;
             }
             Err(e) => {
                 screen.error(&plain_line(&e.to_string()));
                 failures.push(e.to_string());
-                conn.close().await;
             }
         }
     }
-    if connected.is_empty() {
+    if connected == 0 {
         return Err(TuiError::NoServerConnected {
             reasons: failures.join("; "),
         });
     }
-    let connections: Vec<_> = connected.iter().map(|s| Arc::clone(&s.conn)).collect();
     let interrupts = {
         let tx = tx.clone();
         tokio::spawn(async move {
@@ -170,25 +156,18 @@ pub async fn run(
             }
         })
     };
+    drop(tx);
     let session = ui::Session {
         screen,
         events: Events::new(rx),
-        tx,
         handle: tokio::runtime::Handle::current(),
-        servers: connected,
-        calls: 0,
+        host: host.clone(),
     };
     let result = tokio::task::spawn_blocking(move || session.run())
         .await
         .unwrap_or(Err(TuiError::Panicked));
     interrupts.abort();
-    for conn in connections {
-        // A call abandoned with Ctrl-C may still hold its connection for a moment; dropping
-        // the last handle closes it too.
-        if let Ok(conn) = Arc::try_unwrap(conn) {
-            conn.close().await;
-        }
-    }
-    drop(host);
+    // Stops the servers started over stdio.
+    host.close_all().await;
     result
 }

@@ -13,8 +13,8 @@
 use std::fmt;
 
 use inquire::Select;
-use interlude_engine::{ElicitationView, Notice, Reply, SurfaceAnswer};
-use interlude_host::AnswerSink;
+use interlude_engine::{Answer, FormRequest, Notice, Reply, RequestKind, RequestView};
+use interlude_host::{AnswerSink, Host};
 use interlude_schema::{Content, FieldError, FormSchema};
 
 use crate::TuiError;
@@ -39,14 +39,32 @@ enum Decision {
 pub(crate) fn answer(
     screen: &Screen,
     events: &mut Events,
-    view: ElicitationView,
+    host: &Host,
+    view: RequestView,
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {
-    let id = view.id;
-    let server = plain_line(&view.server);
-    header(screen, &view, events.waiting_behind(id));
-    let schema = view.schema;
-    let mut values: Content = view.prefill;
+    header(screen, host, &view);
+    // Every kind of request is handled here, without a wildcard: a new kind fails to compile
+    // until the terminal shows it (or says plainly where it can be answered).
+    match view.kind {
+        RequestKind::Form(form) => {
+            answer_form(screen, events, &view.server_name, view.id, form, sink)
+        }
+    }
+}
+
+fn answer_form(
+    screen: &Screen,
+    events: &mut Events,
+    server_name: &str,
+    id: interlude_engine::RequestId,
+    form: FormRequest,
+    sink: &AnswerSink,
+) -> Result<(), TuiError> {
+    let server = plain_line(server_name);
+    form_hint(screen, &form);
+    let schema = form.schema;
+    let mut values: Content = form.prefill;
     let mut todo = all_fields(&schema);
     let mut errors: Vec<FieldError> = Vec::new();
     loop {
@@ -63,7 +81,7 @@ pub(crate) fn answer(
             }
             Err(Stop::Terminal(e)) => {
                 // Leave no server waiting on a terminal that is gone.
-                sink.answer(id, SurfaceAnswer::Cancel);
+                sink.answer(id, Answer::Cancelled);
                 return Err(TuiError::from(e));
             }
         };
@@ -83,10 +101,10 @@ pub(crate) fn answer(
                     errors = errs;
                     continue;
                 }
-                SurfaceAnswer::Accept(values.clone())
+                Answer::Accepted(values.clone())
             }
-            Decision::Decline => SurfaceAnswer::Decline,
-            Decision::Cancel => SurfaceAnswer::Cancel,
+            Decision::Decline => Answer::Declined,
+            Decision::Cancel => Answer::Cancelled,
         };
         if let Some(notice) = events.poll_closed(id) {
             tell_closed(screen, &server, &notice);
@@ -116,8 +134,15 @@ pub(crate) fn answer(
     }
 }
 
-fn header(screen: &Screen, view: &ElicitationView, waiting: usize) {
-    let server = plain_line(&view.server);
+/// Who asks, for which call, and how many more wait: all from the host's record.
+fn header(screen: &Screen, host: &Host, view: &RequestView) {
+    let server = plain_line(&view.server_name);
+    let waiting = host
+        .snapshot()
+        .requests
+        .iter()
+        .filter(|r| r.status.is_pending() && r.view.id != view.id)
+        .count();
     let title = styled(
         Style::Strong,
         &format!("━━ Request from server \"{server}\" ━━"),
@@ -128,14 +153,21 @@ fn header(screen: &Screen, view: &ElicitationView, waiting: usize) {
     };
     screen.blank();
     screen.line(format!("{title}{queue}"));
-    if let Some(tool) = &view.tool {
+    if let Some(call) = view.call.and_then(|c| host.call(c)) {
         screen.line(styled(
             Style::Dim,
-            &format!("   asked while running its tool {}", plain_line(tool)),
+            &format!(
+                "   asked by its tool call {} (call #{})",
+                plain_line(&call.tool),
+                call.id
+            ),
         ));
     }
-    screen.quoted(&view.message);
-    if view.schema.fields.is_empty() {
+    screen.quoted(view.message());
+}
+
+fn form_hint(screen: &Screen, form: &FormRequest) {
+    if form.schema.fields.is_empty() {
         screen.line(styled(Style::Dim, "   Esc cancels the request."));
     } else {
         screen.line(styled(
@@ -154,9 +186,15 @@ fn tell_closed(screen: &Screen, server: &str, notice: &Notice) {
 
 fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
     match reply {
-        Reply::Accept(_) => screen.ok(&format!("Sent your answers to \"{server}\".")),
-        Reply::Decline => screen.notice(&format!("Declined; \"{server}\" was told.")),
-        Reply::Cancel => screen.notice(&format!("Cancelled; \"{server}\" was told.")),
+        Reply::Answered(Answer::Accepted(_)) => {
+            screen.ok(&format!("Sent your answers to \"{server}\"."));
+        }
+        Reply::Answered(Answer::Declined) => {
+            screen.notice(&format!("Declined; \"{server}\" was told."));
+        }
+        Reply::Answered(Answer::Cancelled) => {
+            screen.notice(&format!("Cancelled; \"{server}\" was told."));
+        }
         Reply::Error { message, .. } => screen.error(&format!(
             "The request from \"{server}\" was refused: {}",
             plain_line(message)
@@ -248,7 +286,7 @@ fn pick_fields(schema: &FormSchema, values: &Content) -> Result<Vec<usize>, Stop
                 .get(&f.name)
                 .map_or_else(|| "(empty)".to_owned(), |v| display_value(f, v));
             FieldChoice {
-                label: format!("{}: {value}", plain_line(f.label())),
+                label: format!("{}: {value}", plain_line(&f.label())),
                 index: Some(i),
             }
         })

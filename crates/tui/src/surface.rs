@@ -1,33 +1,32 @@
 //! The [`Surface`] half of the terminal surface: the host's core calls it, and it only
-//! forwards what it is told over a channel to the one thread that owns the terminal.
+//! forwards the host's events over a channel to the one thread that owns the terminal.
 //!
 //! It never blocks and never touches the terminal (the host's core must stay responsive while a
-//! person takes their time). The terminal thread reads the channel through [`Events`], which
-//! also keeps track of which requests are still waiting, for the "1 more waiting" line.
+//! person takes their time). The terminal thread reads the channel through [`Events`]; what it
+//! needs to know beyond an event (how many requests wait, which tool a call was) it reads from
+//! the host's record, never from a registry of its own.
 
-use std::collections::{BTreeSet, VecDeque};
-use std::sync::mpsc;
+use std::collections::VecDeque;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use interlude_engine::{ElicitationView, Notice, Reply, RequestId};
-use interlude_host::{AnswerSink, CallOutcome, Surface};
+use interlude_engine::{Notice, Reply, RequestId, RequestView};
+use interlude_host::{AnswerSink, CallRecord, HostEvent, RequestStatus, Surface};
 use interlude_schema::FieldError;
 
 /// What the terminal thread is told.
 #[derive(Debug)]
 pub(crate) enum UiEvent {
-    /// A request joined the queue.
-    Queued(RequestId),
     /// Show this request now; answer through the sink.
-    Present(Box<ElicitationView>, AnswerSink),
+    Present(Box<RequestView>, AnswerSink),
     /// The answer to `id` was refused by the engine.
     Invalid(RequestId, Vec<FieldError>),
     /// The request went away unanswered.
     Closed(RequestId, Notice),
     /// The reply to the request left for the server.
     Replied(RequestId, Reply),
-    /// Tool call number `.0` finished (the error as the person should read it).
-    CallDone(u64, Result<CallOutcome, String>),
+    /// A tool call ended (its record says how).
+    CallEnded(Arc<CallRecord>),
     /// Ctrl-C while no prompt was on screen.
     Interrupt,
 }
@@ -50,24 +49,30 @@ impl TerminalSurface {
 }
 
 impl Surface for TerminalSurface {
-    fn queued(&mut self, view: &ElicitationView) {
-        self.send(UiEvent::Queued(view.id));
-    }
-
-    fn present(&mut self, view: ElicitationView, sink: &AnswerSink) {
-        self.send(UiEvent::Present(Box::new(view), sink.clone()));
-    }
-
-    fn invalid(&mut self, id: RequestId, errors: &[FieldError], _sink: &AnswerSink) {
-        self.send(UiEvent::Invalid(id, errors.to_vec()));
-    }
-
-    fn closed(&mut self, id: RequestId, notice: &Notice) {
-        self.send(UiEvent::Closed(id, notice.clone()));
-    }
-
-    fn replied(&mut self, id: RequestId, reply: &Reply) {
-        self.send(UiEvent::Replied(id, reply.clone()));
+    fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
+        match event {
+            HostEvent::RequestPresented(record) => self.send(UiEvent::Present(
+                Box::new(record.view.clone()),
+                sink.clone(),
+            )),
+            HostEvent::RequestInvalid(record) => {
+                self.send(UiEvent::Invalid(record.view.id, record.errors.clone()));
+            }
+            HostEvent::RequestClosed(record) => {
+                if let RequestStatus::Closed(notice) = &record.status {
+                    self.send(UiEvent::Closed(record.view.id, notice.clone()));
+                }
+            }
+            HostEvent::RequestReplied(record) => {
+                if let RequestStatus::Replied(reply) = &record.status {
+                    self.send(UiEvent::Replied(record.view.id, reply.clone()));
+                }
+            }
+            HostEvent::CallEnded(record) => self.send(UiEvent::CallEnded(record.clone())),
+            // Servers, calls starting, requests joining the queue: read from the record when
+            // needed.
+            _ => {}
+        }
     }
 }
 
@@ -86,8 +91,6 @@ pub(crate) enum Outcome {
 #[derive(Debug)]
 pub(crate) struct Events {
     rx: mpsc::Receiver<UiEvent>,
-    /// Requests admitted and not yet finished (the presented one included).
-    open: BTreeSet<RequestId>,
     /// Events read early (while looking for something else) and not yet handled.
     backlog: VecDeque<UiEvent>,
     /// Notices about requests that closed while waiting in the queue, to show at a calm moment.
@@ -98,15 +101,9 @@ impl Events {
     pub(crate) fn new(rx: mpsc::Receiver<UiEvent>) -> Self {
         Events {
             rx,
-            open: BTreeSet::new(),
             backlog: VecDeque::new(),
             notices: Vec::new(),
         }
-    }
-
-    /// How many requests wait behind `current`.
-    pub(crate) fn waiting_behind(&self, current: RequestId) -> usize {
-        self.open.iter().filter(|id| **id != current).count()
     }
 
     /// Notices about queued requests that went away, taken once.
@@ -114,36 +111,12 @@ impl Events {
         std::mem::take(&mut self.notices)
     }
 
-    /// Book-keeps `event`; returns it when the caller has to act on it.
-    fn note(&mut self, event: UiEvent) -> Option<UiEvent> {
-        match event {
-            UiEvent::Queued(id) => {
-                self.open.insert(id);
-                None
-            }
-            UiEvent::Replied(id, reply) => {
-                self.open.remove(&id);
-                Some(UiEvent::Replied(id, reply))
-            }
-            UiEvent::Closed(id, notice) => {
-                self.open.remove(&id);
-                Some(UiEvent::Closed(id, notice))
-            }
-            other => Some(other),
-        }
-    }
-
     /// The next event to act on, waiting for it. `None` when the host is gone.
     pub(crate) fn next(&mut self) -> Option<UiEvent> {
         if let Some(e) = self.backlog.pop_front() {
             return Some(e);
         }
-        loop {
-            let event = self.rx.recv().ok()?;
-            if let Some(e) = self.note(event) {
-                return Some(e);
-            }
-        }
+        self.rx.recv().ok()
     }
 
     /// Like [`Events::next`] but gives up after `timeout` (`Ok(None)`); `Err(())` when the host
@@ -152,18 +125,10 @@ impl Events {
         if let Some(e) = self.backlog.pop_front() {
             return Ok(Some(e));
         }
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.rx.recv_timeout(left) {
-                Ok(event) => {
-                    if let Some(e) = self.note(event) {
-                        return Ok(Some(e));
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => return Ok(None),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(()),
-            }
+        match self.rx.recv_timeout(timeout) {
+            Ok(event) => Ok(Some(event)),
+            Err(mpsc::RecvTimeoutError::Timeout) => Ok(None),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(()),
         }
     }
 
@@ -172,12 +137,12 @@ impl Events {
     pub(crate) fn poll_closed(&mut self, id: RequestId) -> Option<Notice> {
         let mut found = None;
         while let Ok(event) = self.rx.try_recv() {
-            match self.note(event) {
-                Some(UiEvent::Closed(cid, notice)) if cid == id => found = Some(notice),
-                Some(UiEvent::Closed(_, notice)) => self.notices.push(notice),
+            match event {
+                UiEvent::Closed(cid, notice) if cid == id => found = Some(notice),
+                UiEvent::Closed(_, notice) => self.notices.push(notice),
                 // Ctrl-C between two prompts: the prompts handle their own.
-                Some(UiEvent::Interrupt) | None => {}
-                Some(other) => self.backlog.push_back(other),
+                UiEvent::Interrupt => {}
+                other => self.backlog.push_back(other),
             }
         }
         // A closing seen earlier and kept in the backlog counts too.
@@ -201,9 +166,6 @@ impl Events {
         }
         loop {
             let event = self.rx.recv().ok()?;
-            let Some(event) = self.note(event) else {
-                continue;
-            };
             if concerns(&event, id) {
                 return as_outcome(event, id);
             }
@@ -240,12 +202,13 @@ mod tests {
         let mut events = Events::new(rx);
         let a = RequestId(1);
         let b = RequestId(2);
-        tx.send(UiEvent::Queued(a)).unwrap();
-        tx.send(UiEvent::Queued(b)).unwrap();
         tx.send(UiEvent::Interrupt).unwrap();
-        tx.send(UiEvent::CallDone(7, Err("boom".into()))).unwrap();
+        tx.send(UiEvent::Replied(
+            b,
+            Reply::Answered(interlude_engine::Answer::Declined),
+        ))
+        .unwrap();
         assert!(events.poll_closed(a).is_none());
-        assert_eq!(events.waiting_behind(a), 1);
         tx.send(UiEvent::Closed(
             a,
             Notice {
@@ -255,9 +218,8 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(events.poll_closed(a).unwrap().text, "gone");
-        assert_eq!(events.waiting_behind(a), 1);
-        // The interrupt between prompts was dropped; the call's end was kept.
-        assert!(matches!(events.next(), Some(UiEvent::CallDone(7, _))));
+        // The interrupt between prompts was dropped; the other request's reply was kept.
+        assert!(matches!(events.next(), Some(UiEvent::Replied(id, _)) if id == b));
     }
 
     #[test]
@@ -265,11 +227,16 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let mut events = Events::new(rx);
         tx.send(UiEvent::Interrupt).unwrap();
-        tx.send(UiEvent::Replied(RequestId(3), Reply::Decline))
-            .unwrap();
+        tx.send(UiEvent::Replied(
+            RequestId(3),
+            Reply::Answered(interlude_engine::Answer::Declined),
+        ))
+        .unwrap();
         assert!(matches!(
             events.outcome(RequestId(3)),
-            Some(Outcome::Replied(Reply::Decline))
+            Some(Outcome::Replied(Reply::Answered(
+                interlude_engine::Answer::Declined
+            )))
         ));
     }
 }

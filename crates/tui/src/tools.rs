@@ -1,5 +1,5 @@
-//! The tool side of the terminal surface: the list of servers and their tools, the menu to pick
-//! one, prompts for its arguments, and the rendering of its result.
+//! The tool side of the terminal surface: the list of servers and their tools (from the host's
+//! record), the menu to pick one, prompts for its arguments, and the rendering of its result.
 //!
 //! Arguments: when a tool's `inputSchema` is a flat object of simple properties (the shape the
 //! elicitation subset describes), each property gets its own prompt through the same form code
@@ -15,24 +15,13 @@ use std::sync::Arc;
 use inquire::error::CustomUserError;
 use inquire::validator::Validation;
 use inquire::{Select, Text};
-use interlude_host::{CallOutcome, Connection};
+use interlude_host::{CallRecord, CallStatus, ServerRecord};
 use interlude_schema::{Content, FormSchema};
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 
 use crate::form::{Stop, all_fields, fill};
 use crate::render::{Screen, Style, plain_line, styled};
-
-/// A connected server and the tools it listed.
-#[derive(Debug)]
-pub(crate) struct ServerTools {
-    /// The name the person gave it.
-    pub(crate) name: String,
-    /// The connection.
-    pub(crate) conn: Arc<Connection>,
-    /// Its tools, in the server's order.
-    pub(crate) tools: Vec<Tool>,
-}
 
 /// What the person picked in the menu.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +57,7 @@ fn summary(text: &str, max: usize) -> String {
 }
 
 /// Lists every server's tools with their descriptions.
-pub(crate) fn list(screen: &Screen, servers: &[ServerTools]) {
+pub(crate) fn list(screen: &Screen, servers: &[Arc<ServerRecord>]) {
     for s in servers {
         screen.blank();
         screen.line(styled(
@@ -97,9 +86,9 @@ pub(crate) fn list(screen: &Screen, servers: &[ServerTools]) {
 }
 
 /// Asks which tool to call next.
-pub(crate) fn menu(servers: &[ServerTools]) -> Result<MenuChoice, Stop> {
+pub(crate) fn menu(servers: &[Arc<ServerRecord>]) -> Result<MenuChoice, Stop> {
     let several = servers.len() > 1;
-    let name = |s: &ServerTools, t: &Tool| {
+    let name = |s: &ServerRecord, t: &Tool| {
         if several {
             format!("{} › {}", plain_line(&s.name), plain_line(&t.name))
         } else {
@@ -248,21 +237,21 @@ fn json_arguments(screen: &Screen, tool: &Tool) -> Result<JsonObject, Stop> {
     }
 }
 
-/// Shows what a tool call came to.
-pub(crate) fn show_result(
-    screen: &Screen,
-    server: &str,
-    tool: &str,
-    outcome: &Result<CallOutcome, String>,
-) {
-    let head = format!("{} › {}", plain_line(server), plain_line(tool));
+/// Shows what a tool call came to, from its record.
+pub(crate) fn show_result(screen: &Screen, call: &CallRecord) {
+    let head = format!(
+        "{} › {}",
+        plain_line(&call.server_name),
+        plain_line(&call.tool)
+    );
     screen.blank();
-    match outcome {
-        Err(e) => {
+    match &call.status {
+        CallStatus::Completed(result) => show_tool_result(screen, &head, result),
+        CallStatus::Failed { reason } => {
             screen.error(&format!("The call to {head} failed:"));
-            screen.quoted(e);
+            screen.quoted(reason);
         }
-        Ok(outcome) => show_tool_result(screen, &head, &outcome.result),
+        _ => screen.notice(&format!("The call to {head} is still running.")),
     }
     screen.blank();
 }

@@ -11,9 +11,9 @@
 //! [`AnswerSink`](interlude_host::AnswerSink) each presented request comes with.
 
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::Duration;
 
+use interlude_host::{Host, ServerRecord, ServerState};
 use tokio::runtime::Handle;
 
 use crate::TuiError;
@@ -21,29 +21,37 @@ use crate::form::Stop;
 use crate::render::{Screen, Style, plain_line, styled};
 use crate::request;
 use crate::surface::{Events, UiEvent};
-use crate::tools::{self, MenuChoice, ServerTools};
+use crate::tools::{self, MenuChoice};
 
 /// Everything the terminal thread works with.
 #[derive(Debug)]
 pub(crate) struct Session {
     pub(crate) screen: Screen,
     pub(crate) events: Events,
-    /// For tool calls to report their end.
-    pub(crate) tx: mpsc::Sender<UiEvent>,
     pub(crate) handle: Handle,
-    pub(crate) servers: Vec<ServerTools>,
-    /// Number of the last call started (calls abandoned with Ctrl-C may still report).
-    pub(crate) calls: u64,
+    /// The host: servers, their tools and every call are read from its record.
+    pub(crate) host: Host,
 }
 
 impl Session {
+    /// The servers whose tools can be called now, from the host's record.
+    fn servers(&self) -> Vec<Arc<ServerRecord>> {
+        self.host
+            .snapshot()
+            .servers
+            .into_iter()
+            .filter(|s| s.state == ServerState::Ready)
+            .collect()
+    }
+
     /// Runs until the person quits or the terminal fails.
     pub(crate) fn run(mut self) -> Result<(), TuiError> {
-        tools::list(&self.screen, &self.servers);
+        tools::list(&self.screen, &self.servers());
         loop {
             self.settle()?;
             self.screen.blank();
-            let choice = match tools::menu(&self.servers) {
+            let servers = self.servers();
+            let choice = match tools::menu(&servers) {
                 Ok(choice) => choice,
                 Err(Stop::Escaped) => MenuChoice::Quit,
                 Err(Stop::Terminal(e)) => return Err(e.into()),
@@ -53,7 +61,7 @@ impl Session {
                 self.screen.line("Bye.");
                 return Ok(());
             };
-            let Some(entry) = self.servers.get(server) else {
+            let Some(entry) = servers.get(server) else {
                 continue;
             };
             let Some(t) = entry.tools.get(tool) else {
@@ -64,10 +72,14 @@ impl Session {
                 Ok(None) | Err(Stop::Escaped | Stop::Closed(_)) => continue,
                 Err(Stop::Terminal(e)) => return Err(e.into()),
             };
-            let conn = Arc::clone(&entry.conn);
-            let server_name = entry.name.clone();
-            let tool_name = t.name.to_string();
-            self.call(conn, &server_name, &tool_name, args)?;
+            let Some(conn) = self.host.connection(entry.id) else {
+                self.screen.notice(&format!(
+                    "\"{}\" is no longer connected.",
+                    plain_line(&entry.name)
+                ));
+                continue;
+            };
+            self.call(&conn, &t.name, args)?;
         }
     }
 
@@ -78,7 +90,7 @@ impl Session {
             self.show_notices();
             match self.events.next_timeout(Duration::ZERO) {
                 Ok(Some(UiEvent::Present(view, sink))) => {
-                    request::answer(&self.screen, &mut self.events, *view, &sink)?;
+                    request::answer(&self.screen, &mut self.events, &self.host, *view, &sink)?;
                 }
                 Ok(Some(UiEvent::Closed(_, notice))) => self.closed_in_queue(&notice),
                 // Stale: replies already handled, calls abandoned, Ctrl-C at the menu.
@@ -106,54 +118,38 @@ impl Session {
     /// Calls a tool and stays with it until it ends, answering what it asks on the way.
     fn call(
         &mut self,
-        conn: Arc<interlude_host::Connection>,
-        server: &str,
+        conn: &interlude_host::Connection,
         tool: &str,
         args: Option<rmcp::model::JsonObject>,
     ) -> Result<(), TuiError> {
-        self.calls += 1;
-        let number = self.calls;
+        let server = plain_line(&conn.info().name);
+        let tool_shown = plain_line(tool);
+        let call = conn.start_call(tool, args);
+        let id = call.id();
         self.screen.line(styled(
             Style::Dim,
-            &format!(
-                "Calling {} › {}… (Ctrl-C abandons the call)",
-                plain_line(server),
-                plain_line(tool)
-            ),
+            &format!("Calling {server} › {tool_shown} (call #{id})… (Ctrl-C abandons the call)"),
         ));
-        let name = tool.to_owned();
-        let inner = self
-            .handle
-            .spawn(async move { conn.call_tool(&name, args).await });
-        let abort = inner.abort_handle();
-        let tx = self.tx.clone();
-        self.handle.spawn(async move {
-            let result = match inner.await {
-                Ok(Ok(outcome)) => Ok(outcome),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(e) if e.is_cancelled() => return,
-                Err(_) => Err("the call stopped unexpectedly".to_owned()),
-            };
-            let _ = tx.send(UiEvent::CallDone(number, result));
+        // The outcome is read from the host's record when the call ends (an event); the task
+        // only drives it. Aborting the task drops the call, which abandons it.
+        let running = self.handle.spawn(async move {
+            let _ = call.outcome().await;
         });
         loop {
             self.show_notices();
             match self.events.next() {
                 None => return Err(TuiError::HostStopped),
                 Some(UiEvent::Present(view, sink)) => {
-                    request::answer(&self.screen, &mut self.events, *view, &sink)?;
+                    request::answer(&self.screen, &mut self.events, &self.host, *view, &sink)?;
                 }
-                Some(UiEvent::CallDone(n, result)) if n == number => {
-                    tools::show_result(&self.screen, server, tool, &result);
+                Some(UiEvent::CallEnded(record)) if record.id == id => {
+                    tools::show_result(&self.screen, &record);
                     return Ok(());
                 }
                 Some(UiEvent::Interrupt) => {
-                    abort.abort();
-                    self.screen.notice(&format!(
-                        "Abandoned the call to {} › {}.",
-                        plain_line(server),
-                        plain_line(tool)
-                    ));
+                    running.abort();
+                    self.screen
+                        .notice(&format!("Abandoned the call to {server} › {tool_shown}."));
                     return Ok(());
                 }
                 Some(UiEvent::Closed(_, notice)) => self.closed_in_queue(&notice),

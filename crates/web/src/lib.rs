@@ -1,12 +1,13 @@
 //! The web surface: a local page where a person browses connected servers, calls their tools, and
 //! answers every request for input in an activity timeline.
 //!
-//! Shape: [`WebApp`] owns a [`Host`] whose [`Surface`] is this crate's `WebSurface`; both write
-//! into one host-side view-model (`state.rs`) that every open page receives over one
-//! server-sent-events stream (`/api/events`) and changes through small POSTs. The page is a thin
-//! renderer: all validation runs in Rust (`/api/validate` uses the engine's own rules, and the
-//! engine checks again before anything leaves). Nothing is lost when a page closes: requests stay
-//! pending in the engine until answered, cancelled by policy, or withdrawn by their server.
+//! Shape: [`WebApp`] owns a [`Host`] whose [`Surface`] is this crate's `WebSurface`, which only
+//! notes that something changed. The host owns the record of servers, calls and requests; every
+//! open page receives a projection of it (`state.rs`) over one server-sent-events stream
+//! (`/api/events`) and acts through small POSTs. The page is a thin renderer: all validation runs
+//! in Rust (`/api/validate` uses the engine's own rules, and the engine checks again before
+//! anything leaves). Nothing is lost when a page closes: requests stay pending in the engine until
+//! answered, cancelled by policy, or withdrawn by their server.
 //!
 //! Security: binds 127.0.0.1 only; every API call needs the per-run token printed with the URL
 //! (so neither a web site nor another local user can answer for the person); the `Host` header
@@ -44,25 +45,18 @@ mod routes;
 mod state;
 mod view;
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
-use interlude_engine::{ElicitationView, Notice, Reply, RequestId};
 use interlude_host::{
-    AnswerSink, Connection, Host, HostConfig, ProtocolChoice, ServerSpec, Surface,
+    AnswerSink, Host, HostConfig, HostEvent, ProtocolChoice, ServerSpec, Surface,
 };
-use interlude_schema::{FieldError, FormSchema};
 use rand::RngCore;
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
 
-use crate::state::{CallEntry, ServerEntry, Shared, ToolEntry};
-use crate::view::fields_of;
+use crate::state::Page;
 
 /// Settings of the web surface.
 #[derive(Debug, Clone)]
@@ -85,35 +79,21 @@ impl Default for WebOptions {
     }
 }
 
-/// The surface the host drives: it only records into the shared view-model.
+/// The surface the host drives: every event only tells open pages to fetch a new projection.
 struct WebSurface {
-    shared: Arc<Shared>,
+    page: Arc<Page>,
 }
 
 impl Surface for WebSurface {
-    fn queued(&mut self, view: &ElicitationView) {
-        self.shared.on_queued(view);
-    }
-    fn present(&mut self, view: ElicitationView, _sink: &AnswerSink) {
-        self.shared.on_present(view.id);
-    }
-    fn invalid(&mut self, id: RequestId, errors: &[FieldError], _sink: &AnswerSink) {
-        self.shared.on_invalid(id, errors);
-    }
-    fn closed(&mut self, id: RequestId, notice: &Notice) {
-        self.shared.on_closed(id, notice);
-    }
-    fn replied(&mut self, id: RequestId, reply: &Reply) {
-        self.shared.on_replied(id, reply);
+    fn on_event(&mut self, _event: &HostEvent, _sink: &AnswerSink) {
+        self.page.changed();
     }
 }
 
 pub(crate) struct Inner {
     pub(crate) host: Host,
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) connections: RwLock<BTreeMap<String, Arc<Connection>>>,
+    pub(crate) page: Arc<Page>,
     pub(crate) token: String,
-    next_call: AtomicU64,
     /// Latencies reported by pages (request admitted → card visible and focused), for the
     /// benchmark.
     pub(crate) telemetry: std::sync::Mutex<Vec<(u64, u64)>>,
@@ -140,20 +120,13 @@ fn random_token() -> String {
 impl WebApp {
     /// Starts the host with the web surface (no listener yet: see [`WebApp::serve`]).
     pub fn start(options: WebOptions) -> Self {
-        let shared = Arc::new(Shared::new(options.title, options.guide));
-        let host = Host::start(
-            options.host,
-            WebSurface {
-                shared: shared.clone(),
-            },
-        );
+        let page = Arc::new(Page::new(options.title, options.guide));
+        let host = Host::start(options.host, WebSurface { page: page.clone() });
         WebApp {
             inner: Arc::new(Inner {
                 host,
-                shared,
-                connections: RwLock::new(BTreeMap::new()),
+                page,
                 token: random_token(),
-                next_call: AtomicU64::new(1),
                 telemetry: std::sync::Mutex::new(Vec::new()),
             }),
         }
@@ -184,106 +157,21 @@ impl WebApp {
             .unwrap_or_default()
     }
 
-    /// Connects to a server and lists its tools; a failure is shown on the page (and logged),
-    /// never fatal. `protocol` overrides the host's default negotiation.
+    /// Connects to a server (the host lists its tools); a failure is shown on the page (and
+    /// logged), never fatal. `protocol` overrides the host's default negotiation.
     pub async fn add_server(&self, name: &str, spec: ServerSpec, protocol: Option<ProtocolChoice>) {
-        let target = spec.target();
-        let mut entry = ServerEntry {
-            name: name.to_owned(),
-            transport: spec.transport().to_owned(),
-            target,
-            protocol_version: None,
-            era: None,
-            status: "connecting",
-            title: None,
-            version: None,
-            error: None,
-            tools: Vec::new(),
-        };
-        self.upsert_server(entry.clone());
+        let host = &self.inner.host;
         let connected = match protocol {
-            Some(p) => self.inner.host.connect_with(name, spec, p).await,
-            None => self.inner.host.connect(name, spec).await,
+            Some(p) => host.connect_with(name, spec, p).await,
+            None => host.connect(name, spec).await,
         };
-        let conn = match connected {
-            Ok(c) => Arc::new(c),
-            Err(e) => {
-                tracing::warn!(server = name, "cannot connect: {e}");
-                entry.status = "error";
-                entry.error = Some(e.to_string());
-                self.upsert_server(entry);
-                return;
-            }
-        };
-        let info = conn.info();
-        entry.protocol_version = Some(info.protocol_version.clone());
-        entry.era = Some(info.era.to_string());
-        entry.title = info
-            .server_info
-            .as_ref()
-            .map(|i| i.title.clone().unwrap_or_else(|| i.name.clone()));
-        entry.version = info.server_info.as_ref().map(|i| i.version.clone());
-        match conn.list_tools().await {
-            Ok(tools) => {
-                entry.status = "connected";
-                entry.tools = tools
-                    .into_iter()
-                    .map(|t| {
-                        let schema = Value::Object((*t.input_schema).clone());
-                        ToolEntry {
-                            name: t.name.to_string(),
-                            title: t.title.clone(),
-                            description: t.description.as_ref().map(ToString::to_string),
-                            fields: FormSchema::parse(&schema)
-                                .ok()
-                                .map(|p| fields_of(&p.schema)),
-                            input_schema: schema,
-                        }
-                    })
-                    .collect();
-            }
-            Err(e) => {
-                entry.status = "error";
-                entry.error = Some(e.to_string());
-            }
+        if let Err(e) = connected {
+            tracing::warn!(server = name, "cannot connect: {e}");
         }
-        self.upsert_server(entry);
-        self.inner
-            .connections
-            .write()
-            .await
-            .insert(name.to_owned(), conn.clone());
-        // Mark the server as disconnected when its transport closes.
-        let app = self.clone();
-        let name = name.to_owned();
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(Duration::from_millis(250)).await;
-                if Arc::strong_count(&conn) == 1 {
-                    return;
-                }
-                if conn.is_closed() {
-                    app.inner.shared.update(|s| {
-                        if let Some(e) = s.servers.iter_mut().find(|e| e.name == name) {
-                            e.status = "disconnected";
-                        }
-                    });
-                    return;
-                }
-            }
-        });
     }
 
-    fn upsert_server(&self, entry: ServerEntry) {
-        self.inner.shared.update(
-            |s| match s.servers.iter_mut().find(|e| e.name == entry.name) {
-                Some(e) => *e = entry,
-                None => s.servers.push(entry),
-            },
-        );
-    }
-
-    /// Calls a tool in the background and records it in the timeline; returns the call's id.
+    /// Calls a tool in the background (the host records it, and the page shows it from the
+    /// record); returns the call's id.
     pub async fn call_tool(
         &self,
         server: &str,
@@ -292,52 +180,22 @@ impl WebApp {
     ) -> Result<u64, String> {
         let conn = self
             .inner
-            .connections
-            .read()
-            .await
-            .get(server)
-            .cloned()
+            .host
+            .connection_named(server)
             .ok_or_else(|| format!("no connected server named `{server}`"))?;
-        let id = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
-        self.inner.shared.update(|s| {
-            s.calls.push(CallEntry {
-                id,
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-                arguments: arguments.clone().map_or(Value::Null, Value::Object),
-                status: "running",
-                result: None,
-                error: None,
-                rounds: 0,
-                requests: Vec::new(),
-                started_at_ms: crate::state::now_ms(),
-            });
-        });
-        let shared = self.inner.shared.clone();
-        let tool = tool.to_owned();
+        let call = conn.start_call(tool, arguments);
+        let id = call.id().0;
         tokio::spawn(async move {
-            let outcome = conn.call_tool(&tool, arguments).await;
-            shared.update(|s| {
-                if let Some(c) = s.calls.iter_mut().find(|c| c.id == id) {
-                    match outcome {
-                        Ok(o) => {
-                            c.status = if o.result.is_error == Some(true) {
-                                "failed"
-                            } else {
-                                "done"
-                            };
-                            c.rounds = o.rounds;
-                            c.result = serde_json::to_value(&o.result).ok();
-                        }
-                        Err(e) => {
-                            c.status = "error";
-                            c.error = Some(e.to_string());
-                        }
-                    }
-                }
-            });
+            if let Err(e) = call.outcome().await {
+                tracing::debug!("tool call failed: {e}");
+            }
         });
         Ok(id)
+    }
+
+    /// What a page shows now.
+    pub(crate) fn page_state(&self) -> state::PageState {
+        self.inner.page.project(&self.inner.host.snapshot())
     }
 
     /// Serves the page on `listener` (which must be bound to a loopback address) until

@@ -14,7 +14,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::Stream;
-use interlude_engine::{RequestId, SurfaceAnswer};
+use interlude_engine::{Answer, RequestId, RequestKind};
 use interlude_host::ServerSpec;
 use interlude_schema::Content;
 use serde::Deserialize;
@@ -128,31 +128,28 @@ async fn asset(axum::extract::Path(path): axum::extract::Path<String>) -> Respon
 }
 
 async fn state(State(app): State<WebApp>) -> Response {
-    Json(app.inner.shared.snapshot()).into_response()
+    Json(app.page_state()).into_response()
 }
 
 async fn events(State(app): State<WebApp>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let rx = app.inner.shared.subscribe();
-    let shared = app.inner.shared.clone();
-    let first = shared.snapshot();
-    let stream = futures::stream::unfold(
-        (rx, shared, Some(first)),
-        |(mut rx, shared, first)| async move {
-            let snapshot = match first {
+    let rx = app.inner.page.subscribe();
+    let first = app.page_state();
+    let stream =
+        futures::stream::unfold((rx, app, Some(first)), |(mut rx, app, first)| async move {
+            let state = match first {
                 Some(s) => s,
-                // A lagging receiver missed some changes: the next snapshot covers them.
+                // A lagging receiver missed some changes: the next projection covers them.
                 None => match rx.recv().await {
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        shared.snapshot()
+                        app.page_state()
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
                 },
             };
-            let data = serde_json::to_string(&snapshot).unwrap_or_else(|_| "{}".into());
+            let data = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
             let event = Event::default().event("state").data(data);
-            Some((Ok(event), (rx, shared, None)))
-        },
-    );
+            Some((Ok(event), (rx, app, None)))
+        });
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
@@ -181,11 +178,11 @@ async fn answer(State(app): State<WebApp>, Json(body): Json<Value>) -> Response 
     };
     let answer = match field(&body, "action").and_then(Value::as_str) {
         Some("accept") => match content(&body) {
-            Ok(c) => SurfaceAnswer::Accept(c),
+            Ok(c) => Answer::Accepted(c),
             Err(m) => return bad_request(m),
         },
-        Some("decline") => SurfaceAnswer::Decline,
-        Some("cancel") => SurfaceAnswer::Cancel,
+        Some("decline") => Answer::Declined,
+        Some("cancel") => Answer::Cancelled,
         _ => return bad_request("`action` must be \"accept\", \"decline\" or \"cancel\""),
     };
     app.inner.host.answer_sink().answer(RequestId(id), answer);
@@ -202,7 +199,14 @@ async fn validate(State(app): State<WebApp>, Json(body): Json<Value>) -> Respons
         Ok(c) => c,
         Err(m) => return bad_request(m),
     };
-    let Some(schema) = app.inner.shared.schema_of(id) else {
+    let pending = app
+        .inner
+        .host
+        .request(RequestId(id))
+        .filter(|r| r.status.is_pending());
+    let Some(schema) = pending.map(|r| match &r.view.kind {
+        RequestKind::Form(form) => form.schema.clone(),
+    }) else {
         return (
             StatusCode::NOT_FOUND,
             Json(json!({"error": "no such request"})),
@@ -252,7 +256,7 @@ async fn add_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Respo
         .filter(|n| !n.is_empty())
         .map(str::to_owned)
         .unwrap_or_else(|| spec.default_name());
-    if app.inner.connections.read().await.contains_key(&name) {
+    if app.inner.host.live_server_named(&name).is_some() {
         return bad_request(format!(
             "`name`: a server named `{name}` is already connected"
         ));
@@ -269,7 +273,11 @@ async fn telemetry(State(app): State<WebApp>, Json(body): Json<Value>) -> Respon
     ) else {
         return bad_request("`id` and `shownAtMs` are required");
     };
-    let received = app.inner.shared.with_request(id, |r| r.received_at_ms);
+    let received = app
+        .inner
+        .host
+        .request(RequestId(id))
+        .map(|r| r.received_at_ms);
     if let Some(received) = received {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let shown = shown.max(0.0) as u64;

@@ -1,10 +1,17 @@
-//! The page's view-model: everything the page shows, kept on the host side so that a reload, a
-//! second tab or a closed page never loses anything. The page is a thin renderer of
-//! [`Snapshot`]s; every change bumps `version` and is broadcast to every open page.
+//! What the page shows, as JSON: a projection of the host's record ([`HostSnapshot`]) plus the
+//! page's own title and guide. Nothing here is kept between projections — the host owns servers,
+//! calls and requests, and the page is a thin renderer of what this produces; every change the
+//! host reports bumps a version and every open page receives a fresh projection.
+//!
+//! What it does not do: decide anything, or remember anything the host does not.
 
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use interlude_engine::{ElicitationView, Notice, Reply, RequestId};
+use interlude_engine::{Answer, Reply, RequestKind};
+use interlude_host::{
+    CallRecord, CallStatus, HostSnapshot, RequestRecord, RequestStatus, ServerRecord, ServerState,
+};
 use interlude_schema::FieldError;
 use serde::Serialize;
 use serde_json::Value;
@@ -12,131 +19,111 @@ use tokio::sync::broadcast;
 
 use crate::view::{FieldView, fields_of};
 
-/// A connected (or failed) server as the page shows it.
+/// A server as the page shows it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ServerEntry {
-    pub(crate) name: String,
-    pub(crate) transport: String,
-    pub(crate) target: String,
-    pub(crate) protocol_version: Option<String>,
-    pub(crate) era: Option<String>,
-    pub(crate) status: &'static str,
-    pub(crate) title: Option<String>,
-    pub(crate) version: Option<String>,
-    pub(crate) error: Option<String>,
-    pub(crate) tools: Vec<ToolEntry>,
+    name: String,
+    transport: &'static str,
+    target: String,
+    protocol_version: Option<String>,
+    era: Option<String>,
+    /// `connecting`, `ready`, `failed` or `closed`.
+    status: &'static str,
+    title: Option<String>,
+    version: Option<String>,
+    error: Option<String>,
+    tools: Vec<ToolEntry>,
 }
 
 /// One tool of a server, with a form for its arguments when its input schema fits the subset.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ToolEntry {
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) description: Option<String>,
+struct ToolEntry {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
     /// Argument fields, when the input schema is a flat form; otherwise the page offers JSON.
-    pub(crate) fields: Option<Vec<FieldView>>,
-    pub(crate) input_schema: Value,
+    fields: Option<Vec<FieldView>>,
+    input_schema: Value,
 }
 
 /// One tool call in the activity timeline.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct CallEntry {
-    pub(crate) id: u64,
-    pub(crate) server: String,
-    pub(crate) tool: String,
-    pub(crate) arguments: Value,
-    pub(crate) status: &'static str,
-    pub(crate) result: Option<Value>,
-    pub(crate) error: Option<String>,
-    pub(crate) rounds: usize,
-    pub(crate) requests: Vec<u64>,
-    pub(crate) started_at_ms: u64,
+struct CallEntry {
+    id: u64,
+    server: String,
+    tool: String,
+    arguments: Value,
+    /// `running`, `done`, `tool-error` or `failed`.
+    status: &'static str,
+    result: Option<Value>,
+    error: Option<String>,
+    rounds: usize,
+    /// The requests it raised, by id (exact, from the host).
+    requests: Vec<u64>,
+    started_at_ms: u64,
+    ended_at_ms: Option<u64>,
 }
 
 /// One request for the person, pending or finished.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestEntry {
-    pub(crate) id: u64,
-    pub(crate) server: String,
-    pub(crate) message: String,
-    pub(crate) era: String,
-    pub(crate) tool: Option<String>,
-    pub(crate) call: Option<u64>,
-    pub(crate) fields: Vec<FieldView>,
-    pub(crate) prefill: serde_json::Map<String, Value>,
+    id: u64,
+    server: String,
+    message: String,
+    era: String,
+    tool: Option<String>,
+    call: Option<u64>,
+    fields: Vec<FieldView>,
+    prefill: serde_json::Map<String, Value>,
     /// `queued`, `active`, `answered` or `closed`.
-    pub(crate) status: &'static str,
+    status: &'static str,
     /// `accept`, `decline`, `cancel` or `error` once answered.
-    pub(crate) outcome: Option<&'static str>,
+    outcome: Option<&'static str>,
     /// What went back to the server, for the record.
-    pub(crate) sent: Option<Value>,
-    pub(crate) notice: Option<String>,
-    /// Field errors the engine raised against the last answer.
-    pub(crate) errors: Vec<FieldError>,
+    sent: Option<Value>,
+    notice: Option<String>,
+    /// Field errors the engine raised against the last answer (pending requests only).
+    errors: Vec<FieldError>,
     /// Host milliseconds (since the Unix epoch) when the engine admitted it.
-    pub(crate) received_at_ms: u64,
+    received_at_ms: u64,
 }
 
 /// Everything a page needs.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Snapshot {
-    pub(crate) version: u64,
-    pub(crate) title: String,
-    pub(crate) guide: Option<Value>,
-    pub(crate) servers: Vec<ServerEntry>,
-    pub(crate) calls: Vec<CallEntry>,
-    pub(crate) requests: Vec<RequestEntry>,
-    pub(crate) active: Option<u64>,
+pub(crate) struct PageState {
+    version: u64,
+    title: String,
+    guide: Option<Value>,
+    servers: Vec<ServerEntry>,
+    calls: Vec<CallEntry>,
+    requests: Vec<RequestEntry>,
+    active: Option<u64>,
 }
 
-/// How many finished requests and calls a page keeps (pending ones are never dropped).
-const KEEP_FINISHED: usize = 200;
+/// How many finished requests and calls a page shows (pending ones are always shown).
+const SHOWN_FINISHED: usize = 200;
 
-/// The shared state plus its change feed.
-pub(crate) struct Shared {
-    snapshot: Mutex<Snapshot>,
-    /// The forms of pending requests, for inline validation.
-    schemas: Mutex<std::collections::HashMap<u64, std::sync::Arc<interlude_schema::FormSchema>>>,
+/// The page's own settings and the change feed.
+pub(crate) struct Page {
+    title: String,
+    guide: Option<Value>,
+    version: AtomicU64,
     changes: broadcast::Sender<u64>,
 }
 
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
-
-impl Shared {
+impl Page {
     pub(crate) fn new(title: String, guide: Option<Value>) -> Self {
         let (changes, _) = broadcast::channel(64);
-        Shared {
-            snapshot: Mutex::new(Snapshot {
-                title,
-                guide,
-                ..Snapshot::default()
-            }),
+        Page {
+            title,
+            guide,
+            version: AtomicU64::new(0),
             changes,
-            schemas: Mutex::default(),
-        }
-    }
-
-    /// The form of a pending request.
-    pub(crate) fn schema_of(
-        &self,
-        id: u64,
-    ) -> Option<std::sync::Arc<interlude_schema::FormSchema>> {
-        self.schemas.lock().ok()?.get(&id).cloned()
-    }
-
-    fn forget_schema(&self, id: u64) {
-        if let Ok(mut m) = self.schemas.lock() {
-            m.remove(&id);
         }
     }
 
@@ -144,142 +131,154 @@ impl Shared {
         self.changes.subscribe()
     }
 
-    pub(crate) fn snapshot(&self) -> Snapshot {
-        self.snapshot.lock().map(|s| s.clone()).unwrap_or_default()
-    }
-
-    /// Applies `f` and tells every page.
-    pub(crate) fn update<R>(&self, f: impl FnOnce(&mut Snapshot) -> R) -> Option<R> {
-        let (r, version) = {
-            let mut s = self.snapshot.lock().ok()?;
-            let r = f(&mut s);
-            s.version += 1;
-            prune(&mut s);
-            (r, s.version)
-        };
+    /// Something changed: tell every page.
+    pub(crate) fn changed(&self) {
+        let version = self.version.fetch_add(1, Ordering::Relaxed) + 1;
         let _ = self.changes.send(version);
-        Some(r)
     }
 
-    /// The schema of a pending request, for validation.
-    pub(crate) fn with_request<R>(&self, id: u64, f: impl FnOnce(&RequestEntry) -> R) -> Option<R> {
-        let s = self.snapshot.lock().ok()?;
-        s.requests.iter().find(|r| r.id == id).map(f)
-    }
-
-    pub(crate) fn on_queued(&self, view: &ElicitationView) {
-        if let Ok(mut m) = self.schemas.lock() {
-            m.insert(view.id.0, view.schema.clone());
+    /// The page's view of `snapshot`.
+    pub(crate) fn project(&self, snapshot: &HostSnapshot) -> PageState {
+        let tools_of: HashMap<u64, &str> = snapshot
+            .calls
+            .iter()
+            .map(|c| (c.id.0, c.tool.as_str()))
+            .collect();
+        PageState {
+            version: self.version.load(Ordering::Relaxed),
+            title: self.title.clone(),
+            guide: self.guide.clone(),
+            servers: snapshot.servers.iter().map(|s| server_entry(s)).collect(),
+            calls: recent(&snapshot.calls, |c| c.status == CallStatus::Running)
+                .map(|c| call_entry(c))
+                .collect(),
+            requests: recent(&snapshot.requests, |r| r.status.is_pending())
+                .map(|r| request_entry(r, &tools_of))
+                .collect(),
+            active: snapshot.presented.map(|id| id.0),
         }
-        self.update(|s| {
-            let call = s
-                .calls
-                .iter_mut()
-                .rev()
-                .find(|c| {
-                    c.status == "running"
-                        && c.server == view.server
-                        && view.tool.as_deref().is_none_or(|t| t == c.tool)
-                })
-                .map(|c| {
-                    c.requests.push(view.id.0);
-                    c.id
-                });
-            s.requests.push(RequestEntry {
-                id: view.id.0,
-                server: view.server.clone(),
-                message: view.message.clone(),
-                era: view.era.to_string(),
-                tool: view.tool.clone(),
-                call,
-                fields: fields_of(&view.schema),
-                prefill: view.prefill.clone(),
-                status: "queued",
-                outcome: None,
-                sent: None,
-                notice: None,
-                errors: Vec::new(),
-                received_at_ms: now_ms(),
-            });
-        });
-    }
-
-    pub(crate) fn on_present(&self, id: RequestId) {
-        self.update(|s| {
-            if let Some(r) = s.requests.iter_mut().find(|r| r.id == id.0) {
-                r.status = "active";
-            }
-            s.active = Some(id.0);
-        });
-    }
-
-    pub(crate) fn on_invalid(&self, id: RequestId, errors: &[FieldError]) {
-        self.update(|s| {
-            if let Some(r) = s.requests.iter_mut().find(|r| r.id == id.0) {
-                r.errors = errors.to_vec();
-            }
-        });
-    }
-
-    pub(crate) fn on_replied(&self, id: RequestId, reply: &Reply) {
-        self.forget_schema(id.0);
-        self.update(|s| {
-            if let Some(r) = s.requests.iter_mut().find(|r| r.id == id.0) {
-                r.status = "answered";
-                r.errors.clear();
-                let (outcome, sent) = match reply {
-                    Reply::Accept(c) => ("accept", Some(Value::Object(c.clone()))),
-                    Reply::Decline => ("decline", None),
-                    Reply::Cancel => ("cancel", None),
-                    Reply::Error { message, .. } => ("error", Some(Value::String(message.clone()))),
-                };
-                r.outcome = Some(outcome);
-                r.sent = sent;
-            }
-            if s.active == Some(id.0) {
-                s.active = None;
-            }
-        });
-    }
-
-    pub(crate) fn on_closed(&self, id: RequestId, notice: &Notice) {
-        self.forget_schema(id.0);
-        self.update(|s| {
-            if let Some(r) = s.requests.iter_mut().find(|r| r.id == id.0) {
-                r.status = "closed";
-                r.notice = Some(notice.text.clone());
-            }
-            if s.active == Some(id.0) {
-                s.active = None;
-            }
-        });
     }
 }
 
-fn prune(s: &mut Snapshot) {
-    let finished = |st: &str| st == "answered" || st == "closed";
-    let n = s.requests.iter().filter(|r| finished(r.status)).count();
-    if n > KEEP_FINISHED {
-        let mut drop = n - KEEP_FINISHED;
-        s.requests.retain(|r| {
-            if drop > 0 && finished(r.status) {
-                drop -= 1;
-                false
-            } else {
-                true
-            }
-        });
+/// Items still open, and the last [`SHOWN_FINISHED`] of the finished ones, in order.
+fn recent<'a, T>(
+    items: &'a [std::sync::Arc<T>],
+    open: impl Fn(&T) -> bool + 'a,
+) -> impl Iterator<Item = &'a T> + 'a {
+    let finished = items.iter().filter(|i| !open(i)).count();
+    let mut skip = finished.saturating_sub(SHOWN_FINISHED);
+    items.iter().map(|i| &**i).filter(move |i| {
+        if !open(i) && skip > 0 {
+            skip -= 1;
+            false
+        } else {
+            true
+        }
+    })
+}
+
+fn server_entry(s: &ServerRecord) -> ServerEntry {
+    let identity = s.identity.as_ref();
+    ServerEntry {
+        name: s.name.clone(),
+        transport: s.transport,
+        target: s.target.clone(),
+        protocol_version: identity.map(|i| i.protocol_version.clone()),
+        era: identity.map(|i| i.era.to_string()),
+        status: s.state.as_str(),
+        title: identity.map(|i| i.display_name().to_owned()),
+        version: identity
+            .map(|i| i.version.clone())
+            .filter(|v| !v.is_empty()),
+        error: match &s.state {
+            ServerState::Failed { reason } => Some(reason.clone()),
+            _ => None,
+        },
+        tools: s
+            .tools
+            .iter()
+            .map(|t| {
+                let schema = Value::Object((*t.input_schema).clone());
+                ToolEntry {
+                    name: t.name.to_string(),
+                    title: t.title.clone(),
+                    description: t.description.as_ref().map(ToString::to_string),
+                    fields: interlude_schema::FormSchema::parse(&schema)
+                        .ok()
+                        .map(|p| fields_of(&p.schema)),
+                    input_schema: schema,
+                }
+            })
+            .collect(),
     }
-    let n = s.calls.iter().filter(|c| c.status != "running").count();
-    if n > KEEP_FINISHED {
-        let mut drop = n - KEEP_FINISHED;
-        s.calls.retain(|c| {
-            if drop > 0 && c.status != "running" {
-                drop -= 1;
-                false
-            } else {
-                true
-            }
-        });
+}
+
+fn call_entry(c: &CallRecord) -> CallEntry {
+    let (result, error) = match &c.status {
+        CallStatus::Completed(r) => (serde_json::to_value(r).ok(), None),
+        CallStatus::Failed { reason } => (None, Some(reason.clone())),
+        _ => (None, None),
+    };
+    CallEntry {
+        id: c.id.0,
+        server: c.server_name.clone(),
+        tool: c.tool.clone(),
+        arguments: c.arguments.clone().map_or(Value::Null, Value::Object),
+        status: c.status.as_str(),
+        result,
+        error,
+        rounds: c.rounds,
+        requests: c.requests.iter().map(|r| r.0).collect(),
+        started_at_ms: c.started_at_ms,
+        ended_at_ms: c.ended_at_ms,
+    }
+}
+
+fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEntry {
+    let view = &r.view;
+    let (message, fields, prefill) = match &view.kind {
+        RequestKind::Form(form) => (
+            form.message.clone(),
+            fields_of(&form.schema),
+            form.prefill.clone(),
+        ),
+    };
+    let (status, outcome, sent, notice) = match &r.status {
+        RequestStatus::Queued => ("queued", None, None, None),
+        RequestStatus::Presented => ("active", None, None, None),
+        RequestStatus::Replied(reply) => {
+            let (outcome, sent) = match reply {
+                Reply::Answered(Answer::Accepted(c)) => ("accept", Some(Value::Object(c.clone()))),
+                Reply::Answered(Answer::Declined) => ("decline", None),
+                Reply::Answered(Answer::Cancelled) => ("cancel", None),
+                Reply::Error { message, .. } => ("error", Some(Value::String(message.clone()))),
+            };
+            ("answered", Some(outcome), sent, None)
+        }
+        RequestStatus::Closed(notice) => ("closed", None, None, Some(notice.text.clone())),
+        _ => ("closed", None, None, None),
+    };
+    RequestEntry {
+        id: view.id.0,
+        server: view.server_name.clone(),
+        message,
+        era: view.era.to_string(),
+        tool: view
+            .call
+            .and_then(|c| tools_of.get(&c.0))
+            .map(|t| (*t).to_owned()),
+        call: view.call.map(|c| c.0),
+        fields,
+        prefill,
+        status,
+        outcome,
+        sent,
+        notice,
+        errors: if r.status.is_pending() {
+            r.errors.clone()
+        } else {
+            Vec::new()
+        },
+        received_at_ms: r.received_at_ms,
     }
 }

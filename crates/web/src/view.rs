@@ -1,5 +1,6 @@
 //! Form fields as the page renders them: a flat, widget-oriented JSON shape derived from the
-//! schema crate's model. The page never interprets JSON Schema itself.
+//! schema crate's model, with the label and hint every surface shares (`Field::label`,
+//! `Field::hint`). The page never interprets JSON Schema itself.
 
 use interlude_schema::{FieldKind, FormSchema, StringFormat};
 use serde::Serialize;
@@ -19,6 +20,9 @@ pub(crate) struct FieldView {
     pub(crate) name: String,
     pub(crate) label: String,
     pub(crate) description: Option<String>,
+    /// What the field expects beyond its widget, in the words the terminal uses too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hint: Option<String>,
     pub(crate) required: bool,
     /// `text`, `email`, `url`, `date`, `datetime`, `number`, `integer`, `boolean`, `select`,
     /// `multiselect`.
@@ -51,8 +55,9 @@ pub(crate) fn fields_of(schema: &FormSchema) -> Vec<FieldView> {
         .map(|f| {
             let mut v = FieldView {
                 name: f.name.clone(),
-                label: f.title.clone().unwrap_or_else(|| humanize(&f.name)),
+                label: f.label().into_owned(),
                 description: f.description.clone(),
+                hint: f.hint(),
                 required: f.required,
                 widget: "text",
                 min_length: None,
@@ -126,52 +131,4 @@ pub(crate) fn fields_of(schema: &FormSchema) -> Vec<FieldView> {
             v
         })
         .collect()
-}
-
-/// A label for a property without a title: `firstLine` / `first_line` → "First line".
-pub(crate) fn humanize(name: &str) -> String {
-    let mut words: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c == '_' || c == '-' || c == ' ' {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    let mut out = words.join(" ");
-    if let Some(first) = out.chars().next() {
-        let upper: String = first.to_uppercase().collect();
-        out.replace_range(..first.len_utf8(), &upper);
-    }
-    if out.is_empty() { name.to_owned() } else { out }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::humanize;
-
-    #[test]
-    fn labels_from_property_names() {
-        assert_eq!(humanize("firstLine"), "First line");
-        assert_eq!(
-            humanize("untitledSingleSelectEnum"),
-            "Untitled single select enum"
-        );
-        assert_eq!(humanize("api_key"), "Api key");
-        assert_eq!(humanize("name"), "Name");
-        assert_eq!(humanize("URL"), "Url");
-        assert_eq!(humanize("_"), "_");
-    }
 }

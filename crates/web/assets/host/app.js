@@ -70,7 +70,7 @@ function renderServers() {
         h('span', { class: 'server-name' }, s.name),
         h('span', { class: 'chip' }, s.transport),
         s.protocolVersion ? h('span', { class: `chip era-${s.era}` }, s.protocolVersion) : null),
-      h('div', { class: 'server-meta' }, [title, s.status !== 'connected' ? s.status : null].filter(Boolean).join(' · ') || s.target),
+      h('div', { class: 'server-meta' }, [title, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
       tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null);
   });
@@ -171,7 +171,7 @@ function renderResult(call) {
   return h('div', { class: `result${err ? ' is-error' : ''}` }, h('div', { class: 'result-label' }, err ? 'Tool error' : 'Result'), parts.length ? parts : h('div', { class: 'text' }, '(empty result)'));
 }
 
-const STATUS_TEXT = { running: 'running', done: 'done', failed: 'tool error', error: 'failed' };
+const STATUS_TEXT = { running: 'running', done: 'done', 'tool-error': 'tool error', failed: 'failed' };
 
 function timelineItems() {
   const items = [];

@@ -4,32 +4,6 @@
 
 import { h, replace, uid, pretty } from './dom.js';
 
-function bounds(f) {
-  const fmt = (n) => (Number.isInteger(n) ? String(n) : String(n));
-  if (f.minimum !== undefined && f.maximum !== undefined) return `between ${fmt(f.minimum)} and ${fmt(f.maximum)}`;
-  if (f.minimum !== undefined) return `at least ${fmt(f.minimum)}`;
-  if (f.maximum !== undefined) return `at most ${fmt(f.maximum)}`;
-  return '';
-}
-
-function hintFor(f) {
-  const parts = [];
-  if (f.widget === 'email') parts.push('an e-mail address');
-  if (f.widget === 'url') parts.push('a full address such as https://example.com');
-  if (f.widget === 'integer') parts.push('a whole number');
-  if ((f.widget === 'number' || f.widget === 'integer') && bounds(f)) parts.push(bounds(f));
-  if (f.minLength !== undefined && f.maxLength !== undefined) parts.push(`${f.minLength}–${f.maxLength} characters`);
-  else if (f.minLength > 1) parts.push(`at least ${f.minLength} characters`);
-  else if (f.maxLength !== undefined) parts.push(`at most ${f.maxLength} characters`);
-  if (f.widget === 'multiselect') {
-    if (f.minItems && f.maxItems) parts.push(`choose ${f.minItems}–${f.maxItems}`);
-    else if (f.minItems) parts.push(`choose at least ${f.minItems}`);
-    else if (f.maxItems) parts.push(`choose at most ${f.maxItems}`);
-  }
-  if (f.pattern) parts.push(`expected pattern ${f.pattern}`);
-  return parts.join(' · ');
-}
-
 // RFC 3339 from a datetime-local value, in the person's own time zone.
 function toRfc3339(local) {
   if (!local) return '';
@@ -62,7 +36,7 @@ export function buildFields(fields, values, { onChange } = {}) {
     const id = uid('f');
     const hintId = `${id}-hint`;
     const errId = `${id}-err`;
-    const desc = [f.description, hintFor(f)].filter(Boolean);
+    const desc = [f.description, f.hint].filter(Boolean);
     const describedBy = `${desc.length ? hintId : ''} ${errId}`.trim();
     const label = [f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, '*') : null,
       f.label !== f.name ? h('code', { class: 'prop', 'aria-hidden': 'true' }, f.name) : null];

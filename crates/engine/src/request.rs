@@ -1,0 +1,80 @@
+//! The request for a person, as every surface receives it: one header (who asks, for which call,
+//! how it travelled) and one closed enum of kinds.
+//!
+//! [`RequestKind`] is deliberately *not* `#[non_exhaustive]`: a surface matches it without a
+//! wildcard arm, so adding a kind (URL mode, an app view, an app-rendered elicitation) fails to
+//! compile in every surface that does not handle it yet. A kind a surface cannot show gets an
+//! explicit fallback there (for example "open this in the web page"), never a silent decline.
+//!
+//! What it does not hold: anything a surface would have to interpret as markup, or the server's
+//! raw params (admission turned those into typed values).
+
+use std::sync::Arc;
+
+use interlude_protocol::ProtocolEra;
+use interlude_schema::{Content, FormSchema};
+
+use crate::engine::{CallId, RequestId, ServerId};
+
+/// A request for a person, ready to present.
+///
+/// ```
+/// use interlude_engine::{RequestKind, RequestView};
+///
+/// // Every surface has one exhaustive match like this one (no `_` arm).
+/// fn headline(view: &RequestView) -> String {
+///     match &view.kind {
+///         RequestKind::Form(form) => format!("{} asks: {}", view.server_name, form.message),
+///     }
+/// }
+/// ```
+///
+/// A match that leaves a kind out does not compile:
+/// ```compile_fail
+/// fn headline(kind: &interlude_engine::RequestKind) -> &'static str {
+///     match kind {}
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestView {
+    /// The request's id, to answer with.
+    pub id: RequestId,
+    /// The requesting server (the host's id for it).
+    pub server: ServerId,
+    /// The requesting server's name as the host knows it: show it prominently.
+    pub server_name: String,
+    /// The tool call that raised it, when the host knows it exactly (never a guess).
+    pub call: Option<CallId>,
+    /// How it travelled.
+    pub era: ProtocolEra,
+    /// What is asked.
+    pub kind: RequestKind,
+}
+
+impl RequestView {
+    /// The message shown with the request, whatever its kind (plain text: never render it as
+    /// markup or with live links).
+    pub fn message(&self) -> &str {
+        match &self.kind {
+            RequestKind::Form(form) => &form.message,
+        }
+    }
+}
+
+/// What a request asks of the person. Closed: see the module documentation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RequestKind {
+    /// Fill in a form (form-mode elicitation, either era).
+    Form(FormRequest),
+}
+
+/// A form to fill in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormRequest {
+    /// The message, as plain text.
+    pub message: String,
+    /// The form (shared: servers ask the same forms again and again).
+    pub schema: Arc<FormSchema>,
+    /// Initial values: the declared defaults.
+    pub prefill: Content,
+}

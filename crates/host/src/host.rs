@@ -1,0 +1,648 @@
+//! [`Host`]: the handle everything goes through, its settings and errors, and the core that
+//! owns the engine, the record of servers and calls, and the surface.
+//!
+//! One closed enum of inputs ([`HostInput`]) reaches the core through the hub (`hub.rs`): the
+//! engine's own inputs wrapped as they are, plus what the record needs (a server added or
+//! changed, a call started, moved on or ended). The core applies each one to the engine and the
+//! record and tells the surface, in order.
+//!
+//! What it does not do: open transports or speak MCP (see `connection.rs` and `handler.rs`).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use interlude_engine::{
+    AuditRecord, CallId, Declared, Effect, ElicitParams, Engine, EngineConfig, Incoming, Input,
+    Reply, RequestId, ServerId,
+};
+use interlude_protocol::{Answer, ProtocolEra};
+use rmcp::model::{JsonObject, ProtocolVersion, Tool};
+use rmcp::service::RoleClient;
+use rmcp::transport::IntoTransport;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use crate::connection::{CallOutcome, Connection};
+use crate::hub::Hub;
+use crate::registry::{
+    CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, RequestRecord, ServerIdentity,
+    ServerRecord, ServerState,
+};
+use crate::spec::ServerSpec;
+use crate::surface::{AnswerSink, Surface};
+
+/// Which protocol a host speaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProtocolChoice {
+    /// Prefer 2026-07-28 (discover); fall back to 2025-11-25 (initialize) for older servers.
+    Auto,
+    /// Use exactly this version (2026-07-28 via discover, anything older via initialize).
+    Pin(ProtocolVersion),
+}
+
+/// Host settings.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// Engine policy (limits, rate limiting).
+    pub engine: EngineConfig,
+    /// Protocol negotiation.
+    pub protocol: ProtocolChoice,
+    /// What the host declares to servers (and therefore admits): form elicitation by default.
+    pub declare: Declared,
+    /// Limit on a tool call's active time (time nobody is being asked anything). None by default.
+    pub call_timeout: Option<Duration>,
+    /// Most `input_required` rounds one call may take.
+    pub max_rounds: usize,
+    /// The name this host gives in `clientInfo`.
+    pub client_name: String,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            engine: EngineConfig::default(),
+            protocol: ProtocolChoice::Auto,
+            declare: Declared::default(),
+            call_timeout: None,
+            max_rounds: 32,
+            client_name: "interlude".into(),
+        }
+    }
+}
+
+/// Host failures. Peer-caused failures never panic: they end up here.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// Could not start or reach the server.
+    #[error("cannot connect to `{server}`: {reason}")]
+    Connect {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// A live server already has this name.
+    #[error("a server named `{server}` is already connected")]
+    DuplicateName {
+        /// The name.
+        server: String,
+    },
+    /// No live server has this id.
+    #[error("no connected server with id {server}")]
+    NoSuchServer {
+        /// The id.
+        server: ServerId,
+    },
+    /// The request failed at the transport or protocol level.
+    #[error("request to `{server}` failed: {source}")]
+    Service {
+        /// The server's name.
+        server: String,
+        /// The rmcp error.
+        #[source]
+        source: Box<rmcp::ServiceError>,
+    },
+    /// The call exceeded its active-time budget.
+    #[error("tool call to `{server}` timed out after {budget:?} of active time")]
+    Timeout {
+        /// The server's name.
+        server: String,
+        /// The budget.
+        budget: Duration,
+    },
+    /// The server asked for something the host refused (e.g. a schema outside the subset in an
+    /// `input_required` round, or a request kind the host did not declare).
+    #[error("server `{server}` asked for input the host refused: {reason}")]
+    Refused {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The server kept returning `input_required`.
+    #[error("server `{server}` did not finish the call within {rounds} input rounds")]
+    TooManyRounds {
+        /// The server's name.
+        server: String,
+        /// The cap.
+        rounds: usize,
+    },
+    /// The server answered with something the host does not handle (e.g. a task).
+    #[error("unexpected response from `{server}`: {what}")]
+    Unexpected {
+        /// The server's name.
+        server: String,
+        /// What came.
+        what: String,
+    },
+}
+
+/// A change to a server's record.
+pub(crate) enum ServerUpdate {
+    Added(ServerRecord),
+    Ready {
+        id: ServerId,
+        identity: ServerIdentity,
+        tools: Vec<Tool>,
+    },
+    Tools {
+        id: ServerId,
+        tools: Vec<Tool>,
+    },
+    /// It could not connect or went away; its pending requests close with `reason`.
+    Failed {
+        id: ServerId,
+        reason: String,
+    },
+    /// The host closed it; its pending requests close.
+    Closed {
+        id: ServerId,
+    },
+}
+
+/// A change to a call's record.
+pub(crate) enum CallUpdate {
+    Started(CallRecord),
+    Round(CallId),
+    Ended(CallId, CallStatus),
+}
+
+/// Everything the core handles: the engine's inputs (a server's request comes with the channel
+/// its reply goes back on) and changes to the record.
+pub(crate) enum HostInput {
+    /// A server asked for something; the reply goes back on `reply`.
+    Ask {
+        incoming: Incoming,
+        reply: oneshot::Sender<Reply>,
+    },
+    /// Any other input of the engine (answers, withdrawals).
+    Engine(Input),
+    Server(ServerUpdate),
+    Call(CallUpdate),
+}
+
+/// How many audit records a host keeps in memory (older ones are only in the log).
+const AUDIT_KEPT: usize = 10_000;
+
+/// Ids handed out by a host.
+#[derive(Debug, Default)]
+struct Ids {
+    request: AtomicU64,
+    call: AtomicU64,
+    server: AtomicU64,
+}
+
+fn next(counter: &AtomicU64) -> u64 {
+    counter.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// What connections and their handlers share with the host: the way into the core, the
+/// settings, the ids and the record. Holds no connection, so nothing here keeps one alive.
+#[derive(Clone)]
+pub(crate) struct Link {
+    hub: Arc<Hub>,
+    pub(crate) config: Arc<HostConfig>,
+    ids: Arc<Ids>,
+    registry: Arc<Mutex<Registry>>,
+}
+
+impl Link {
+    pub(crate) fn submit(&self, input: HostInput) {
+        self.hub.submit(input);
+    }
+
+    pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
+        // A poisoned record only means a panic elsewhere while it was held.
+        self.registry
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn next_call(&self) -> CallId {
+        CallId(next(&self.ids.call))
+    }
+
+    pub(crate) fn next_server(&self) -> ServerId {
+        ServerId(next(&self.ids.server))
+    }
+
+    /// Asks the person through the engine and waits for the reply. Dropping the future
+    /// withdraws the request.
+    pub(crate) async fn elicit(
+        &self,
+        server: ServerId,
+        server_name: &str,
+        era: ProtocolEra,
+        params: ElicitParams,
+        call: Option<CallId>,
+    ) -> Reply {
+        let id = RequestId(next(&self.ids.request));
+        let (reply_tx, reply_rx) = oneshot::channel();
+        // Armed before the request is submitted: a reply that is already there when the future
+        // is dropped is still withdrawn harmlessly (the engine ignores unknown ids).
+        let mut guard = WithdrawOnDrop {
+            hub: self.hub.clone(),
+            id,
+            armed: true,
+        };
+        self.hub.submit(HostInput::Ask {
+            incoming: Incoming {
+                id,
+                server,
+                server_name: server_name.to_owned(),
+                call,
+                era,
+                declared: self.config.declare,
+                params,
+            },
+            reply: reply_tx,
+        });
+        let reply = reply_rx.await.unwrap_or(Reply::Answered(Answer::Cancelled));
+        guard.armed = false;
+        reply
+    }
+}
+
+struct WithdrawOnDrop {
+    hub: Arc<Hub>,
+    id: RequestId,
+    armed: bool,
+}
+
+impl Drop for WithdrawOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.hub.submit(HostInput::Engine(Input::Withdraw {
+                id: self.id,
+                reason: "the server no longer waits for this answer".into(),
+            }));
+        }
+    }
+}
+
+/// The host: connects to servers, keeps the record of servers, tool calls and requests, and
+/// drives the engine and the surface. Cheap to clone; the last clone dropped closes every
+/// connection it opened.
+#[derive(Clone)]
+pub struct Host {
+    link: Link,
+    connections: Arc<Mutex<BTreeMap<ServerId, Connection>>>,
+    audit: Arc<Mutex<VecDeque<AuditRecord>>>,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host").finish_non_exhaustive()
+    }
+}
+
+impl Host {
+    /// Starts a host with `surface` as the person's side. Connections need a tokio runtime; the
+    /// host itself runs no task of its own.
+    pub fn start(config: HostConfig, surface: impl Surface) -> Host {
+        let audit = Arc::new(Mutex::new(VecDeque::new()));
+        let registry = Arc::new(Mutex::new(Registry::default()));
+        let mut core = Core {
+            engine: Engine::new(config.engine.clone()),
+            surface,
+            registry: registry.clone(),
+            responders: HashMap::new(),
+            audit: audit.clone(),
+            start: Instant::now(),
+        };
+        let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
+            if let Some(hub) = hub.upgrade() {
+                core.handle(input, &AnswerSink { hub });
+            }
+        }));
+        Host {
+            link: Link {
+                hub,
+                config: Arc::new(config),
+                ids: Arc::new(Ids::default()),
+                registry,
+            },
+            connections: Arc::new(Mutex::new(BTreeMap::new())),
+            audit,
+        }
+    }
+
+    /// The host's settings.
+    pub fn config(&self) -> &HostConfig {
+        &self.link.config
+    }
+
+    /// Connects to a server and gives it `name` (shown to the person with every request). The
+    /// server is in the record from the first moment (connecting), and stays there if it
+    /// fails, with the reason.
+    pub async fn connect(
+        &self,
+        name: impl Into<String>,
+        spec: ServerSpec,
+    ) -> Result<Connection, HostError> {
+        let protocol = self.link.config.protocol.clone();
+        self.connect_with(name, spec, protocol).await
+    }
+
+    /// Connects with a protocol choice of its own instead of the host's default.
+    pub async fn connect_with(
+        &self,
+        name: impl Into<String>,
+        spec: ServerSpec,
+        protocol: ProtocolChoice,
+    ) -> Result<Connection, HostError> {
+        let name = name.into();
+        let id = self.add_record(&name, spec.transport(), spec.target())?;
+        let opened = Connection::open_spec(self.link.clone(), id, name, spec, protocol).await;
+        self.keep(opened)
+    }
+
+    /// Connects over a transport the caller built: any rmcp transport (an in-process peer over
+    /// `tokio::io::duplex`, a custom stream…). Everything else is as for [`Host::connect`].
+    ///
+    /// ```
+    /// use interlude_host::{Host, HostConfig, ProtocolChoice, headless::{Answers, HeadlessSurface}};
+    ///
+    /// # async fn run(server_end: tokio::io::DuplexStream, host_end: tokio::io::DuplexStream)
+    /// #     -> Result<(), interlude_host::HostError> {
+    /// // `server_end` is served by an rmcp server elsewhere (e.g. `server.serve(server_end)`).
+    /// let host = Host::start(HostConfig::default(), HeadlessSurface::new(Answers::Defaults));
+    /// let conn = host.connect_transport("in-process", host_end, ProtocolChoice::Auto).await?;
+    /// assert_eq!(host.server(conn.id()).unwrap().transport, "in-process");
+    /// # Ok(()) }
+    /// ```
+    pub async fn connect_transport<T, E, A>(
+        &self,
+        name: impl Into<String>,
+        transport: T,
+        protocol: ProtocolChoice,
+    ) -> Result<Connection, HostError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let name = name.into();
+        let id = self.add_record(&name, "in-process", "in-process".into())?;
+        let opened = Connection::open_transport(
+            self.link.clone(),
+            id,
+            name,
+            transport,
+            protocol,
+            crate::connection::TransportExtras::default(),
+        )
+        .await;
+        self.keep(opened)
+    }
+
+    fn add_record(
+        &self,
+        name: &str,
+        transport: &'static str,
+        target: String,
+    ) -> Result<ServerId, HostError> {
+        if self.link.registry().live_server_named(name).is_some() {
+            return Err(HostError::DuplicateName {
+                server: name.to_owned(),
+            });
+        }
+        let id = self.link.next_server();
+        self.link
+            .submit(HostInput::Server(ServerUpdate::Added(ServerRecord {
+                id,
+                name: name.to_owned(),
+                transport,
+                target,
+                state: ServerState::Connecting,
+                identity: None,
+                tools: Vec::new(),
+            })));
+        Ok(id)
+    }
+
+    fn keep(&self, opened: Result<Connection, HostError>) -> Result<Connection, HostError> {
+        let conn = opened?;
+        if let Ok(mut map) = self.connections.lock() {
+            map.insert(conn.id(), conn.clone());
+        }
+        Ok(conn)
+    }
+
+    /// The record of the live (not failed, not closed) server named `name`, connecting or
+    /// ready.
+    pub fn live_server_named(&self, name: &str) -> Option<Arc<ServerRecord>> {
+        let registry = self.link.registry();
+        let id = registry.live_server_named(name)?;
+        registry.server(id)
+    }
+
+    /// The live connection to server `id`.
+    pub fn connection(&self, id: ServerId) -> Option<Connection> {
+        self.connections.lock().ok()?.get(&id).cloned()
+    }
+
+    /// The live connection to the server named `name`.
+    pub fn connection_named(&self, name: &str) -> Option<Connection> {
+        let id = self.link.registry().live_server_named(name)?;
+        self.connection(id)
+    }
+
+    /// Calls `tool` on server `server`; see [`Connection::call_tool`].
+    pub async fn call_tool(
+        &self,
+        server: ServerId,
+        tool: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallOutcome, HostError> {
+        let conn = self
+            .connection(server)
+            .ok_or(HostError::NoSuchServer { server })?;
+        conn.call_tool(tool, arguments).await
+    }
+
+    /// Closes the connection to server `id` (its record stays, as closed).
+    pub async fn disconnect(&self, id: ServerId) {
+        let conn = self.connections.lock().ok().and_then(|mut m| m.remove(&id));
+        if let Some(conn) = conn {
+            conn.close().await;
+        }
+    }
+
+    /// Closes every connection.
+    pub async fn close_all(&self) {
+        let all: Vec<Connection> = self
+            .connections
+            .lock()
+            .map(|mut m| std::mem::take(&mut *m).into_values().collect())
+            .unwrap_or_default();
+        for conn in all {
+            conn.close().await;
+        }
+    }
+
+    /// Everything the host knows now: servers, calls and requests, in creation order.
+    pub fn snapshot(&self) -> HostSnapshot {
+        self.link.registry().snapshot()
+    }
+
+    /// The record of server `id`.
+    pub fn server(&self, id: ServerId) -> Option<Arc<ServerRecord>> {
+        self.link.registry().server(id)
+    }
+
+    /// The record of call `id` (running, or among the recently finished).
+    pub fn call(&self, id: CallId) -> Option<Arc<CallRecord>> {
+        self.link.registry().call(id)
+    }
+
+    /// The record of request `id` (pending, or among the recently finished).
+    pub fn request(&self, id: RequestId) -> Option<Arc<RequestRecord>> {
+        self.link.registry().request(id)
+    }
+
+    /// A sink to answer requests through from outside the surface callbacks (e.g. an HTTP
+    /// handler of the web surface).
+    pub fn answer_sink(&self) -> AnswerSink {
+        AnswerSink {
+            hub: self.link.hub.clone(),
+        }
+    }
+
+    /// The audit records kept in memory, oldest first.
+    pub fn audit_records(&self) -> Vec<AuditRecord> {
+        self.audit
+            .lock()
+            .map(|a| a.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The engine, the surface, the record and the callers waiting for replies: touched only with
+/// the hub's core lock held.
+struct Core<S> {
+    engine: Engine,
+    surface: S,
+    registry: Arc<Mutex<Registry>>,
+    responders: HashMap<RequestId, oneshot::Sender<Reply>>,
+    audit: Arc<Mutex<VecDeque<AuditRecord>>>,
+    start: Instant,
+}
+
+impl<S: Surface> Core<S> {
+    fn record<R>(&self, f: impl FnOnce(&mut Registry) -> R) -> R {
+        let mut registry = self
+            .registry
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut registry)
+    }
+
+    /// Tells the surface, with the record unlocked (it may read it).
+    fn tell(&mut self, event: Option<HostEvent>, sink: &AnswerSink) {
+        if let Some(event) = event {
+            self.surface.on_event(&event, sink);
+        }
+    }
+
+    fn handle(&mut self, input: HostInput, sink: &AnswerSink) {
+        let now_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let input = match input {
+            HostInput::Ask { incoming, reply } => {
+                self.responders.insert(incoming.id, reply);
+                Input::Request(incoming)
+            }
+            HostInput::Engine(input) => input,
+            HostInput::Server(update) => {
+                let gone = match &update {
+                    ServerUpdate::Failed { id, reason } => Some((*id, reason.clone())),
+                    ServerUpdate::Closed { id } => {
+                        Some((*id, "the connection to the server was closed".to_owned()))
+                    }
+                    _ => None,
+                };
+                let event = self.record(|r| apply_server(r, update));
+                self.tell(event, sink);
+                match gone {
+                    Some((server, reason)) => Input::ServerGone { server, reason },
+                    None => return,
+                }
+            }
+            HostInput::Call(update) => {
+                let event = self.record(|r| match update {
+                    CallUpdate::Started(record) => Some(r.start_call(record)),
+                    CallUpdate::Round(id) => r.call_round(id),
+                    CallUpdate::Ended(id, status) => r.end_call(id, status),
+                });
+                self.tell(event, sink);
+                return;
+            }
+        };
+        for effect in self.engine.handle(input, now_ms) {
+            match effect {
+                Effect::Reply { id, reply } => {
+                    let event = self.record(|r| r.reply_request(id, reply.clone()));
+                    self.tell(event, sink);
+                    if let Some(tx) = self.responders.remove(&id) {
+                        let _ = tx.send(reply);
+                    }
+                }
+                Effect::Queued(view) => {
+                    let event = self.record(|r| r.queue_request(view));
+                    self.tell(Some(event), sink);
+                }
+                Effect::Present(id) => {
+                    let event = self.record(|r| r.present_request(id));
+                    self.tell(event, sink);
+                }
+                Effect::Invalid { id, errors } => {
+                    let event = self.record(|r| r.invalid_answer(id, errors));
+                    self.tell(event, sink);
+                }
+                Effect::Closed { id, notice } => {
+                    self.responders.remove(&id);
+                    let event = self.record(|r| r.close_request(id, notice));
+                    self.tell(event, sink);
+                }
+                Effect::Audit(record) => {
+                    tracing::info!(
+                        target: "interlude::audit",
+                        record = %serde_json::to_string(&record).unwrap_or_default(),
+                    );
+                    if let Ok(mut log) = self.audit.lock() {
+                        // A ring: dropping the oldest record must not move the other 10 000.
+                        if log.len() >= AUDIT_KEPT {
+                            log.pop_front();
+                        }
+                        log.push_back(record);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
+    match update {
+        ServerUpdate::Added(record) => Some(r.add_server(record)),
+        ServerUpdate::Ready {
+            id,
+            identity,
+            tools,
+        } => r.change_server(id, |s| {
+            s.state = ServerState::Ready;
+            s.identity = Some(identity);
+            s.tools = tools;
+        }),
+        ServerUpdate::Tools { id, tools } => r.change_server(id, |s| s.tools = tools),
+        ServerUpdate::Failed { id, reason } => r.change_server(id, |s| {
+            // A closed server stays closed: its transport ending afterwards is no failure.
+            if s.state != ServerState::Closed {
+                s.state = ServerState::Failed { reason };
+            }
+        }),
+        ServerUpdate::Closed { id } => r.change_server(id, |s| s.state = ServerState::Closed),
+    }
+}

@@ -1,0 +1,483 @@
+//! The host's record of everything a person may want to see: servers (who they say they are,
+//! their tools, their state), tool calls (status, result, and the exact ids of the requests
+//! they raised) and requests for a person (pending and recently finished).
+//!
+//! Only the host's core writes it, one input at a time, and every change comes out as a
+//! [`HostEvent`] carrying the changed record. Records are shared (`Arc`): an event and a
+//! snapshot cost a reference count, not a copy. Surfaces read it ([`HostSnapshot`]) and keep no
+//! registry of their own.
+//!
+//! What it does not do: decide anything about requests (the engine does), or talk to servers.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use interlude_engine::{CallId, Notice, Reply, RequestId, RequestView, ServerId};
+use interlude_protocol::ProtocolEra;
+use interlude_schema::FieldError;
+use rmcp::model::{CallToolResult, JsonObject, Tool};
+
+/// Who a server says it is (from `initialize` / `server/discover`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerIdentity {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.title`, when given.
+    pub title: Option<String>,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// The era of that version.
+    pub era: ProtocolEra,
+}
+
+impl ServerIdentity {
+    /// The name to show: the title, else the name.
+    pub fn display_name(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// Where a connection stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerState {
+    /// Starting the server or negotiating.
+    Connecting,
+    /// Connected; tools listed.
+    Ready,
+    /// It could not connect, or it went away without being asked to.
+    Failed {
+        /// Why, in a sentence a person understands.
+        reason: String,
+    },
+    /// The host closed it.
+    Closed,
+}
+
+impl ServerState {
+    /// A short word for it: `connecting`, `ready`, `failed`, `closed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ServerState::Connecting => "connecting",
+            ServerState::Ready => "ready",
+            ServerState::Failed { .. } => "failed",
+            ServerState::Closed => "closed",
+        }
+    }
+
+    /// Whether the connection is over (failed or closed).
+    pub fn is_over(&self) -> bool {
+        matches!(self, ServerState::Failed { .. } | ServerState::Closed)
+    }
+}
+
+/// One server connection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerRecord {
+    /// The host's id for it.
+    pub id: ServerId,
+    /// The name it was given (configuration, command line, or the person).
+    pub name: String,
+    /// `stdio`, `http` or `in-process`.
+    pub transport: &'static str,
+    /// What was connected to: the command line or the URL.
+    pub target: String,
+    /// Where it stands.
+    pub state: ServerState,
+    /// What it said about itself, once connected.
+    pub identity: Option<ServerIdentity>,
+    /// Its tools, each with its full `_meta` (MCP Apps read it), in the server's order.
+    pub tools: Vec<Tool>,
+}
+
+/// Where a tool call stands.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CallStatus {
+    /// In flight.
+    Running,
+    /// The server returned a result (which may be a tool error: `is_error`).
+    Completed(CallToolResult),
+    /// It failed before a result: transport, protocol, refusal, timeout, or abandoned.
+    Failed {
+        /// Why, in a sentence.
+        reason: String,
+    },
+}
+
+impl CallStatus {
+    /// `running`, `done`, `tool-error` or `failed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CallStatus::Running => "running",
+            CallStatus::Completed(r) if r.is_error == Some(true) => "tool-error",
+            CallStatus::Completed(_) => "done",
+            CallStatus::Failed { .. } => "failed",
+        }
+    }
+}
+
+/// One tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRecord {
+    /// The host's id for it.
+    pub id: CallId,
+    /// The server called.
+    pub server: ServerId,
+    /// That server's name.
+    pub server_name: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments sent.
+    pub arguments: Option<JsonObject>,
+    /// Where it stands.
+    pub status: CallStatus,
+    /// `input_required` rounds so far (2026-07-28; 0 on the push era).
+    pub rounds: usize,
+    /// The requests for a person it raised, in order (exact: never guessed).
+    pub requests: Vec<RequestId>,
+    /// When it started, in milliseconds since the Unix epoch.
+    pub started_at_ms: u64,
+    /// When it ended, likewise.
+    pub ended_at_ms: Option<u64>,
+}
+
+/// Where a request for a person stands.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum RequestStatus {
+    /// Waiting for its turn.
+    Queued,
+    /// Shown to the person now.
+    Presented,
+    /// Answered (or refused by the engine); this reply went to the server.
+    Replied(Reply),
+    /// Went away unanswered.
+    Closed(Notice),
+}
+
+impl RequestStatus {
+    /// Whether it still waits for the person.
+    pub fn is_pending(&self) -> bool {
+        matches!(self, RequestStatus::Queued | RequestStatus::Presented)
+    }
+}
+
+/// One request for a person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestRecord {
+    /// What is asked, by whom, for which call.
+    pub view: RequestView,
+    /// Where it stands.
+    pub status: RequestStatus,
+    /// The engine's complaints about the last answer given, if it was refused.
+    pub errors: Vec<FieldError>,
+    /// When it was admitted, in milliseconds since the Unix epoch.
+    pub received_at_ms: u64,
+}
+
+/// Something that changed, with the record as it is now. Surfaces receive every one of these,
+/// in order ([`Surface::on_event`](crate::Surface::on_event)).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum HostEvent {
+    /// A server was added (connecting).
+    ServerAdded(Arc<ServerRecord>),
+    /// A server's state, identity or tools changed.
+    ServerChanged(Arc<ServerRecord>),
+    /// A tool call started.
+    CallStarted(Arc<CallRecord>),
+    /// A tool call moved on (another `input_required` round).
+    CallProgressed(Arc<CallRecord>),
+    /// A tool call ended.
+    CallEnded(Arc<CallRecord>),
+    /// A request for the person was admitted and joined the queue.
+    RequestQueued(Arc<RequestRecord>),
+    /// The request is now the one shown to the person: present it, answer through the sink.
+    RequestPresented(Arc<RequestRecord>),
+    /// The person's answer to the request broke its rules (see its `errors`); still pending.
+    RequestInvalid(Arc<RequestRecord>),
+    /// The request went away unanswered (see its status for the notice).
+    RequestClosed(Arc<RequestRecord>),
+    /// The request was answered; its status holds the reply that went to the server.
+    RequestReplied(Arc<RequestRecord>),
+}
+
+/// Everything the host knows, at one moment, in creation order.
+#[derive(Debug, Clone, Default)]
+pub struct HostSnapshot {
+    /// Every server added and not removed.
+    pub servers: Vec<Arc<ServerRecord>>,
+    /// Running calls, and the most recent finished ones.
+    pub calls: Vec<Arc<CallRecord>>,
+    /// Pending requests, and the most recent finished ones.
+    pub requests: Vec<Arc<RequestRecord>>,
+    /// The request shown to the person now.
+    pub presented: Option<RequestId>,
+}
+
+/// How many finished calls and finished requests the record keeps (running calls and pending
+/// requests are always kept).
+pub(crate) const FINISHED_KEPT: usize = 500;
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// The record itself.
+#[derive(Debug, Default)]
+pub(crate) struct Registry {
+    servers: BTreeMap<ServerId, Arc<ServerRecord>>,
+    calls: BTreeMap<CallId, Arc<CallRecord>>,
+    requests: BTreeMap<RequestId, Arc<RequestRecord>>,
+    finished_calls: VecDeque<CallId>,
+    finished_requests: VecDeque<RequestId>,
+    presented: Option<RequestId>,
+}
+
+impl Registry {
+    pub(crate) fn snapshot(&self) -> HostSnapshot {
+        HostSnapshot {
+            servers: self.servers.values().cloned().collect(),
+            calls: self.calls.values().cloned().collect(),
+            requests: self.requests.values().cloned().collect(),
+            presented: self.presented,
+        }
+    }
+
+    pub(crate) fn server(&self, id: ServerId) -> Option<Arc<ServerRecord>> {
+        self.servers.get(&id).cloned()
+    }
+
+    pub(crate) fn call(&self, id: CallId) -> Option<Arc<CallRecord>> {
+        self.calls.get(&id).cloned()
+    }
+
+    pub(crate) fn request(&self, id: RequestId) -> Option<Arc<RequestRecord>> {
+        self.requests.get(&id).cloned()
+    }
+
+    /// A live (not failed, not closed) server with this name.
+    pub(crate) fn live_server_named(&self, name: &str) -> Option<ServerId> {
+        self.servers
+            .values()
+            .find(|s| s.name == name && !s.state.is_over())
+            .map(|s| s.id)
+    }
+
+    // ---- servers -------------------------------------------------------------------------
+
+    pub(crate) fn add_server(&mut self, record: ServerRecord) -> HostEvent {
+        // A server added again under the name of one that is over replaces it.
+        let stale: Vec<ServerId> = self
+            .servers
+            .values()
+            .filter(|s| s.name == record.name && s.state.is_over())
+            .map(|s| s.id)
+            .collect();
+        for id in stale {
+            self.servers.remove(&id);
+        }
+        let record = Arc::new(record);
+        self.servers.insert(record.id, record.clone());
+        HostEvent::ServerAdded(record)
+    }
+
+    pub(crate) fn change_server(
+        &mut self,
+        id: ServerId,
+        change: impl FnOnce(&mut ServerRecord),
+    ) -> Option<HostEvent> {
+        let record = self.servers.get_mut(&id)?;
+        change(Arc::make_mut(record));
+        Some(HostEvent::ServerChanged(record.clone()))
+    }
+
+    // ---- calls ---------------------------------------------------------------------------
+
+    pub(crate) fn start_call(&mut self, record: CallRecord) -> HostEvent {
+        let record = Arc::new(record);
+        self.calls.insert(record.id, record.clone());
+        HostEvent::CallStarted(record)
+    }
+
+    pub(crate) fn call_round(&mut self, id: CallId) -> Option<HostEvent> {
+        let record = self.calls.get_mut(&id)?;
+        Arc::make_mut(record).rounds += 1;
+        Some(HostEvent::CallProgressed(record.clone()))
+    }
+
+    pub(crate) fn end_call(&mut self, id: CallId, status: CallStatus) -> Option<HostEvent> {
+        let record = self.calls.get_mut(&id)?;
+        if record.status != CallStatus::Running {
+            return None;
+        }
+        let r = Arc::make_mut(record);
+        r.status = status;
+        r.ended_at_ms = Some(now_ms());
+        let event = HostEvent::CallEnded(record.clone());
+        self.finished_calls.push_back(id);
+        while self.finished_calls.len() > FINISHED_KEPT {
+            if let Some(old) = self.finished_calls.pop_front() {
+                self.calls.remove(&old);
+            }
+        }
+        Some(event)
+    }
+
+    // ---- requests ------------------------------------------------------------------------
+
+    pub(crate) fn queue_request(&mut self, view: RequestView) -> HostEvent {
+        if let Some(call) = view.call.and_then(|c| self.calls.get_mut(&c)) {
+            Arc::make_mut(call).requests.push(view.id);
+        }
+        let record = Arc::new(RequestRecord {
+            view,
+            status: RequestStatus::Queued,
+            errors: Vec::new(),
+            received_at_ms: now_ms(),
+        });
+        self.requests.insert(record.view.id, record.clone());
+        HostEvent::RequestQueued(record)
+    }
+
+    pub(crate) fn present_request(&mut self, id: RequestId) -> Option<HostEvent> {
+        let record = self.requests.get_mut(&id)?;
+        Arc::make_mut(record).status = RequestStatus::Presented;
+        self.presented = Some(id);
+        Some(HostEvent::RequestPresented(record.clone()))
+    }
+
+    pub(crate) fn invalid_answer(
+        &mut self,
+        id: RequestId,
+        errors: Vec<FieldError>,
+    ) -> Option<HostEvent> {
+        let record = self.requests.get_mut(&id)?;
+        Arc::make_mut(record).errors = errors;
+        Some(HostEvent::RequestInvalid(record.clone()))
+    }
+
+    pub(crate) fn reply_request(&mut self, id: RequestId, reply: Reply) -> Option<HostEvent> {
+        self.finish_request(id, RequestStatus::Replied(reply))
+            .map(HostEvent::RequestReplied)
+    }
+
+    pub(crate) fn close_request(&mut self, id: RequestId, notice: Notice) -> Option<HostEvent> {
+        self.finish_request(id, RequestStatus::Closed(notice))
+            .map(HostEvent::RequestClosed)
+    }
+
+    fn finish_request(
+        &mut self,
+        id: RequestId,
+        status: RequestStatus,
+    ) -> Option<Arc<RequestRecord>> {
+        let record = self.requests.get_mut(&id)?;
+        Arc::make_mut(record).status = status;
+        let record = record.clone();
+        if self.presented == Some(id) {
+            self.presented = None;
+        }
+        self.finished_requests.push_back(id);
+        while self.finished_requests.len() > FINISHED_KEPT {
+            if let Some(old) = self.finished_requests.pop_front() {
+                self.requests.remove(&old);
+            }
+        }
+        Some(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use interlude_engine::{FormRequest, RequestKind};
+    use interlude_schema::{Content, FormSchema};
+
+    fn view(id: u64, call: Option<u64>) -> RequestView {
+        RequestView {
+            id: RequestId(id),
+            server: ServerId(1),
+            server_name: "s".into(),
+            call: call.map(CallId),
+            era: ProtocolEra::Push,
+            kind: RequestKind::Form(FormRequest {
+                message: format!("request {id}"),
+                schema: Arc::new(FormSchema::empty()),
+                prefill: Content::new(),
+            }),
+        }
+    }
+
+    fn call(id: u64) -> CallRecord {
+        CallRecord {
+            id: CallId(id),
+            server: ServerId(1),
+            server_name: "s".into(),
+            tool: "t".into(),
+            arguments: None,
+            status: CallStatus::Running,
+            rounds: 0,
+            requests: Vec::new(),
+            started_at_ms: 0,
+            ended_at_ms: None,
+        }
+    }
+
+    #[test]
+    fn requests_are_tied_to_the_call_named_in_their_view() {
+        let mut r = Registry::default();
+        r.start_call(call(1));
+        r.start_call(call(2));
+        r.queue_request(view(10, Some(2)));
+        r.queue_request(view(11, None));
+        r.queue_request(view(12, Some(1)));
+        assert_eq!(r.call(CallId(1)).unwrap().requests, [RequestId(12)]);
+        assert_eq!(r.call(CallId(2)).unwrap().requests, [RequestId(10)]);
+    }
+
+    #[test]
+    fn finished_requests_and_calls_are_bounded_and_pending_ones_kept() {
+        let mut r = Registry::default();
+        r.queue_request(view(0, None));
+        for id in 1..=(FINISHED_KEPT as u64 + 5) {
+            r.queue_request(view(id, None));
+            r.reply_request(
+                RequestId(id),
+                Reply::Answered(interlude_engine::Answer::Declined),
+            );
+            r.start_call(call(id));
+            r.end_call(CallId(id), CallStatus::Failed { reason: "x".into() });
+        }
+        let s = r.snapshot();
+        assert_eq!(s.requests.len(), FINISHED_KEPT + 1);
+        assert_eq!(s.requests[0].view.id, RequestId(0), "the pending one stays");
+        assert_eq!(
+            s.requests[1].view.id,
+            RequestId(6),
+            "oldest finished dropped first"
+        );
+        assert_eq!(s.calls.len(), FINISHED_KEPT);
+    }
+
+    #[test]
+    fn a_call_ends_once() {
+        let mut r = Registry::default();
+        r.start_call(call(1));
+        assert!(
+            r.end_call(CallId(1), CallStatus::Failed { reason: "a".into() })
+                .is_some()
+        );
+        assert!(
+            r.end_call(CallId(1), CallStatus::Failed { reason: "b".into() })
+                .is_none()
+        );
+    }
+}

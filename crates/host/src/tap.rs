@@ -1,0 +1,237 @@
+//! A wrapper around any rmcp client transport that sees every message pass, for two things the
+//! rest of the host cannot see from above rmcp:
+//!
+//! - **which tool call a push-era request belongs to.** SEP-2260 (2025-11-25) says a server's
+//!   `elicitation/create` must be associated with a request the client has in flight, but puts
+//!   nothing on the wire to say which. The tap learns the JSON-RPC id of each `tools/call` as it
+//!   leaves (the host tags the request with its [`CallId`] in rmcp's non-serialized extensions),
+//!   and ties an incoming elicitation to a call by, in order: the HTTP response stream it
+//!   arrived on (rmcp's `InboundStreamOrigin`); the `dev.interlude/relatedRequestId` `_meta` key
+//!   that Interlude's server toolkit sends; the only call in flight, when there is exactly one.
+//!   Otherwise it is tied to no call: never guessed. The result travels to the handler as a
+//!   [`CallLink`] in the request's extensions.
+//! - **that the connection ended**, as a signal rather than by polling: the token is cancelled
+//!   when the peer's stream ends or the transport is dropped with the service.
+//!
+//! What it does not do: change any message on the wire, or decide anything about requests.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use interlude_engine::CallId;
+use interlude_protocol::related::RELATED_REQUEST_ID_META;
+use rmcp::model::{
+    ClientNotification, ClientRequest, GetExtensions, JsonRpcMessage, RequestId, ServerRequest,
+};
+use rmcp::service::{InboundStreamOrigin, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio_util::sync::CancellationToken;
+
+/// Put in a `tools/call` request's extensions by the host: the call it belongs to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallTag(pub(crate) CallId);
+
+/// Put in an incoming request's extensions by the tap: the call it was raised by, when known.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallLink(pub(crate) CallId);
+
+/// The `tools/call` requests in flight on one connection, by JSON-RPC id.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    calls: Mutex<HashMap<RequestId, CallId>>,
+}
+
+impl InFlight {
+    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
+        self.calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The call a server request belongs to (see the module documentation).
+    fn link(
+        &self,
+        origin: Option<&InboundStreamOrigin>,
+        related: Option<RequestId>,
+    ) -> Option<CallId> {
+        let calls = self.calls();
+        match origin {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => return calls.get(id).copied(),
+            // The standalone stream: tied to no request by definition.
+            Some(InboundStreamOrigin::Unassociated) => return None,
+            None => {}
+        }
+        if let Some(id) = related {
+            return calls.get(&id).copied();
+        }
+        let mut all = calls.values();
+        match (all.next(), all.next()) {
+            (Some(only), None) => Some(*only),
+            _ => None,
+        }
+    }
+}
+
+/// The tapped transport.
+pub(crate) struct Tap<T> {
+    inner: T,
+    in_flight: Arc<InFlight>,
+    closed: CancellationToken,
+}
+
+impl<T> Tap<T> {
+    pub(crate) fn new(inner: T, closed: CancellationToken) -> Self {
+        Tap {
+            inner,
+            in_flight: Arc::default(),
+            closed,
+        }
+    }
+
+    fn outgoing(&self, message: &TxJsonRpcMessage<RoleClient>) {
+        match message {
+            JsonRpcMessage::Request(r) => {
+                if let ClientRequest::CallToolRequest(call) = &r.request
+                    && let Some(CallTag(id)) = call.extensions.get::<CallTag>()
+                {
+                    self.in_flight.calls().insert(r.id.clone(), *id);
+                }
+            }
+            JsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(c) = &n.notification
+                    && let Some(id) = &c.params.request_id
+                {
+                    self.in_flight.calls().remove(id);
+                }
+            }
+            JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {}
+        }
+    }
+
+    fn incoming(&self, message: &mut RxJsonRpcMessage<RoleClient>) {
+        match message {
+            JsonRpcMessage::Response(r) => {
+                self.in_flight.calls().remove(&r.id);
+            }
+            JsonRpcMessage::Error(e) => {
+                if let Some(id) = &e.id {
+                    self.in_flight.calls().remove(id);
+                }
+            }
+            JsonRpcMessage::Request(r) => {
+                let related = related_request(&r.request);
+                let is_elicitation = match &r.request {
+                    ServerRequest::ElicitRequest(_) => true,
+                    ServerRequest::CustomRequest(c) => c.method == "elicitation/create",
+                    _ => false,
+                };
+                if is_elicitation {
+                    let origin = r.request.extensions().get::<InboundStreamOrigin>();
+                    if let Some(call) = self.in_flight.link(origin, related) {
+                        r.request.extensions_mut().insert(CallLink(call));
+                    }
+                }
+            }
+            JsonRpcMessage::Notification(_) => {}
+        }
+    }
+}
+
+/// The `dev.interlude/relatedRequestId` an elicitation names, when it names one.
+fn related_request(request: &ServerRequest) -> Option<RequestId> {
+    let value = match request {
+        ServerRequest::ElicitRequest(e) => {
+            use rmcp::model::RequestParamsMeta;
+            e.params.meta()?.get(RELATED_REQUEST_ID_META)?.clone()
+        }
+        ServerRequest::CustomRequest(c) => c
+            .params
+            .as_ref()?
+            .get("_meta")?
+            .get(RELATED_REQUEST_ID_META)?
+            .clone(),
+        _ => return None,
+    };
+    serde_json::from_value(value).ok()
+}
+
+impl<T> Drop for Tap<T> {
+    fn drop(&mut self) {
+        self.closed.cancel();
+    }
+}
+
+impl<T> Transport<RoleClient> for Tap<T>
+where
+    T: Transport<RoleClient>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.outgoing(&item);
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let mut message = self.inner.receive().await;
+        match &mut message {
+            Some(m) => self.incoming(m),
+            None => self.closed.cancel(),
+        }
+        message
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inner.close().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn in_flight(ids: &[(i64, u64)]) -> InFlight {
+        let f = InFlight::default();
+        for (rpc, call) in ids {
+            f.calls().insert(RequestId::Number(*rpc), CallId(*call));
+        }
+        f
+    }
+
+    #[test]
+    fn the_stream_a_request_came_on_names_its_call() {
+        let f = in_flight(&[(1, 10), (2, 20)]);
+        let origin = InboundStreamOrigin::OutboundRequest(RequestId::Number(2));
+        assert_eq!(f.link(Some(&origin), None).map(|c| c.0), Some(20));
+        assert_eq!(
+            f.link(Some(&InboundStreamOrigin::Unassociated), None),
+            None.map(CallId),
+            "the standalone stream belongs to no call"
+        );
+    }
+
+    #[test]
+    fn the_related_request_meta_names_its_call_and_one_call_in_flight_is_that_call() {
+        let f = in_flight(&[(1, 10), (2, 20)]);
+        assert_eq!(
+            f.link(None, Some(RequestId::Number(1))).map(|c| c.0),
+            Some(10)
+        );
+        assert_eq!(
+            f.link(None, Some(RequestId::Number(9))),
+            None,
+            "not a call in flight"
+        );
+        assert_eq!(
+            f.link(None, None),
+            None,
+            "two calls in flight: never guessed"
+        );
+        let one = in_flight(&[(5, 50)]);
+        assert_eq!(one.link(None, None).map(|c| c.0), Some(50));
+        assert_eq!(InFlight::default().link(None, None), None);
+    }
+}
