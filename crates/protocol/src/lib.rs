@@ -3,8 +3,10 @@
 //!
 //! What lives here: [`ProtocolEra`] (2025 push `elicitation/create` vs 2026-07-28 multi round-trip
 //! `input_required`), the 2025-11-25-only URL-mode pieces rmcp dropped
-//! (`notifications/elicitation/complete`, error -32042), and the -32021 "missing required client
-//! capability" error data of 2026-07-28. Pure serde data: no I/O, no async, no HTTP.
+//! (`notifications/elicitation/complete`, error -32042), the -32021 "missing required client
+//! capability" error data of 2026-07-28, and Interlude's vendor `_meta` key tying a push-era
+//! `elicitation/create` to its tool call ([`RELATED_REQUEST_ID_KEY`]). Pure serde data: no I/O,
+//! no async, no HTTP.
 //!
 //! # Example
 //! ```
@@ -17,7 +19,9 @@
 
 pub mod era;
 pub mod errors;
+pub mod related;
 pub mod url;
 
 pub use era::ProtocolEra;
 pub use errors::{MissingCapabilityData, missing_elicitation_capability};
+pub use related::RELATED_REQUEST_ID_KEY;
