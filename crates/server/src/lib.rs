@@ -165,3 +165,8 @@ pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 pub use interlude_server_macros::asking;
 pub use result::{ToolResult, respond};
 pub use stdio::{StdinReader, StdoutWriter, stdio};
+
+/// The README's "As a server author" example, compiled as it is shown there.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
