@@ -22,7 +22,8 @@ use crate::{cargo, output};
 const ALLOWED: &[(&str, Option<&[&str]>)] = &[
     ("protocol", Some(&[])),
     ("schema", Some(&["protocol"])),
-    ("server", Some(&["protocol", "schema"])),
+    ("server", Some(&["protocol", "schema", "server-macros"])),
+    ("server-macros", Some(&[])),
     ("engine", Some(&["protocol", "schema"])),
     ("host", Some(&["engine", "protocol", "schema"])),
     ("web", Some(&["host", "engine", "protocol", "schema"])),

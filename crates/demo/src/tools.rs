@@ -1,12 +1,10 @@
-//! The demo tools. Each handler body is era-neutral: `ask.form::<T>()` pushes a request on a
-//! 2025 session and returns `input_required` on a 2026-07-28 request; [`respond`] maps both.
+//! The demo tools. Each handler is era-neutral and shaped like any rmcp tool: `ask.form::<T>()`
+//! pushes a request on a 2025 session and, on a 2026-07-28 request, hands `?` the
+//! `input_required` result that [`asking`] turns into the tool's response.
 
-use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, respond};
+use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, ToolResult, asking};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, Implementation, ServerCapabilities,
-    ServerConfig,
-};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -220,6 +218,7 @@ fn content_summary(answer: &Answer<interlude_server::Content>) -> (&'static str,
     }
 }
 
+#[asking]
 #[tool_router]
 impl DemoServer {
     /// A demo server sealing its `requestState` with `ask`'s key.
@@ -228,105 +227,84 @@ impl DemoServer {
     }
 
     #[tool(description = "Ask the user for their GitHub username (a single required text field).")]
-    async fn github_username(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
-        respond(
-            async {
-                let answer = ask
-                    .form::<GitHubUser>("Please provide your GitHub username")
-                    .await?;
-                Ok(outcome(answer, |u| format!("Hello, @{}!", u.username)))
-            }
-            .await,
-        )
+    async fn github_username(&self, ask: Ask) -> ToolResult {
+        let answer = ask
+            .form::<GitHubUser>("Please provide your GitHub username")
+            .await?;
+        Ok(outcome(answer, |u| format!("Hello, @{}!", u.username)))
     }
 
     #[tool(
         description = "Ask for contact information: name, e-mail address and age (18 or older)."
     )]
-    async fn contact_info(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
-        respond(
-            async {
-                let answer = ask
-                    .form::<ContactInfo>("Please provide your contact information")
-                    .await?;
-                Ok(outcome(answer, |c| {
-                    format!("Thanks {} ({}, age {}).", c.name, c.email, c.age)
-                }))
-            }
-            .await,
-        )
+    async fn contact_info(&self, ask: Ask) -> ToolResult {
+        let answer = ask
+            .form::<ContactInfo>("Please provide your contact information")
+            .await?;
+        Ok(outcome(answer, |c| {
+            format!("Thanks {} ({}, age {}).", c.name, c.email, c.age)
+        }))
     }
 
     #[tool(description = "Ask for the user's favourite music genre (a choice with titles).")]
-    async fn favourite_genre(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
-        respond(
-            async {
-                let answer = ask
-                    .form::<MusicTaste>(
-                        "To personalise your recommendations, which genre do you like most?",
-                    )
-                    .await?;
-                Ok(outcome(answer, |t| {
-                    format!("Favourite genre: {:?}.", t.genre)
-                }))
-            }
-            .await,
-        )
+    async fn favourite_genre(&self, ask: Ask) -> ToolResult {
+        let answer = ask
+            .form::<MusicTaste>(
+                "To personalise your recommendations, which genre do you like most?",
+            )
+            .await?;
+        Ok(outcome(answer, |t| {
+            format!("Favourite genre: {:?}.", t.genre)
+        }))
     }
 
     #[tool(description = "Ask which newsletter topics to subscribe to (pick one to three).")]
-    async fn newsletter_topics(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
-        respond(
-            async {
-                let answer = ask
-                    .form::<Newsletter>("Which topics should the newsletter cover?")
-                    .await?;
-                Ok(outcome(answer, |n| {
-                    format!("Subscribed to {:?}.", n.topics)
-                }))
-            }
-            .await,
-        )
+    async fn newsletter_topics(&self, ask: Ask) -> ToolResult {
+        let answer = ask
+            .form::<Newsletter>("Which topics should the newsletter cover?")
+            .await?;
+        Ok(outcome(answer, |n| {
+            format!("Subscribed to {:?}.", n.topics)
+        }))
     }
 
     #[tool(description = "Ask the user to confirm a destructive action (a yes/no question).")]
-    async fn confirm_action(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
-        respond(
-            async {
-                let answer = ask
-                    .form::<Confirmation>("Please confirm: delete the 3 selected drafts?")
-                    .await?;
-                Ok(outcome(answer, |c| {
-                    if c.confirm {
-                        "Deleted 3 drafts.".to_owned()
-                    } else {
-                        "Nothing deleted.".to_owned()
-                    }
-                }))
+    async fn confirm_action(&self, ask: Ask) -> ToolResult {
+        let answer = ask
+            .form::<Confirmation>("Please confirm: delete the 3 selected drafts?")
+            .await?;
+        Ok(outcome(answer, |c| {
+            if c.confirm {
+                "Deleted 3 drafts.".to_owned()
+            } else {
+                "Nothing deleted.".to_owned()
             }
-            .await,
-        )
+        }))
     }
 
     #[tool(
         description = "Register for an event: one form with every kind of field (text, e-mail, URL, date, date-time, numbers, switch, choices, multi-select)."
     )]
-    async fn event_registration(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
-        respond(
-            async {
-                let answer = ask
-                    .form::<Registration>("Register for MCP Summit 2026. Fields marked * are required.")
-                    .await?;
-                Ok(outcome(answer, |r| {
-                    format!(
-                        "Registered {} <{}>: website={:?}, arrival={}, talk_slot={:?}, guests={}, budget={:?}, ticket={:?}, country={:?}, workshops={:?}, newsletter={}.",
-                        r.name, r.email, r.website, r.arrival, r.talk_slot, r.guests, r.budget,
-                        r.ticket, r.country, r.workshops, r.newsletter
-                    )
-                }))
-            }
-            .await,
-        )
+    async fn event_registration(&self, ask: Ask) -> ToolResult {
+        let answer = ask
+            .form::<Registration>("Register for MCP Summit 2026. Fields marked * are required.")
+            .await?;
+        Ok(outcome(answer, |r| {
+            format!(
+                "Registered {} <{}>: website={:?}, arrival={}, talk_slot={:?}, guests={}, budget={:?}, ticket={:?}, country={:?}, workshops={:?}, newsletter={}.",
+                r.name,
+                r.email,
+                r.website,
+                r.arrival,
+                r.talk_slot,
+                r.guests,
+                r.budget,
+                r.ticket,
+                r.country,
+                r.workshops,
+                r.newsletter
+            )
+        }))
     }
 
     #[tool(description = "Conformance fixture: request user input with the given message.")]
@@ -334,7 +312,7 @@ impl DemoServer {
         &self,
         ask: Ask,
         Parameters(args): Parameters<TestElicitationArgs>,
-    ) -> Result<CallToolResponse, ErrorData> {
+    ) -> ToolResult {
         let schema = fixed_schema(json!({
             "type": "object",
             "properties": {
@@ -343,23 +321,15 @@ impl DemoServer {
             },
             "required": ["username", "email"]
         }))?;
-        respond(
-            async {
-                let answer = ask.form_with_schema(args.message, &schema).await?;
-                let (action, content) = content_summary(&answer);
-                Ok(text(format!(
-                    "User response: action={action}, content={content}"
-                )))
-            }
-            .await,
-        )
+        let answer = ask.form_with_schema(args.message, &schema).await?;
+        let (action, content) = content_summary(&answer);
+        Ok(text(format!(
+            "User response: action={action}, content={content}"
+        )))
     }
 
     #[tool(description = "Conformance fixture: SEP-1034 defaults on every primitive type.")]
-    async fn test_elicitation_sep1034_defaults(
-        &self,
-        ask: Ask,
-    ) -> Result<CallToolResponse, ErrorData> {
+    async fn test_elicitation_sep1034_defaults(&self, ask: Ask) -> ToolResult {
         let schema = fixed_schema(json!({
             "type": "object",
             "properties": {
@@ -371,28 +341,20 @@ impl DemoServer {
                 "verified": {"type": "boolean", "description": "Verification status", "default": true}
             }
         }))?;
-        respond(
-            async {
-                let answer = ask
-                    .form_with_schema(
-                        "Please review and update the form fields with defaults",
-                        &schema,
-                    )
-                    .await?;
-                let (action, content) = content_summary(&answer);
-                Ok(text(format!(
-                    "Elicitation completed: action={action}, content={content}"
-                )))
-            }
-            .await,
-        )
+        let answer = ask
+            .form_with_schema(
+                "Please review and update the form fields with defaults",
+                &schema,
+            )
+            .await?;
+        let (action, content) = content_summary(&answer);
+        Ok(text(format!(
+            "Elicitation completed: action={action}, content={content}"
+        )))
     }
 
     #[tool(description = "Conformance fixture: the five SEP-1330 enum variants.")]
-    async fn test_elicitation_sep1330_enums(
-        &self,
-        ask: Ask,
-    ) -> Result<CallToolResponse, ErrorData> {
+    async fn test_elicitation_sep1330_enums(&self, ask: Ask) -> ToolResult {
         let schema = fixed_schema(json!({
             "type": "object",
             "properties": {
@@ -411,18 +373,13 @@ impl DemoServer {
                     {"const": "value3", "title": "Third Choice"}]}}
             }
         }))?;
-        respond(
-            async {
-                let answer = ask
-                    .form_with_schema("Please select options from the enum fields", &schema)
-                    .await?;
-                let (action, content) = content_summary(&answer);
-                Ok(text(format!(
-                    "Elicitation completed: action={action}, content={content}"
-                )))
-            }
-            .await,
-        )
+        let answer = ask
+            .form_with_schema("Please select options from the enum fields", &schema)
+            .await?;
+        let (action, content) = content_summary(&answer);
+        Ok(text(format!(
+            "Elicitation completed: action={action}, content={content}"
+        )))
     }
 }
 

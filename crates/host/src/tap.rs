@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use interlude_engine::CallId;
-use interlude_protocol::related::RELATED_REQUEST_ID_META;
+use interlude_protocol::related::RELATED_REQUEST_ID_KEY;
 use rmcp::model::{
     ClientNotification, ClientRequest, GetExtensions, JsonRpcMessage, RequestId, ServerRequest,
 };
@@ -142,13 +142,13 @@ fn related_request(request: &ServerRequest) -> Option<RequestId> {
     let value = match request {
         ServerRequest::ElicitRequest(e) => {
             use rmcp::model::RequestParamsMeta;
-            e.params.meta()?.get(RELATED_REQUEST_ID_META)?.clone()
+            e.params.meta()?.get(RELATED_REQUEST_ID_KEY)?.clone()
         }
         ServerRequest::CustomRequest(c) => c
             .params
             .as_ref()?
             .get("_meta")?
-            .get(RELATED_REQUEST_ID_META)?
+            .get(RELATED_REQUEST_ID_KEY)?
             .clone(),
         _ => return None,
     };

@@ -1,10 +1,13 @@
 //! Wire types for human-in-the-loop MCP that `rmcp` does not model, and the one notion of a
 //! protocol era that the rest of Interlude switches on.
 //!
-//! What lives here: [`ProtocolEra`] (2025 push `elicitation/create` vs 2026-07-28 MRTR, multi round-trip
-//! `input_required`), [`Answer`] (what a person did: the one accept/decline/cancel type of both sides), the 2025-11-25-only URL-mode pieces rmcp dropped
-//! (`notifications/elicitation/complete`, error -32042), and the -32021 "missing required client
-//! capability" error data of 2026-07-28. Pure serde data: no I/O, no async, no HTTP.
+//! What lives here: [`ProtocolEra`] (2025 push `elicitation/create` vs 2026-07-28 MRTR, multi
+//! round-trip `input_required`), [`Answer`] (what a person did: the one accept/decline/cancel
+//! type of both sides), the 2025-11-25-only URL-mode pieces rmcp dropped
+//! (`notifications/elicitation/complete`, error -32042), the -32021 "missing required client
+//! capability" error data of 2026-07-28, and Interlude's vendor `_meta` key tying a push-era
+//! `elicitation/create` to its tool call ([`RELATED_REQUEST_ID_KEY`]). Pure serde data: no I/O,
+//! no async, no HTTP.
 //!
 //! # Example
 //! ```
@@ -24,4 +27,4 @@ pub mod url;
 pub use answer::Answer;
 pub use era::ProtocolEra;
 pub use errors::{MissingCapabilityData, missing_elicitation_capability};
-pub use related::RELATED_REQUEST_ID_META;
+pub use related::RELATED_REQUEST_ID_KEY;

@@ -14,8 +14,7 @@ use rmcp::ErrorData;
 use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitResult, ElicitationAction,
-    ElicitationSchema, InputRequiredResult,
+    CallToolRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequiredResult,
 };
 use rmcp::service::{RequestContext, RoleServer, ServiceError};
 use serde_json::Value;
@@ -28,7 +27,9 @@ use crate::round_trip::RoundTrip;
 #[non_exhaustive]
 pub enum AskError {
     /// 2026-07-28: the handler must return this `input_required` result; the client will retry
-    /// with the answer. Not a failure: [`respond`] turns it into the tool's response.
+    /// with the answer. Not a failure: a handler lets it out with `?` and
+    /// [`respond`](crate::respond) (what [`asking`](crate::asking) tools go through) turns it into
+    /// the tool's response.
     #[error("input required from the client")]
     InputRequired(Box<InputRequiredResult>),
     /// The client did not declare the elicitation mode this call needs.
@@ -83,33 +84,14 @@ impl AskError {
             | AskError::Deserialize(_)
             | AskError::RequestState(_)) => ErrorData::invalid_params(e.to_string(), None),
             AskError::InputRequired(_) => ErrorData::internal_error(
-                "input_required result escaped its handler; wrap the handler body in `respond`",
+                "input_required result escaped its handler: return `ToolResult` from a tool in an \
+                 `#[asking]` impl block, or pass the handler's result through `respond`",
                 None,
             ),
             e @ (AskError::Schema(_) | AskError::Service(_)) => {
                 ErrorData::internal_error(e.to_string(), None)
             }
         }
-    }
-}
-
-/// Turns a handler body's result into the tool's response: a completed result, the
-/// `input_required` result of a 2026-07-28 round, or a JSON-RPC error.
-///
-/// ```
-/// use interlude_server::{respond, AskError};
-/// use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
-///
-/// let done = respond(Ok(CallToolResult::success(vec![ContentBlock::text("ok")])));
-/// assert!(matches!(done, Ok(CallToolResponse::Complete(_))));
-/// let failed = respond(Err(AskError::Unsupported { mode: "form" }));
-/// assert_eq!(failed.unwrap_err().code.0, -32021);
-/// ```
-pub fn respond(result: Result<CallToolResult, AskError>) -> Result<CallToolResponse, ErrorData> {
-    match result {
-        Ok(r) => Ok(CallToolResponse::Complete(r)),
-        Err(AskError::InputRequired(ir)) => Ok(CallToolResponse::InputRequired(*ir)),
-        Err(e) => Err(e.into_error_data()),
     }
 }
 

@@ -3,19 +3,24 @@
 //!
 //! A tool handler takes an [`Ask`] (an rmcp extractor, or built by hand with [`Ask::new`]) and
 //! calls [`Ask::form`] with a Rust type. The answer is [`Answer::Accepted`], [`Answer::Declined`]
-//! or [`Answer::Cancelled`] — never an error for a person's choice.
+//! or [`Answer::Cancelled`] — never an error for a person's choice. The handler returns a
+//! [`ToolResult`] and uses `?` like any rmcp tool; the impl block holding such tools carries
+//! [`asking`] next to rmcp's `#[tool_router]`.
 //!
 //! - On a **2025-06-18 / 2025-11-25** session the call pushes `elicitation/create` to the client
-//!   and waits for the answer (no timeout unless configured: people are slow).
-//! - On a **2026-07-28** request the call returns [`AskError::InputRequired`]; [`respond`] turns
-//!   it into an `input_required` result carrying the elicitation and a sealed `requestState`.
+//!   and waits for the answer (no timeout unless configured: people are slow). The request's
+//!   `_meta` names the tool call it belongs to ([`interlude_protocol::RELATED_REQUEST_ID_KEY`]).
+//! - On a **2026-07-28** request the call returns [`AskError::InputRequired`], which `?` carries
+//!   out of the handler and [`respond`] (called for `#[asking]` tools) turns into an
+//!   `input_required` result carrying the elicitation and a sealed `requestState`.
 //!   When the client retries, the same handler code runs again, and the same call now returns the
 //!   answer. Answers of earlier rounds travel sealed (HMAC, bound to the tool and its arguments,
 //!   with a time limit), so a client cannot rewrite them.
 //!
 //! In both eras accepted content is checked against the schema on the server (defaults applied
 //! first) before it is deserialized, and a client that did not declare form support is refused
-//! (2026-07-28: error -32021 with `requiredCapabilities`).
+//! (2026-07-28: error -32021 with `requiredCapabilities`). Every other failure becomes a JSON-RPC
+//! error in one place, [`AskError::into_error_data`].
 //!
 //! Because the handler is re-entered on 2026-07-28, code before an `ask` may run more than once:
 //! keep side effects after the last question, or make them idempotent.
@@ -24,11 +29,14 @@
 //! pipes on tokio's reactor instead of its blocking thread pool (faster, same bytes):
 //! `Server { .. }.serve(interlude_server::stdio()).await?`.
 //!
+//! Not here: anything of the host side (showing, validating and answering requests is
+//! `interlude-host`'s job), URL-mode elicitation, and the rmcp tool macros themselves.
+//!
 //! # Example
 //! ```no_run
-//! use interlude_server::{Answer, Ask, AskConfig, AskServer, respond};
-//! use rmcp::{ErrorData, ServerHandler, model::*, tool, tool_handler, tool_router,
-//!            handler::server::router::tool::ToolRouter};
+//! use interlude_server::{Answer, Ask, AskConfig, AskServer, ToolResult, asking};
+//! use rmcp::model::{CallToolResult, ContentBlock};
+//! use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //!
@@ -42,29 +50,38 @@
 //! }
 //!
 //! #[derive(Clone)]
-//! struct Server { ask: AskConfig, tool_router: ToolRouter<Self> }
+//! struct Server { ask: AskConfig }
 //!
 //! impl AskServer for Server {
 //!     fn ask_config(&self) -> &AskConfig { &self.ask }
 //! }
 //!
+//! #[asking]
 //! #[tool_router]
 //! impl Server {
 //!     #[tool(description = "Ask for contact details")]
-//!     async fn contact(&self, ask: Ask) -> Result<CallToolResponse, ErrorData> {
-//!         respond(async {
-//!             let text = match ask.form::<Contact>("Please provide your contact details").await? {
-//!                 Answer::Accepted(c) => format!("Hello {}, {}", c.name, c.age),
-//!                 Answer::Declined => "declined".to_owned(),
-//!                 Answer::Cancelled => "cancelled".to_owned(),
-//!             };
-//!             Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
-//!         }.await)
+//!     async fn contact(&self, ask: Ask) -> ToolResult {
+//!         let text = match ask.form::<Contact>("Please provide your contact details").await? {
+//!             Answer::Accepted(c) => format!("Hello {}, {}", c.name, c.age),
+//!             Answer::Declined => "declined".to_owned(),
+//!             Answer::Cancelled => "cancelled".to_owned(),
+//!         };
+//!         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+//!     }
+//!
+//!     #[tool(description = "A tool that does not ask is a plain rmcp tool")]
+//!     async fn ping(&self) -> String {
+//!         "pong".to_owned()
 //!     }
 //! }
 //!
 //! #[tool_handler]
 //! impl ServerHandler for Server {}
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server { ask: AskConfig::new() }.serve(interlude_server::stdio()).await?;
+//! server.waiting().await?;
+//! # Ok(()) }
 //! ```
 #![cfg_attr(
     not(test),
@@ -79,11 +96,78 @@
 mod ask;
 mod config;
 mod push;
+mod result;
 mod round_trip;
 mod stdio;
 
-pub use ask::{Ask, AskError, respond};
+pub use ask::{Ask, AskError};
 pub use config::{AskConfig, AskServer};
 pub use interlude_protocol::Answer;
 pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
+/// Lets the `#[tool]` fns of an impl block return [`ToolResult`] and use `?` on every
+/// [`Ask`] call — including the `input_required` of a 2026-07-28 question — like any rmcp tool.
+///
+/// Put it on the impl block that holds the tools, next to rmcp's `#[tool_router]`. Tools that do
+/// not return `ToolResult` stay plain rmcp tools.
+///
+/// # Example
+/// ```
+/// use interlude_server::{Answer, Ask, AskConfig, AskServer, ToolResult, asking};
+/// use rmcp::handler::server::wrapper::Parameters;
+/// use rmcp::model::{CallToolResult, ContentBlock};
+/// use rmcp::{ErrorData, tool, tool_router};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct GitHubUser {
+///     /// Your GitHub username
+///     username: String,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Repo {
+///     /// owner/name
+///     repo: String,
+/// }
+///
+/// #[derive(Clone)]
+/// struct Server { ask: AskConfig }
+///
+/// impl AskServer for Server {
+///     fn ask_config(&self) -> &AskConfig { &self.ask }
+/// }
+///
+/// #[tool_router]
+/// #[asking] // above or below #[tool_router]
+/// impl Server {
+///     #[tool(description = "Star a repository as the person's GitHub user")]
+///     async fn star(&self, ask: Ask, Parameters(args): Parameters<Repo>) -> ToolResult {
+///         let Some((owner, name)) = args.repo.split_once('/') else {
+///             // rmcp's own errors convert into an `AskError`.
+///             return Err(ErrorData::invalid_params("repo must be owner/name", None).into());
+///         };
+///         let user = match ask.form::<GitHubUser>("Who is starring?").await? {
+///             Answer::Accepted(u) => u.username,
+///             Answer::Declined | Answer::Cancelled => {
+///                 return Ok(CallToolResult::success(vec![ContentBlock::text("Not starred.")]));
+///             }
+///         };
+///         // Other errors become an `ErrorData` first; then `?` takes them.
+///         let stars = "41"
+///             .parse::<u32>()
+///             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+///         let text = format!("@{user} starred {owner}/{name} ({} stars).", stars + 1);
+///         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+///     }
+/// }
+///
+/// // The router serves it like any other tool.
+/// assert!(Server::tool_router().has_route("star"));
+/// ```
+pub use interlude_server_macros::asking;
+pub use result::{ToolResult, respond};
 pub use stdio::{StdinReader, StdoutWriter, stdio};
+
+/// The README's "As a server author" example, compiled as it is shown there.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,0 +1,137 @@
+//! A push-era `elicitation/create` names the tool call it belongs to
+//! (`interlude_protocol::RELATED_REQUEST_ID_KEY` in its `_meta`), checked on the wire: raw
+//! JSON-RPC lines to the demo binary over stdio, where two calls in flight share one pipe and the
+//! key is the only way to tell their questions apart. Both kinds of JSON-RPC id are used, and
+//! each question is answered to show the answer completes the call it named.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use interlude_protocol::RELATED_REQUEST_ID_KEY;
+use serde_json::{Value, json};
+
+const DEMO: &str = env!("CARGO_BIN_EXE_interlude-demo");
+
+/// The demo server as a child process, killed when dropped.
+struct Demo {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Value>,
+}
+
+impl Demo {
+    fn start() -> Self {
+        let mut child = Command::new(DEMO)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start interlude-demo");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        // A reader thread, so that a server that stays silent fails the test instead of hanging it.
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let message = serde_json::from_str(&line).expect("a JSON-RPC line");
+                if tx.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Demo {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").expect("write to the server");
+    }
+
+    fn next(&self) -> Value {
+        self.lines
+            .recv_timeout(Duration::from_secs(20))
+            .expect("a message from the server within 20 s")
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn call(id: Value, tool: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool}})
+}
+
+#[test]
+fn a_push_elicitation_carries_the_json_rpc_id_of_its_tool_call() {
+    let mut demo = Demo::start();
+    demo.send(json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "related-test", "version": "0"}
+        }
+    }));
+    let init = demo.next();
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    demo.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    // Two calls in flight at once, one with a number id and one with a string id.
+    demo.send(call(json!(41), "github_username"));
+    demo.send(call(json!("call-b"), "confirm_action"));
+
+    let mut questions = Vec::new();
+    while questions.len() < 2 {
+        let message = demo.next();
+        if message["method"] == "elicitation/create" {
+            questions.push(message);
+        }
+    }
+    for question in &questions {
+        let related = &question["params"]["_meta"][RELATED_REQUEST_ID_KEY];
+        let expected = match question["params"]["message"].as_str() {
+            Some("Please provide your GitHub username") => json!(41),
+            Some("Please confirm: delete the 3 selected drafts?") => json!("call-b"),
+            other => panic!("unexpected question {other:?}"),
+        };
+        // The same JSON value the client sent: a number stays a number, a string a string.
+        assert_eq!(related, &expected, "{question}");
+    }
+
+    // Answer each question; each call completes with its own answer.
+    for question in &questions {
+        let content = if question["params"]["_meta"][RELATED_REQUEST_ID_KEY] == json!(41) {
+            json!({"username": "ada"})
+        } else {
+            json!({"confirm": true})
+        };
+        demo.send(json!({
+            "jsonrpc": "2.0", "id": question["id"],
+            "result": {"action": "accept", "content": content}
+        }));
+    }
+    let mut results = std::collections::BTreeMap::new();
+    while results.len() < 2 {
+        let message = demo.next();
+        if message.get("result").is_some() || message.get("error").is_some() {
+            let text = message["result"]["content"][0]["text"].clone();
+            results.insert(message["id"].to_string(), text);
+        }
+    }
+    assert_eq!(results["41"], json!("Hello, @ada!"), "{results:?}");
+    assert_eq!(
+        results["\"call-b\""],
+        json!("Deleted 3 drafts."),
+        "{results:?}"
+    );
+}
