@@ -571,15 +571,26 @@ impl<S: Surface> Core<S> {
                 }
             }
             HostInput::Call(update) => {
-                let event = self.record(|r| match update {
-                    CallUpdate::Started(record) => Some(r.start_call(record)),
-                    CallUpdate::Round(id) => r.call_round(id),
-                    CallUpdate::Ended(id, status) => r.end_call(id, status),
+                let (event, orphans) = self.record(|r| match update {
+                    CallUpdate::Started(record) => (Some(r.start_call(record)), Vec::new()),
+                    CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
+                    CallUpdate::Ended(id, status) => (r.end_call(id, status), r.pending_of(id)),
                 });
                 self.tell(event, sink);
+                // A request whose call has ended can no longer serve it: close it, and the
+                // server (if it still waits) gets a cancel.
+                for id in orphans {
+                    let reason = "the tool call that asked this has ended".to_owned();
+                    self.run(Input::Withdraw { id, reason }, now_ms, sink);
+                }
                 return;
             }
         };
+        self.run(input, now_ms, sink);
+    }
+
+    /// Hands one input to the engine and carries out its effects.
+    fn run(&mut self, input: Input, now_ms: u64, sink: &AnswerSink) {
         for effect in self.engine.handle(input, now_ms) {
             match effect {
                 Effect::Reply { id, reply } => {

@@ -331,6 +331,21 @@ impl Registry {
         Some(event)
     }
 
+    /// The requests of call `id` still waiting for the person.
+    pub(crate) fn pending_of(&self, id: CallId) -> Vec<RequestId> {
+        self.calls.get(&id).map_or_else(Vec::new, |call| {
+            call.requests
+                .iter()
+                .filter(|r| {
+                    self.requests
+                        .get(r)
+                        .is_some_and(|record| record.status.is_pending())
+                })
+                .copied()
+                .collect()
+        })
+    }
+
     // ---- requests ------------------------------------------------------------------------
 
     pub(crate) fn queue_request(&mut self, view: RequestView) -> HostEvent {

@@ -137,8 +137,14 @@ impl<T> Tap<T> {
     }
 }
 
-/// The `dev.interlude/relatedRequestId` an elicitation names, when it names one.
+/// The `dev.interlude/relatedRequestId` an elicitation names, when it names one. rmcp keeps a
+/// request's `_meta` in its extensions; the params are looked at too, for a request built by
+/// hand.
 fn related_request(request: &ServerRequest) -> Option<RequestId> {
+    use rmcp::model::GetMeta;
+    if let Some(value) = request.get_meta().get(RELATED_REQUEST_ID_KEY) {
+        return serde_json::from_value(value.clone()).ok();
+    }
     let value = match request {
         ServerRequest::ElicitRequest(e) => {
             use rmcp::model::RequestParamsMeta;

@@ -259,8 +259,9 @@ fn accepting_contact_details_after_a_validation_message() {
         screen.contains("Please provide your contact information"),
         "{screen}"
     );
+    // The header names the exact call, read from the host's record of it.
     assert!(
-        screen.contains("asked while running its tool contact_info"),
+        screen.contains("asked by its tool call contact_info (call #1)"),
         "{screen}"
     );
 

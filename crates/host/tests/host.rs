@@ -1,0 +1,474 @@
+//! The host end to end, in-process: the demo server over `tokio::io::duplex`, through
+//! [`Host::connect_transport`], in both protocol eras. Fast, and exactly the host's behaviour:
+//! the record of servers and calls, the exact link of every request to its call, the engine's
+//! rules on the way out, and what happens when a server goes away. Real transports (child
+//! processes, HTTP on 127.0.0.1) are tested in `crates/demo/tests/host.rs`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use interlude_demo::DemoServer;
+use interlude_engine::{Answer, CallId, Reply, RequestKind};
+use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_host::{
+    AnswerSink, CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus,
+    ServerState, Surface,
+};
+use interlude_protocol::ProtocolEra;
+use interlude_schema::Content;
+use interlude_test_support::surface::{RecordingSurface, Step};
+use rmcp::ServiceExt;
+use rmcp::model::ProtocolVersion;
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+
+fn pinned(version: &ProtocolVersion) -> HostConfig {
+    HostConfig {
+        protocol: ProtocolChoice::Pin(version.clone()),
+        ..HostConfig::default()
+    }
+}
+
+fn content(v: Value) -> Content {
+    v.as_object().cloned().expect("an object")
+}
+
+fn text_of(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The demo server in this process, on one end of a duplex pipe; the host on the other. The
+/// returned task serves it (abort it to make the server vanish).
+async fn demo(host: &Host, name: &str, version: &ProtocolVersion) -> (Connection, JoinHandle<()>) {
+    let (host_end, server_end) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(async move {
+        if let Ok(running) = DemoServer::default().serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let conn = host
+        .connect_transport(name, host_end, ProtocolChoice::Pin(version.clone()))
+        .await
+        .expect("the in-process demo connects");
+    (conn, server)
+}
+
+/// Like [`demo`], but the pipe between host and server runs through a relay task: aborting the
+/// returned relay cuts the connection at once, as a server that crashes does (the server gets
+/// no chance to answer anything first).
+async fn severable_demo(
+    host: &Host,
+    name: &str,
+    version: &ProtocolVersion,
+) -> (Connection, JoinHandle<()>) {
+    let (host_end, mut relay_host_side) = tokio::io::duplex(64 * 1024);
+    let (mut relay_server_side, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = DemoServer::default().serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let relay = tokio::spawn(async move {
+        let _ = tokio::io::copy_bidirectional(&mut relay_host_side, &mut relay_server_side).await;
+    });
+    let conn = host
+        .connect_transport(name, host_end, ProtocolChoice::Pin(version.clone()))
+        .await
+        .expect("the in-process demo connects");
+    (conn, relay)
+}
+
+/// Waits (without polling) for the first event `pick` accepts.
+async fn wait_for<T>(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<HostEvent>,
+    mut pick: impl FnMut(&HostEvent) -> Option<T>,
+) -> T {
+    let found = async {
+        while let Some(event) = events.recv().await {
+            if let Some(t) = pick(&event) {
+                return Some(t);
+            }
+        }
+        None
+    };
+    tokio::time::timeout(Duration::from_secs(10), found)
+        .await
+        .expect("the event came in time")
+        .expect("the host is alive")
+}
+
+#[tokio::test]
+async fn the_record_holds_the_server_its_identity_tools_and_every_call() {
+    for version in &ERAS {
+        let surface = RecordingSurface::new(vec![
+            Step::accept(json!({"name": "Ada Lovelace", "email": "ada@example.com", "age": 36})),
+            Step::Answer(Answer::Declined),
+            Step::Answer(Answer::Cancelled),
+        ]);
+        let host = Host::start(pinned(version), surface.clone());
+        let (conn, _server) = demo(&host, "demo", version).await;
+
+        let server = host.server(conn.id()).unwrap();
+        assert_eq!(server.name, "demo");
+        assert_eq!(server.transport, "in-process");
+        assert_eq!(server.state, ServerState::Ready);
+        let identity = server.identity.as_ref().unwrap();
+        assert_eq!(identity.name, "interlude-demo");
+        assert_eq!(identity.protocol_version, version.as_str());
+        assert_eq!(identity.era, ProtocolEra::of(version));
+        let tools: Vec<&str> = server.tools.iter().map(|t| t.name.as_ref()).collect();
+        assert!(tools.contains(&"contact_info"), "{tools:?}");
+
+        let accepted = conn.call_tool("contact_info", None).await.unwrap();
+        assert_eq!(
+            text_of(&accepted.result),
+            "Thanks Ada Lovelace (ada@example.com, age 36)."
+        );
+        let declined = conn.call_tool("confirm_action", None).await.unwrap();
+        assert_eq!(text_of(&declined.result), "The user declined.");
+        let cancelled = conn.call_tool("github_username", None).await.unwrap();
+        assert_eq!(text_of(&cancelled.result), "The user cancelled.");
+
+        let rounds = usize::from(ProtocolEra::of(version) == ProtocolEra::Mrtr);
+        for (outcome, action) in [
+            (&accepted, "accept"),
+            (&declined, "decline"),
+            (&cancelled, "cancel"),
+        ] {
+            let call = host.call(outcome.call).unwrap();
+            assert!(matches!(call.status, CallStatus::Completed(_)), "{call:?}");
+            assert!(call.ended_at_ms.is_some());
+            assert_eq!(call.rounds, rounds, "{version}");
+            let [request] = call.requests.as_slice() else {
+                panic!("one request per call: {call:?}");
+            };
+            let request = host.request(*request).unwrap();
+            assert_eq!(request.view.call, Some(call.id), "{version}");
+            let RequestStatus::Replied(Reply::Answered(given)) = &request.status else {
+                panic!("answered: {request:?}");
+            };
+            assert_eq!(given.action_str(), action);
+        }
+        // In order: the call started before its request was queued, which was replied to
+        // before the call ended.
+        let kinds: Vec<&str> = surface
+            .seen()
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                HostEvent::CallStarted(c) if c.id == accepted.call => Some("started"),
+                HostEvent::RequestQueued(r) if r.view.call == Some(accepted.call) => Some("queued"),
+                HostEvent::RequestReplied(r) if r.view.call == Some(accepted.call) => {
+                    Some("replied")
+                }
+                HostEvent::CallEnded(c) if c.id == accepted.call => Some("ended"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            ["started", "queued", "replied", "ended"],
+            "{version}"
+        );
+        conn.close().await;
+        let mut events = surface.events();
+        if host.server(conn.id()).unwrap().state != ServerState::Closed {
+            wait_for(&mut events, |e| match e {
+                HostEvent::ServerChanged(s) if s.state == ServerState::Closed => Some(()),
+                _ => None,
+            })
+            .await;
+        }
+    }
+}
+
+/// Answers each request by what its form asks, after a while (so that several are pending at
+/// once), and records which call each request named.
+#[derive(Clone, Default)]
+struct ByForm {
+    links: Arc<Mutex<Vec<(String, Option<CallId>)>>>,
+}
+
+impl Surface for ByForm {
+    fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
+        let HostEvent::RequestPresented(record) = event else {
+            return;
+        };
+        let view = &record.view;
+        let RequestKind::Form(form) = &view.kind;
+        let first = form
+            .schema
+            .fields
+            .first()
+            .map(|f| f.name.clone())
+            .unwrap_or_default();
+        self.links.lock().unwrap().push((first.clone(), view.call));
+        let answer = match first.as_str() {
+            "name" => json!({"name": "Ada", "email": "ada@example.com", "age": 36}),
+            "username" => json!({"username": "octocat"}),
+            "genre" => json!({"genre": "jazz"}),
+            other => panic!("unexpected form starting with {other}"),
+        };
+        let (sink, id) = (sink.clone(), view.id);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            sink.answer(id, Answer::Accepted(content(answer)));
+        });
+    }
+}
+
+#[tokio::test]
+async fn every_request_names_its_own_call_with_several_calls_in_flight() {
+    for version in &ERAS {
+        let surface = ByForm::default();
+        let host = Host::start(pinned(version), surface.clone());
+        let (one, _s1) = demo(&host, "one", version).await;
+        let (two, _s2) = demo(&host, "two", version).await;
+        // Two calls in flight on one server, one on the other, each asking something.
+        let contact = one.start_call("contact_info", None);
+        let user = one.start_call("github_username", None);
+        let genre = two.start_call("favourite_genre", None);
+        let ids = HashMap::from([
+            ("name", contact.id()),
+            ("username", user.id()),
+            ("genre", genre.id()),
+        ]);
+        let (a, b, c) = tokio::join!(contact.outcome(), user.outcome(), genre.outcome());
+        assert_eq!(
+            text_of(&a.unwrap().result),
+            "Thanks Ada (ada@example.com, age 36)."
+        );
+        assert_eq!(text_of(&b.unwrap().result), "Hello, @octocat!");
+        assert_eq!(text_of(&c.unwrap().result), "Favourite genre: Jazz.");
+
+        let links = surface.links.lock().unwrap().clone();
+        assert_eq!(links.len(), 3, "{links:?}");
+        for (first_field, call) in &links {
+            assert_eq!(
+                *call,
+                Some(ids[first_field.as_str()]),
+                "the {first_field} form names its call ({version})"
+            );
+        }
+        for (first_field, id) in &ids {
+            let call = host.call(*id).unwrap();
+            assert_eq!(call.requests.len(), 1, "{first_field}: {call:?}");
+            let request = host.request(call.requests[0]).unwrap();
+            assert_eq!(request.view.call, Some(*id));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_goes_away_mid_call_ends_its_call_and_request_with_a_notice() {
+    for version in &ERAS {
+        let surface = RecordingSurface::new(vec![Step::Never]);
+        let mut events = surface.events();
+        let host = Host::start(pinned(version), surface.clone());
+        let (conn, relay) = severable_demo(&host, "doomed", version).await;
+        let call = conn.start_call("github_username", None);
+        let call_id = call.id();
+        let running = tokio::spawn(call.outcome());
+        wait_for(&mut events, |e| match e {
+            HostEvent::RequestPresented(r) => Some(r.view.id),
+            _ => None,
+        })
+        .await;
+
+        relay.abort();
+        // The end is signalled: no sleeping, no polling.
+        tokio::time::timeout(Duration::from_secs(5), conn.closed())
+            .await
+            .expect("the connection's end is signalled");
+        // Both are told, in whichever order the transport's end and the server's end came.
+        let (mut notice, mut failed) = (None, None);
+        wait_for(&mut events, |e| {
+            match e {
+                HostEvent::RequestClosed(r) => {
+                    if let RequestStatus::Closed(n) = &r.status {
+                        notice = Some(n.clone());
+                    }
+                }
+                HostEvent::ServerChanged(s) => {
+                    if let ServerState::Failed { reason } = &s.state {
+                        failed = Some(reason.clone());
+                    }
+                }
+                _ => {}
+            }
+            (notice.is_some() && failed.is_some()).then_some(())
+        })
+        .await;
+        let (notice, failed) = (notice.unwrap(), failed.unwrap());
+        assert_eq!(notice.server, "doomed", "{version}");
+        assert!(!notice.text.is_empty());
+        assert!(failed.contains("doomed"), "{failed}");
+
+        let outcome = running.await.unwrap();
+        assert!(outcome.is_err(), "the call fails ({version}): {outcome:?}");
+        let call = host.call(call_id).unwrap();
+        assert!(matches!(call.status, CallStatus::Failed { .. }), "{call:?}");
+        assert!(surface.seen().replies.is_empty(), "nothing was answered");
+        assert!(
+            host.snapshot()
+                .requests
+                .iter()
+                .all(|r| !r.status.is_pending())
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_abandoned_call_is_recorded_as_such_and_its_request_withdrawn() {
+    let surface = RecordingSurface::new(vec![Step::Never]);
+    let mut events = surface.events();
+    let host = Host::start(pinned(&ERAS[0]), surface.clone());
+    let (conn, _server) = demo(&host, "demo", &ERAS[0]).await;
+    let call = conn.start_call("github_username", None);
+    let id = call.id();
+    let running = tokio::spawn(call.outcome());
+    wait_for(&mut events, |e| {
+        matches!(e, HostEvent::RequestPresented(_)).then_some(())
+    })
+    .await;
+    running.abort();
+    let ended = wait_for(&mut events, |e| match e {
+        HostEvent::CallEnded(c) if c.id == id => Some(c.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(
+        matches!(&ended.status, CallStatus::Failed { reason } if reason.contains("abandoned")),
+        "{ended:?}"
+    );
+    wait_for(&mut events, |e| {
+        matches!(e, HostEvent::RequestClosed(_)).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn every_seed_example_round_trips_typed_values() {
+    for version in &ERAS {
+        let surface = RecordingSurface::new(vec![
+            Step::accept(json!({"username": "octocat"})),
+            Step::accept(json!({"genre": "hip-hop"})),
+            Step::accept(json!({"topics": ["research", "events"]})),
+            Step::accept(json!({"confirm": true})),
+        ]);
+        let host = Host::start(pinned(version), surface.clone());
+        let (conn, _server) = demo(&host, "demo", version).await;
+        let mut texts = Vec::new();
+        for tool in [
+            "github_username",
+            "favourite_genre",
+            "newsletter_topics",
+            "confirm_action",
+        ] {
+            texts.push(text_of(&conn.call_tool(tool, None).await.unwrap().result));
+        }
+        assert_eq!(
+            texts,
+            [
+                "Hello, @octocat!",
+                "Favourite genre: HipHop.",
+                "Subscribed to [Research, Events].",
+                "Deleted 3 drafts."
+            ],
+            "{version}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_invalid_answer_never_leaves_the_host() {
+    for version in &ERAS {
+        let surface = RecordingSurface::new(vec![
+            Step::accept(json!({"name": "Ada", "email": "not-an-email", "age": 12})),
+            Step::accept(json!({"name": "Ada", "email": "ada@example.com", "age": 36})),
+        ]);
+        let host = Host::start(pinned(version), surface.clone());
+        let (conn, _server) = demo(&host, "demo", version).await;
+        let out = conn.call_tool("contact_info", None).await.unwrap();
+        assert_eq!(
+            text_of(&out.result),
+            "Thanks Ada (ada@example.com, age 36)."
+        );
+        let seen = surface.seen();
+        assert_eq!(seen.invalid.len(), 1, "{version}");
+        let fields: Vec<&str> = seen.invalid[0].iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["email", "age"]);
+        assert_eq!(
+            seen.replies,
+            [Reply::Answered(Answer::Accepted(content(
+                json!({"name": "Ada", "email": "ada@example.com", "age": 36})
+            )))]
+        );
+    }
+}
+
+#[tokio::test]
+async fn defaults_are_applied_before_the_answer_leaves() {
+    let host = Host::start(pinned(&ERAS[0]), HeadlessSurface::new(Answers::Defaults));
+    let (conn, _server) = demo(&host, "demo", &ERAS[0]).await;
+    let out = conn
+        .call_tool("test_elicitation_sep1034_defaults", None)
+        .await
+        .unwrap();
+    assert_eq!(
+        text_of(&out.result),
+        r#"Elicitation completed: action=accept, content={"name":"John Doe","age":30,"score":95.5,"status":"active","verified":true}"#
+    );
+    let kinds: Vec<String> = host
+        .audit_records()
+        .iter()
+        .map(|r| {
+            serde_json::to_value(&r.event).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["received", "accepted"]);
+}
+
+#[tokio::test]
+async fn the_call_timeout_pauses_while_a_person_answers() {
+    for version in &ERAS {
+        let surface = RecordingSurface::new(vec![Step::After(
+            Duration::from_millis(1200),
+            Answer::Accepted(content(json!({"username": "slow-typist"}))),
+        )]);
+        let config = HostConfig {
+            call_timeout: Some(Duration::from_millis(600)),
+            ..pinned(version)
+        };
+        let host = Host::start(config, surface);
+        let (conn, _server) = demo(&host, "demo", version).await;
+        let out = conn.call_tool("github_username", None).await.unwrap();
+        assert_eq!(text_of(&out.result), "Hello, @slow-typist!", "{version}");
+    }
+}
+
+#[tokio::test]
+async fn a_second_live_server_of_the_same_name_is_refused() {
+    let host = Host::start(
+        HostConfig::default(),
+        HeadlessSurface::new(Answers::Defaults),
+    );
+    let (_conn, _server) = demo(&host, "demo", &ERAS[0]).await;
+    let (host_end, _server_end) = tokio::io::duplex(1024);
+    let err = host
+        .connect_transport("demo", host_end, ProtocolChoice::Auto)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("already connected"), "{err}");
+}
