@@ -194,8 +194,11 @@ async fn the_record_holds_the_server_its_identity_tools_and_every_call() {
 /// once), and records which call each request named.
 #[derive(Clone, Default)]
 struct ByForm {
-    links: Arc<Mutex<Vec<(String, Option<CallId>)>>>,
+    links: Arc<Mutex<Vec<Link>>>,
 }
+
+/// The first field of a presented form, and the call its request named.
+type Link = (String, Option<CallId>);
 
 impl Surface for ByForm {
     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {

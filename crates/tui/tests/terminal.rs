@@ -254,7 +254,7 @@ fn accepting_contact_details_after_a_validation_message() {
     assert!(screen.contains("contact_info"), "{screen}");
 
     call(&tmux, "contact_info");
-    let screen = tmux.wait_for("? name *");
+    let screen = tmux.wait_for("? Name *");
     assert!(
         screen.contains("Please provide your contact information"),
         "{screen}"
@@ -267,14 +267,14 @@ fn accepting_contact_details_after_a_validation_message() {
 
     tmux.type_text("Ada Lovelace");
     tmux.press(&["Enter"]);
-    tmux.wait_for("? email *");
+    tmux.wait_for("? Email *");
     tmux.type_text("ada-at-example");
     tmux.press(&["Enter"]);
     tmux.wait_for("must be an e-mail address");
     tmux.press(&["BSpace"; 14]);
     tmux.type_text("ada@example.com");
     tmux.press(&["Enter"]);
-    let screen = tmux.wait_for("? age *");
+    let screen = tmux.wait_for("? Age *");
     assert!(screen.contains("a whole number from 18 to 150"), "{screen}");
     tmux.type_text("12");
     tmux.press(&["Enter"]);
@@ -295,13 +295,13 @@ fn accepting_contact_details_after_a_validation_message() {
 fn declining_tells_the_server() {
     let Some(tmux) = start_session() else { return };
     call(&tmux, "contact_info");
-    tmux.wait_for("? name *");
+    tmux.wait_for("? Name *");
     tmux.type_text("Grace");
     tmux.press(&["Enter"]);
-    tmux.wait_for("? email *");
+    tmux.wait_for("? Email *");
     tmux.type_text("grace@example.com");
     tmux.press(&["Enter"]);
-    tmux.wait_for("? age *");
+    tmux.wait_for("? Age *");
     tmux.type_text("45");
     tmux.press(&["Enter"]);
     tmux.wait_for("Decline: refuse to answer");
@@ -316,10 +316,10 @@ fn declining_tells_the_server() {
 fn escape_cancels_the_request() {
     let Some(tmux) = start_session() else { return };
     call(&tmux, "contact_info");
-    tmux.wait_for("? name *");
+    tmux.wait_for("? Name *");
     tmux.type_text("Someone");
     tmux.press(&["Enter"]);
-    tmux.wait_for("? email *");
+    tmux.wait_for("? Email *");
     tmux.press(&["Escape"]);
     tmux.wait_for("The user cancelled.");
     let screen = tmux.wait_for("Cancelled; \"demo\" was told.");

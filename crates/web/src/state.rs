@@ -150,7 +150,7 @@ impl Page {
             guide: self.guide.clone(),
             servers: snapshot.servers.iter().map(|s| server_entry(s)).collect(),
             calls: recent(&snapshot.calls, |c| c.status == CallStatus::Running)
-                .map(|c| call_entry(c))
+                .map(call_entry)
                 .collect(),
             requests: recent(&snapshot.requests, |r| r.status.is_pending())
                 .map(|r| request_entry(r, &tools_of))
@@ -280,5 +280,118 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
             Vec::new()
         },
         received_at_ms: r.received_at_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use interlude_engine::Answer;
+    use interlude_host::{Connection, Host, ProtocolChoice};
+    use rmcp::ServiceExt;
+    use rmcp::model::ProtocolVersion;
+    use serde_json::{Value, json};
+
+    use crate::{WebApp, WebOptions};
+
+    async fn demo(host: &Host, name: &str, version: &ProtocolVersion) -> Connection {
+        let (host_end, server_end) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(async move {
+            if let Ok(running) = interlude_demo::DemoServer::default()
+                .serve(server_end)
+                .await
+            {
+                let _ = running.waiting().await;
+            }
+        });
+        host.connect_transport(name, host_end, ProtocolChoice::Pin(version.clone()))
+            .await
+            .unwrap()
+    }
+
+    fn page(app: &WebApp) -> Value {
+        serde_json::to_value(app.page_state()).unwrap()
+    }
+
+    /// The page's timeline is the host's record, projected: each call lists exactly the
+    /// requests it raised and each request names its call and tool, with several calls in
+    /// flight on two servers, in both eras.
+    #[tokio::test]
+    async fn the_timeline_is_the_host_record_projected() {
+        for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
+            let app = WebApp::start(WebOptions::default());
+            let host = app.host().clone();
+            let one = demo(&host, "one", &version).await;
+            let two = demo(&host, "two", &version).await;
+            let calls = [
+                one.start_call("contact_info", None),
+                one.start_call("github_username", None),
+                two.start_call("favourite_genre", None),
+            ];
+            let ids: Vec<u64> = calls.iter().map(|c| c.id().0).collect();
+            let running: Vec<_> = calls
+                .into_iter()
+                .map(|c| tokio::spawn(c.outcome()))
+                .collect();
+            // The engine queues what the calls ask; all three are pending soon.
+            let mut state = page(&app);
+            for _ in 0..500 {
+                let pending = state["requests"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|r| r["status"] == "queued" || r["status"] == "active")
+                    .count();
+                if pending == 3 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                state = page(&app);
+            }
+            let calls = state["calls"].as_array().unwrap();
+            let requests = state["requests"].as_array().unwrap();
+            assert_eq!(calls.len(), 3, "{state:#}");
+            assert_eq!(requests.len(), 3, "{state:#}");
+            for call in calls {
+                assert!(ids.contains(&call["id"].as_u64().unwrap()));
+                let raised = call["requests"].as_array().unwrap();
+                assert_eq!(raised.len(), 1, "{call:#}");
+                let request = requests.iter().find(|r| r["id"] == raised[0]).unwrap();
+                assert_eq!(request["call"], call["id"], "{version}: {request:#}");
+                assert_eq!(request["tool"], call["tool"], "{version}: {request:#}");
+                assert_eq!(request["server"], call["server"]);
+            }
+            // Answer them all from outside (as the page's POSTs do); the calls complete.
+            let answers = [
+                (
+                    "contact_info",
+                    json!({"name": "Ada", "email": "ada@example.com", "age": 36}),
+                ),
+                ("github_username", json!({"username": "octocat"})),
+                ("favourite_genre", json!({"genre": "jazz"})),
+            ];
+            for (tool, answer) in answers {
+                let id = requests.iter().find(|r| r["tool"] == tool).unwrap()["id"]
+                    .as_u64()
+                    .unwrap();
+                app.host().answer_sink().answer(
+                    interlude_engine::RequestId(id),
+                    Answer::Accepted(answer.as_object().cloned().unwrap()),
+                );
+            }
+            for r in running {
+                assert!(r.await.unwrap().is_ok());
+            }
+            let state = page(&app);
+            assert!(
+                state["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|c| c["status"] == "done"),
+                "{state:#}"
+            );
+        }
     }
 }
