@@ -142,7 +142,11 @@ pub enum HostError {
 
 /// A change to a server's record.
 pub(crate) enum ServerUpdate {
-    Added(ServerRecord),
+    /// A server to add, unless a live one has its name (`accepted` says which).
+    Added {
+        record: ServerRecord,
+        accepted: oneshot::Sender<bool>,
+    },
     Ready {
         id: ServerId,
         identity: ServerIdentity,
@@ -355,7 +359,9 @@ impl Host {
         protocol: ProtocolChoice,
     ) -> Result<Connection, HostError> {
         let name = name.into();
-        let id = self.add_record(&name, spec.transport(), spec.target())?;
+        let id = self
+            .add_record(&name, spec.transport(), spec.target())
+            .await?;
         let opened = Connection::open_spec(self.link.clone(), id, name, spec, protocol).await;
         self.keep(opened)
     }
@@ -385,7 +391,9 @@ impl Host {
         E: std::error::Error + Send + Sync + 'static,
     {
         let name = name.into();
-        let id = self.add_record(&name, "in-process", "in-process".into())?;
+        let id = self
+            .add_record(&name, "in-process", "in-process".into())
+            .await?;
         let opened = Connection::open_transport(
             self.link.clone(),
             id,
@@ -398,20 +406,18 @@ impl Host {
         self.keep(opened)
     }
 
-    fn add_record(
+    /// Adds a connecting server to the record; refused when a live server has the name (checked
+    /// by the core, so two connections racing for one name cannot both get it).
+    async fn add_record(
         &self,
         name: &str,
         transport: &'static str,
         target: String,
     ) -> Result<ServerId, HostError> {
-        if self.link.registry().live_server_named(name).is_some() {
-            return Err(HostError::DuplicateName {
-                server: name.to_owned(),
-            });
-        }
         let id = self.link.next_server();
-        self.link
-            .submit(HostInput::Server(ServerUpdate::Added(ServerRecord {
+        let (accepted, verdict) = oneshot::channel();
+        self.link.submit(HostInput::Server(ServerUpdate::Added {
+            record: ServerRecord {
                 id,
                 name: name.to_owned(),
                 transport,
@@ -419,8 +425,16 @@ impl Host {
                 state: ServerState::Connecting,
                 identity: None,
                 tools: Vec::new(),
-            })));
-        Ok(id)
+            },
+            accepted,
+        }));
+        if verdict.await.unwrap_or(false) {
+            Ok(id)
+        } else {
+            Err(HostError::DuplicateName {
+                server: name.to_owned(),
+            })
+        }
     }
 
     fn keep(&self, opened: Result<Connection, HostError>) -> Result<Connection, HostError> {
@@ -637,7 +651,11 @@ impl<S: Surface> Core<S> {
 
 fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
     match update {
-        ServerUpdate::Added(record) => Some(r.add_server(record)),
+        ServerUpdate::Added { record, accepted } => {
+            let free = r.live_server_named(&record.name).is_none();
+            let _ = accepted.send(free);
+            free.then(|| r.add_server(record))
+        }
         ServerUpdate::Ready {
             id,
             identity,
