@@ -673,10 +673,11 @@ fn median(values: &[f64]) -> Option<f64> {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let mid = v.len() / 2;
+    let upper = v.get(mid).copied()?;
     Some(if v.len().is_multiple_of(2) {
-        (v[mid - 1] + v[mid]) / 2.0
+        (v.get(mid - 1).copied()? + upper) / 2.0
     } else {
-        v[mid]
+        upper
     })
 }
 

@@ -7,8 +7,15 @@
 //! once per test run, same profile and target directory as this test). tmux must be installed;
 //! without it these tests print a note and pass, unless `INTERLUDE_REQUIRE_PEERS=1` (set by
 //! `cargo xtask test`), where its absence fails them.
-// A skipped test says why on stderr; panics are how tests fail.
-#![allow(clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+// A skipped test says why on stderr; outside `#[test]` functions too, a panic is how this file's
+// code fails a test.
+#![allow(
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

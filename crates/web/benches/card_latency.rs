@@ -30,7 +30,7 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
         clippy::cast_precision_loss
     )]
     let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
+    sorted.get(i).or(sorted.last()).copied().unwrap_or(0)
 }
 
 #[tokio::main]
