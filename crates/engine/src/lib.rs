@@ -44,15 +44,6 @@
 //!     serde_json::from_value(json!({"login": "octocat"})).unwrap()) }, 10);
 //! assert!(effects.iter().any(|e| matches!(e, Effect::Reply { reply: Reply::Accept(_), .. })));
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod admission;
 mod audit;

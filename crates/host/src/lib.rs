@@ -24,15 +24,6 @@
 //! println!("{}", serde_json::to_string(&result.result)?);
 //! # Ok(()) }
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod connection;
 mod handler;

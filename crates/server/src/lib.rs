@@ -66,15 +66,6 @@
 //! #[tool_handler]
 //! impl ServerHandler for Server {}
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod ask;
 mod config;
