@@ -11,7 +11,7 @@
 //! cargo bench -p interlude-cli --bench elicitation -- --transport stdio --era push --impl interlude,rmcp
 //! ```
 //!
-//! Workload (`/work/shared/reference/performance.md`): a tool `ask` whose handler asks one form
+//! Workload (the same as in `docs/benchmarks.md`): a tool `ask` whose handler asks one form
 //! elicitation with the schema `{name: string (required), age: integer}`; the client accepts
 //! `{name: "Ada", age: 36}`; the tool returns `Hello Ada, age 36`, and every result is checked.
 //! One warm-up call, then N calls over C concurrent callers. Every run starts a fresh server (and
