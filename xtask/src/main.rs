@@ -3,8 +3,9 @@
 //! Commands:
 //! - `cargo xtask peers`: install the prerequisites of the real-peer and browser tests (Node 22,
 //!   the pinned npm peers, Debian's chromium and chromium-driver); quick when they are present.
-//! - `cargo xtask tidy`: the architecture checks (dependency arrows, the engine's dependency tree,
-//!   the ARCHITECTURE.md code map, no `mod.rs`).
+//! - `cargo xtask tidy`: the architecture checks (dependency arrows, no unused dependency, the
+//!   engine's dependency tree, the ARCHITECTURE.md code map, no `mod.rs`, no path outside the
+//!   repository).
 //! - `cargo xtask test`: peers, then fmt check, clippy, tidy, build (bins and tests) and every
 //!   test, with the real peers mandatory. This is what CI runs (`.ci/run`).
 //!
