@@ -11,6 +11,9 @@
 //! cargo bench -p interlude-cli --bench elicitation -- --transport stdio --era push --impl interlude,rmcp
 //! ```
 //!
+//! Under callgrind or perf, build it with `--profile profiling` (release with debug info; see
+//! `docs/benchmarks.md`) and run `target/profiling/deps/elicitation-<hash>` with the same options.
+//!
 //! Workload (the same as in `docs/benchmarks.md`): a tool `ask` whose handler asks one form
 //! elicitation with the schema `{name: string (required), age: integer}`; the client accepts
 //! `{name: "Ada", age: 36}`; the tool returns `Hello Ada, age 36`, and every result is checked.
