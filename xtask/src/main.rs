@@ -3,10 +3,11 @@
 //! Commands:
 //! - `cargo xtask peers`: install the prerequisites of the real-peer and browser tests (Node 22,
 //!   the pinned npm peers, Debian's chromium and chromium-driver); quick when they are present.
-//! - `cargo xtask tidy`: the architecture checks (dependency arrows, the engine's dependency tree,
-//!   the ARCHITECTURE.md code map, no `mod.rs`).
-//! - `cargo xtask test`: peers, then fmt check, clippy, tidy, build (bins and tests) and every
-//!   test, with the real peers mandatory. This is what CI runs (`.ci/run`).
+//! - `cargo xtask tidy`: the architecture checks (dependency arrows, no unused dependency, the
+//!   engine's dependency tree, the ARCHITECTURE.md code map, no `mod.rs`, no path outside the
+//!   repository).
+//! - `cargo xtask test`: peers, then fmt check, clippy, tidy, build (bins, tests and examples) and
+//!   every test, with the real peers mandatory. This is what CI runs (`.ci/run`).
 //!
 //! It deliberately does not download anything but through the ordinary clients (npm, apt-get),
 //! and it never starts long-lived processes of its own: tests start and stop their peers.
@@ -187,10 +188,16 @@ fn test(root: &Path) -> anyhow::Result<()> {
     steps.step("tidy", || tidy::run(root))?;
     // `--tests` too: the bins then get the same (dev-dependency-unified) features as under
     // `cargo test`, which reuses them instead of compiling rmcp and friends a second time.
+    // `--examples`: the terminal tests run one. They build this very selection again, to find
+    // their binaries fresh (crates/tui/tests/terminal.rs): keep the two the same.
     steps.step("build", || {
-        run(cargo()
-            .current_dir(root)
-            .args(["build", "--workspace", "--bins", "--tests"]))
+        run(cargo().current_dir(root).args([
+            "build",
+            "--workspace",
+            "--bins",
+            "--tests",
+            "--examples",
+        ]))
     })?;
     steps.step("test", || {
         run(cargo()

@@ -1,13 +1,22 @@
 //! `cargo xtask tidy`: architecture checks that keep the design's arrows true.
 //!
-//! 1. Internal dependency edges (normal and build dependencies) follow the table of DESIGN.md;
+//! 1. Internal dependency edges (normal and build dependencies) follow [`ALLOWED`], the table
+//!    of which crate may depend on which (ARCHITECTURE.md explains each boundary);
 //!    `test-support` is never a normal dependency.
 //! 2. The engine's normal dependency tree has no HTTP, terminal, CLI-parsing or `anyhow` crate.
 //! 3. ARCHITECTURE.md's code map names every workspace member under `crates/` as `crates/<name>`.
 //! 4. No `mod.rs` under `crates/` (`foo.rs` + `foo/` instead).
+//! 5. Every declared dependency is used, each where its kind says (`tidy/deps.rs`), and every
+//!    `[workspace.dependencies]` entry is inherited by some member.
+//! 6. The engine's normal dependency tree is exactly [`ENGINE_TREE`], and ARCHITECTURE.md's
+//!    engine section lists exactly that.
+//! 7. Nothing in the repository points at files outside it (`tidy/paths.rs`).
 //!
 //! Every check runs; all problems are reported together. It does not judge code style (rustfmt
 //! and clippy do) and does not write ARCHITECTURE.md.
+
+mod deps;
+mod paths;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -47,6 +56,102 @@ const ENGINE_FORBIDDEN: &[&str] = &[
     "anyhow",
 ];
 
+/// Every package in the engine's normal dependency tree (`cargo tree -p interlude-engine -e
+/// normal` on x86_64 Linux), the engine itself aside. A change to the tree is a decision: update
+/// this list and the sentence of ARCHITECTURE.md that repeats it (tidy compares the two).
+const ENGINE_TREE: &[&str] = &[
+    "block-buffer",
+    "bytes",
+    "cfg-if",
+    "chrono",
+    "const-oid",
+    "cpufeatures",
+    "crypto-common",
+    "digest",
+    "displaydoc",
+    "dyn-clone",
+    "equivalent",
+    "foldhash",
+    "form_urlencoded",
+    "futures",
+    "futures-channel",
+    "futures-core",
+    "futures-executor",
+    "futures-io",
+    "futures-macro",
+    "futures-sink",
+    "futures-task",
+    "futures-util",
+    "hashbrown",
+    "hybrid-array",
+    "icu_collections",
+    "icu_locale_core",
+    "icu_normalizer",
+    "icu_normalizer_data",
+    "icu_properties",
+    "icu_properties_data",
+    "icu_provider",
+    "idna",
+    "idna_adapter",
+    "indexmap",
+    "interlude-protocol",
+    "interlude-schema",
+    "itoa",
+    "libc",
+    "litemap",
+    "memchr",
+    "num-traits",
+    "once_cell",
+    "percent-encoding",
+    "pin-project-lite",
+    "potential_utf",
+    "proc-macro2",
+    "quote",
+    "ref-cast",
+    "ref-cast-impl",
+    "rmcp",
+    "schemars",
+    "schemars_derive",
+    "serde",
+    "serde_core",
+    "serde_derive",
+    "serde_derive_internals",
+    "serde_json",
+    "sha2",
+    "slab",
+    "smallvec",
+    "stable_deref_trait",
+    "syn",
+    "synstructure",
+    "thiserror",
+    "thiserror-impl",
+    "tinystr",
+    "tokio",
+    "tokio-macros",
+    "tokio-util",
+    "tracing",
+    "tracing-attributes",
+    "tracing-core",
+    "typenum",
+    "unicode-ident",
+    "url",
+    "utf8_iter",
+    "utf_types",
+    "writeable",
+    "yoke",
+    "yoke-derive",
+    "zerofrom",
+    "zerofrom-derive",
+    "zerotrie",
+    "zerovec",
+    "zerovec-derive",
+    "zmij",
+];
+
+/// Where ARCHITECTURE.md lists [`ENGINE_TREE`]: the backquoted names after this, up to the end
+/// of the sentence.
+const ENGINE_TREE_SENTENCE: &str = "the engine's whole dependency tree is:";
+
 /// One workspace member, as far as tidy cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Member {
@@ -54,8 +159,54 @@ struct Member {
     name: String,
     /// Its folder.
     dir: PathBuf,
-    /// Internal dependencies: (package name, kind as cargo metadata spells it: None = normal).
-    deps: Vec<(String, Option<String>)>,
+    /// Every dependency it declares.
+    deps: Vec<Dep>,
+    /// Its targets (library, binaries, tests, benches, examples, build script).
+    targets: Vec<Target>,
+}
+
+/// One declared dependency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Dep {
+    /// Package name.
+    name: String,
+    /// The name it is used under, when renamed (`name = { package = "…" }`).
+    rename: Option<String>,
+    kind: DepKind,
+    /// The platform condition (`[target.'cfg(unix)'.dependencies]`), if any.
+    target: Option<String>,
+    /// Features enabled by this declaration (workspace ones included).
+    features: Vec<String>,
+    default_features: bool,
+    /// A member of this workspace.
+    internal: bool,
+}
+
+/// The three sections a dependency can be declared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DepKind {
+    Normal,
+    Dev,
+    Build,
+}
+
+impl DepKind {
+    fn describe(self) -> &'static str {
+        match self {
+            DepKind::Normal => "dependency",
+            DepKind::Dev => "dev-dependency",
+            DepKind::Build => "build dependency",
+        }
+    }
+}
+
+/// One target of a member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Target {
+    /// As cargo metadata spells them: `lib`, `bin`, `test`, `bench`, `example`, `custom-build`…
+    kinds: Vec<String>,
+    /// Its root source file.
+    src_path: PathBuf,
 }
 
 /// Runs every check and fails listing all problems.
@@ -73,6 +224,18 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     let mut problems = Vec::new();
     problems.extend(check_edges(&members));
 
+    for member in &members {
+        let sources = deps::read_sources(member)?;
+        problems.extend(deps::check_member(member, &sources));
+    }
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))
+        .context("cannot read the workspace's Cargo.toml")?;
+    problems.extend(deps::check_workspace(
+        &deps::workspace_dependencies(&manifest),
+        &members,
+    ));
+
+    // One platform for everyone, so the list does not depend on the machine tidy runs on.
     let tree = output(cargo().current_dir(root).args([
         "tree",
         "-p",
@@ -81,6 +244,8 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         "normal",
         "--prefix",
         "none",
+        "--target",
+        "x86_64-unknown-linux-gnu",
     ]))?;
     problems.extend(check_engine_tree(&tree));
 
@@ -92,6 +257,9 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         .collect();
     let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md")).ok();
     problems.extend(check_code_map(architecture.as_deref(), &names));
+    if let Some(text) = architecture.as_deref() {
+        problems.extend(check_engine_doc(text));
+    }
 
     problems.extend(
         find_mod_rs(&crates_dir)?
@@ -99,9 +267,12 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
             .map(|p| format!("{}: no mod.rs files; use foo.rs + foo/", p.display())),
     );
 
+    problems.extend(paths::check(root)?);
+
     if problems.is_empty() {
         eprintln!(
-            "xtask: tidy ok ({} members, engine tree clean, code map complete, no mod.rs)",
+            "xtask: tidy ok ({} members: dependency arrows, every dependency used, engine tree \
+             as listed, code map complete, no mod.rs, no path outside the repository)",
             members.len()
         );
         return Ok(());
@@ -112,7 +283,7 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     bail!("{} tidy problem(s)", problems.len())
 }
 
-/// The workspace members and their internal dependencies, from `cargo metadata --no-deps`.
+/// The workspace members, their dependencies and targets, from `cargo metadata --no-deps`.
 fn members(metadata: &Value) -> anyhow::Result<Vec<Member>> {
     let packages = metadata
         .get("packages")
@@ -142,20 +313,69 @@ fn members(metadata: &Value) -> anyhow::Result<Vec<Member>> {
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .filter_map(|d| {
-                    let dep = d.get("name").and_then(Value::as_str)?;
-                    names.contains(dep).then(|| {
-                        let kind = d.get("kind").and_then(Value::as_str).map(str::to_owned);
-                        (dep.to_owned(), kind)
+                .map(|d| dependency(d, &names))
+                .collect::<anyhow::Result<_>>()
+                .with_context(|| format!("package {name}"))?;
+            let targets = p
+                .get("targets")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|t| {
+                    let kinds = strings(t.get("kind"));
+                    let src_path = t
+                        .get("src_path")
+                        .and_then(Value::as_str)
+                        .with_context(|| format!("package {name}: a target without src_path"))?;
+                    Ok(Target {
+                        kinds,
+                        src_path: PathBuf::from(src_path),
                     })
                 })
-                .collect();
+                .collect::<anyhow::Result<_>>()?;
             Ok(Member {
                 name: name.to_owned(),
                 dir,
                 deps,
+                targets,
             })
         })
+        .collect()
+}
+
+/// One entry of a package's `dependencies` in cargo metadata.
+fn dependency(d: &Value, workspace: &BTreeSet<&str>) -> anyhow::Result<Dep> {
+    let name = d
+        .get("name")
+        .and_then(Value::as_str)
+        .context("a dependency without a name")?;
+    let text = |key: &str| d.get(key).and_then(Value::as_str).map(str::to_owned);
+    let kind = match d.get("kind").and_then(Value::as_str) {
+        None => DepKind::Normal,
+        Some("dev") => DepKind::Dev,
+        Some("build") => DepKind::Build,
+        Some(other) => bail!("dependency {name}: unknown kind `{other}`"),
+    };
+    Ok(Dep {
+        name: name.to_owned(),
+        rename: text("rename"),
+        kind,
+        target: text("target"),
+        features: strings(d.get("features")),
+        default_features: d
+            .get("uses_default_features")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+        internal: workspace.contains(name),
+    })
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
         .collect()
 }
 
@@ -169,23 +389,21 @@ fn check_edges(members: &[Member]) -> Vec<String> {
     for m in members {
         let from = short(&m.name);
         let allowed = ALLOWED.iter().find(|(n, _)| *n == from).map(|(_, a)| *a);
-        for (dep, kind) in &m.deps {
-            if kind.as_deref() == Some("dev") {
-                continue;
-            }
-            let to = short(dep);
-            let edge = match kind {
-                Some(k) => format!("{} → {} ({k} dependency)", m.name, dep),
-                None => format!("{} → {}", m.name, dep),
+        for dep in m.deps.iter().filter(|d| d.internal) {
+            let to = short(&dep.name);
+            let edge = match dep.kind {
+                DepKind::Dev => continue,
+                DepKind::Build => format!("{} → {} (build dependency)", m.name, dep.name),
+                DepKind::Normal => format!("{} → {}", m.name, dep.name),
             };
-            if to == "test-support" && kind.is_none() {
+            if to == "test-support" && dep.kind == DepKind::Normal {
                 problems.push(format!("{edge}: test-support may only be a dev-dependency"));
                 continue;
             }
             match allowed {
                 None => problems.push(format!(
                     "{edge}: `{from}` is not in the dependency table of xtask/src/tidy.rs \
-                     (add it there, following DESIGN.md)"
+                     (add it there, with its boundary described in ARCHITECTURE.md)"
                 )),
                 Some(None) => {}
                 Some(Some(list)) if list.contains(&to) => {}
@@ -203,22 +421,88 @@ fn check_edges(members: &[Member]) -> Vec<String> {
     problems
 }
 
-/// Check 2: no forbidden crate in `cargo tree -p interlude-engine -e normal --prefix none`.
+/// Checks 2 and 6: no forbidden crate in `cargo tree -p interlude-engine -e normal --prefix
+/// none`, and exactly the packages of [`ENGINE_TREE`].
 fn check_engine_tree(tree: &str) -> Vec<String> {
     let found: BTreeSet<&str> = tree
         .lines()
         .filter_map(|l| l.split_whitespace().next())
-        .filter(|name| ENGINE_FORBIDDEN.contains(name))
+        .filter(|name| *name != "interlude-engine")
         .collect();
-    found
-        .into_iter()
+    let forbidden = found
+        .iter()
+        .filter(|name| ENGINE_FORBIDDEN.contains(name))
         .map(|name| {
             format!(
                 "interlude-engine depends (maybe transitively) on `{name}`; the engine stays \
                  sans-IO (see `cargo tree -p interlude-engine -e normal -i {name}`)"
             )
+        });
+    let new = found
+        .iter()
+        .filter(|name| !ENGINE_TREE.contains(name) && !ENGINE_FORBIDDEN.contains(name))
+        .map(|name| {
+            format!(
+                "`{name}` joined the engine's dependency tree (see `cargo tree -p \
+                 interlude-engine -e normal -i {name}`); if that is intended, add it to \
+                 ENGINE_TREE in xtask/src/tidy.rs and to ARCHITECTURE.md's engine section"
+            )
+        });
+    let gone = ENGINE_TREE
+        .iter()
+        .filter(|name| !found.contains(*name))
+        .map(|name| {
+            format!(
+                "`{name}` left the engine's dependency tree: remove it from ENGINE_TREE in \
+                 xtask/src/tidy.rs and from ARCHITECTURE.md's engine section"
+            )
+        });
+    forbidden.chain(new).chain(gone).collect()
+}
+
+/// Check 6, the documentation half: ARCHITECTURE.md's sentence lists exactly [`ENGINE_TREE`].
+fn check_engine_doc(architecture: &str) -> Vec<String> {
+    // Markdown wraps lines anywhere.
+    let architecture = architecture
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let Some(start) = architecture.find(ENGINE_TREE_SENTENCE) else {
+        return vec![format!(
+            "ARCHITECTURE.md: the engine section must say \"{ENGINE_TREE_SENTENCE} …\" listing \
+             ENGINE_TREE of xtask/src/tidy.rs"
+        )];
+    };
+    let rest = architecture
+        .get(start + ENGINE_TREE_SENTENCE.len()..)
+        .unwrap_or_default();
+    // Up to the end of the sentence: a full stop followed by white space (names have none).
+    let end = rest
+        .match_indices('.')
+        .find(|(i, _)| {
+            rest.get(i + 1..)
+                .and_then(|r| r.chars().next())
+                .is_none_or(char::is_whitespace)
         })
-        .collect()
+        .map_or(rest.len(), |(i, _)| i);
+    let listed: BTreeSet<&str> = rest
+        .get(..end)
+        .unwrap_or_default()
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .collect();
+    let missing = ENGINE_TREE
+        .iter()
+        .filter(|name| !listed.contains(*name))
+        .map(|name| format!("ARCHITECTURE.md: the engine's dependency tree lacks `{name}`"));
+    let extra = listed
+        .iter()
+        .filter(|name| !ENGINE_TREE.contains(name))
+        .map(|name| {
+            format!("ARCHITECTURE.md: the engine's dependency tree lists `{name}`, which ENGINE_TREE does not have")
+        });
+    missing.chain(extra).collect()
 }
 
 /// Check 3: ARCHITECTURE.md names every crate folder as `crates/<name>`.
@@ -290,8 +574,21 @@ mod tests {
             dir: PathBuf::from(name),
             deps: deps
                 .iter()
-                .map(|(d, k)| ((*d).to_owned(), k.map(str::to_owned)))
+                .map(|(d, k)| Dep {
+                    name: (*d).to_owned(),
+                    rename: None,
+                    kind: match k {
+                        None => DepKind::Normal,
+                        Some("dev") => DepKind::Dev,
+                        Some(_) => DepKind::Build,
+                    },
+                    target: None,
+                    features: Vec::new(),
+                    default_features: true,
+                    internal: true,
+                })
                 .collect(),
+            targets: Vec::new(),
         }
     }
 
@@ -331,12 +628,66 @@ mod tests {
         assert!(problems[3].contains("not in the dependency table"));
     }
 
+    /// A `cargo tree --prefix none` listing of the engine with `extra` added and `left_out`
+    /// taken away from [`ENGINE_TREE`].
+    fn tree_with(extra: &[&str], left_out: &[&str]) -> String {
+        let mut tree = "interlude-engine v0.1.0 (/w/crates/engine)\n".to_owned();
+        for name in ENGINE_TREE.iter().chain(extra) {
+            if !left_out.contains(name) {
+                tree.push_str(&format!("{name} v1.0.0\n{name} v1.0.0 (*)\n"));
+            }
+        }
+        tree
+    }
+
     #[test]
-    fn engine_tree_is_checked_by_crate_name() {
-        let tree = "interlude-engine v0.1.0 (/w/crates/engine)\nserde v1.0.0\nanyhow-ext v1.0.0\nclap v4.5.0\nclap v4.5.0 (*)\n";
-        let problems = check_engine_tree(tree);
-        assert_eq!(problems.len(), 1, "{problems:#?}");
-        assert!(problems[0].contains("`clap`"));
+    fn engine_tree_is_exactly_the_list() {
+        assert_eq!(
+            check_engine_tree(&tree_with(&[], &[])),
+            Vec::<String>::new()
+        );
+        let problems = check_engine_tree(&tree_with(&["clap", "anyhow-ext"], &["zmij"]));
+        assert_eq!(problems.len(), 3, "{problems:#?}");
+        assert!(problems[0].contains("`clap`; the engine stays sans-IO"));
+        assert!(problems[1].contains("`anyhow-ext` joined the engine's dependency tree"));
+        assert!(problems[2].contains("`zmij` left the engine's dependency tree"));
+    }
+
+    #[test]
+    fn engine_lists_are_sorted_and_apart() {
+        assert!(
+            ENGINE_TREE.windows(2).all(|w| w[0] < w[1]),
+            "sort ENGINE_TREE"
+        );
+        assert!(ENGINE_FORBIDDEN.iter().all(|f| !ENGINE_TREE.contains(f)));
+    }
+
+    #[test]
+    fn architecture_lists_the_engine_tree() {
+        let listed: Vec<String> = ENGINE_TREE.iter().map(|n| format!("`{n}`")).collect();
+        let text = format!(
+            "**Invariants:** no clock; {ENGINE_TREE_SENTENCE} {}.\nNot `clap`.\n",
+            listed.join(", ")
+        );
+        assert_eq!(check_engine_doc(&text), Vec::<String>::new());
+
+        let mut wrong = listed.clone();
+        wrong.retain(|n| n != "`serde`");
+        wrong.push("`axum`".to_owned());
+        let text = format!(
+            "{}\n{}.\n",
+            ENGINE_TREE_SENTENCE.replace(" whole ", "\nwhole "),
+            wrong.join(",\n")
+        );
+        assert_eq!(
+            check_engine_doc(&text),
+            vec![
+                "ARCHITECTURE.md: the engine's dependency tree lacks `serde`",
+                "ARCHITECTURE.md: the engine's dependency tree lists `axum`, which ENGINE_TREE \
+                 does not have",
+            ]
+        );
+        assert!(check_engine_doc("no such sentence")[0].contains("must say"));
     }
 
     #[test]

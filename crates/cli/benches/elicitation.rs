@@ -11,7 +11,10 @@
 //! cargo bench -p interlude-cli --bench elicitation -- --transport stdio --era push --impl interlude,rmcp
 //! ```
 //!
-//! Workload (`/work/shared/reference/performance.md`): a tool `ask` whose handler asks one form
+//! Under callgrind or perf, build it with `--profile profiling` (release with debug info; see
+//! `docs/benchmarks.md`) and run `target/profiling/deps/elicitation-<hash>` with the same options.
+//!
+//! Workload (the same as in `docs/benchmarks.md`): a tool `ask` whose handler asks one form
 //! elicitation with the schema `{name: string (required), age: integer}`; the client accepts
 //! `{name: "Ada", age: 36}`; the tool returns `Hello Ada, age 36`, and every result is checked.
 //! One warm-up call, then N calls over C concurrent callers. Every run starts a fresh server (and
@@ -673,10 +676,11 @@ fn median(values: &[f64]) -> Option<f64> {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let mid = v.len() / 2;
+    let upper = v.get(mid).copied()?;
     Some(if v.len().is_multiple_of(2) {
-        (v[mid - 1] + v[mid]) / 2.0
+        (v.get(mid - 1).copied()? + upper) / 2.0
     } else {
-        v[mid]
+        upper
     })
 }
 

@@ -12,7 +12,15 @@
 //! mock servers (which bind every interface) run in a loopback-only network namespace
 //! (`unshare -n`), and server-everything speaks stdio. `interlude-demo` is another package's
 //! binary: `cargo build --workspace --bins` must have built it (xtask does).
-#![allow(clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+// A skipped test says why on stderr; outside `#[test]` functions too, a panic is how this file's
+// code fails a test.
+#![allow(
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};

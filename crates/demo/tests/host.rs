@@ -2,6 +2,13 @@
 //! process (stdio) and on 127.0.0.1 (streamable HTTP), against misbehaving servers (child
 //! processes), and the server toolkit against hostile clients, in both protocol eras. The host's
 //! behaviour itself is tested in-process in `crates/host/tests/host.rs`.
+// Outside `#[test]` functions too, a panic is how this file's code fails a test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::time::Duration;
 

@@ -4,6 +4,13 @@
 //! Raw JSON-RPC lines on purpose: no client library between the test and the transport. The
 //! server's debug log says which way each stream went, and the tests check it: a fallback
 //! would answer too, only slower.
+// Outside `#[test]` functions too, a panic is how this file's code fails a test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};

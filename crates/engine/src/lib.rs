@@ -50,15 +50,6 @@
 //! assert!(effects.iter().any(|e| matches!(e,
 //!     Effect::Reply { reply: Reply::Answered(Answer::Accepted(_)), .. })));
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod admission;
 mod audit;

@@ -31,15 +31,6 @@
 //! println!("it asked {} question(s)", call.requests.len());
 //! # Ok(()) }
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod connection;
 mod handler;

@@ -47,15 +47,6 @@
 //! assert_eq!(errors[0].field, "age");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod derive;
 mod formats;

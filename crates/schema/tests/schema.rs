@@ -3,6 +3,13 @@
 
 // `3.14` is server-everything's literal default, not an approximation of pi.
 #![allow(clippy::approx_constant)]
+// Outside `#[test]` functions too, a panic is how this file's code fails a test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use expect_test::expect;
 use interlude_schema::{

@@ -83,15 +83,6 @@
 //! server.waiting().await?;
 //! # Ok(()) }
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod ask;
 mod config;

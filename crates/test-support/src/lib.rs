@@ -225,7 +225,8 @@ impl std::fmt::Debug for Browser {
 fn tail(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(20)..].join("\n")
+    let last = lines.len().saturating_sub(20);
+    lines.get(last..).unwrap_or_default().join("\n")
 }
 
 impl Browser {

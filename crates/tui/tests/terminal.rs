@@ -3,12 +3,20 @@
 //! stdio, types keys with `tmux send-keys`, and reads the screen with `tmux capture-pane`,
 //! polling with a deadline rather than sleeping.
 //!
-//! The binaries are built first, explicitly (`cargo build` of the demo server and the example,
-//! once per test run, same profile and target directory as this test). tmux must be installed;
-//! without it these tests print a note and pass, unless `INTERLUDE_REQUIRE_PEERS=1` (set by
-//! `cargo xtask test`), where its absence fails them.
-// A skipped test says why on stderr; panics are how tests fail.
-#![allow(clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
+//! The binaries are built first, explicitly: one `cargo build` per test run, in this test's
+//! profile and target directory, of exactly what `cargo xtask test` builds before its tests (so
+//! there, and after any `cargo test --workspace`, it only finds everything fresh). tmux must be
+//! installed; without it these tests print a note and pass, unless
+//! `INTERLUDE_REQUIRE_PEERS=1` (set by `cargo xtask test`), where its absence fails them.
+// A skipped test says why on stderr; outside `#[test]` functions too, a panic is how this file's
+// code fails a test.
+#![allow(
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -16,7 +24,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long one expected text may take to appear (servers start, builds run in parallel).
+/// How long one expected text may take to appear (servers start, other tests load the machine).
 const PATIENCE: Duration = Duration::from_secs(60);
 
 /// `Some(path)` of tmux, or `None` (after a note) when it is missing and not required.
@@ -50,6 +58,15 @@ fn profile_dir() -> PathBuf {
 }
 
 /// Builds both binaries once per test run, in this test's profile and target directory.
+///
+/// The selection is that of `cargo xtask test`'s build step (xtask/src/main.rs), which is also
+/// what `cargo test --workspace` builds: after either, this is a check that finds everything
+/// fresh. A narrower build is not cheaper: cargo derives features, and which build-time crates
+/// share artifacts with run-time ones, from the whole selection. Asking for the two packages
+/// alone compiled rmcp, tokio and some sixty other crates a second time (minutes on two busy
+/// cores, while these tests waited) and swapped the `interlude-demo` other tests run for a build
+/// of its own; asking for the two targets across the workspace still compiled the demo and tui
+/// crates again.
 fn binaries() -> &'static Binaries {
     static BUILT: OnceLock<Binaries> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -64,39 +81,35 @@ fn binaries() -> &'static Binaries {
             .or_else(|| option_env!("CARGO").map(Into::into))
             .unwrap_or_else(|| "cargo".into());
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        for args in [
-            &["-p", "interlude-demo", "--bin", "interlude-demo"][..],
-            &["-p", "interlude-tui", "--example", "tui_demo"][..],
-        ] {
-            let mut build = Command::new(&cargo);
-            // Cargo sets these for the test process; build scripts that watch them (ring's)
-            // would see a change and rebuild half the tree, then again in the next `cargo test`.
-            for (key, _) in std::env::vars_os() {
-                let key = key.to_string_lossy();
-                if key.starts_with("CARGO_PKG_")
-                    || key.starts_with("CARGO_MANIFEST_")
-                    || key.starts_with("CARGO_BIN_")
-                    || [
-                        "CARGO_CRATE_NAME",
-                        "CARGO_PRIMARY_PACKAGE",
-                        "CARGO_TARGET_TMPDIR",
-                        "CARGO_RUSTC_CURRENT_DIR",
-                        "OUT_DIR",
-                    ]
-                    .contains(&key.as_ref())
-                {
-                    build.env_remove(key.as_ref());
-                }
+        let mut build = Command::new(&cargo);
+        // Cargo sets these for the test process; build scripts that watch them (ring's) would
+        // see a change and rebuild half the tree, then again in the next `cargo test`.
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy();
+            if key.starts_with("CARGO_PKG_")
+                || key.starts_with("CARGO_MANIFEST_")
+                || key.starts_with("CARGO_BIN_")
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                    "CARGO_TARGET_TMPDIR",
+                    "CARGO_RUSTC_CURRENT_DIR",
+                    "OUT_DIR",
+                ]
+                .contains(&key.as_ref())
+            {
+                build.env_remove(key.as_ref());
             }
-            let status = build
-                .current_dir(&workspace)
-                .env("CARGO_TARGET_DIR", target_dir)
-                .args(["build", "--quiet", "--profile", &profile])
-                .args(args)
-                .status()
-                .expect("run cargo build");
-            assert!(status.success(), "cargo build {args:?} failed");
         }
+        let selection = ["--workspace", "--bins", "--tests", "--examples"];
+        let status = build
+            .current_dir(&workspace)
+            .env("CARGO_TARGET_DIR", target_dir)
+            .args(["build", "--quiet", "--profile", &profile])
+            .args(selection)
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build {selection:?} failed");
         let built = Binaries {
             demo: dir.join("interlude-demo"),
             tui: dir.join("examples").join("tui_demo"),
@@ -161,14 +174,18 @@ impl Tmux {
         assert!(out.status.success(), "send-keys failed");
     }
 
-    /// Presses keys by tmux name (`Enter`, `Escape`, `Down`, `BSpace` …).
+    /// Presses keys by tmux name (`Enter`, `Escape`, `Down`, `BSpace` …), all in one write: the
+    /// terminal delivers them in order. `Escape` may only come last: followed by more bytes in
+    /// the same read, a terminal library takes it for the start of Alt+key.
     fn press(&self, keys: &[&str]) {
-        for key in keys {
-            let out = self.run(&["send-keys", "-t", "main", key]);
-            assert!(out.status.success(), "send-keys {key} failed");
-            // Let the prompt redraw between keys, as a person would.
-            std::thread::sleep(Duration::from_millis(60));
-        }
+        assert!(
+            !keys.iter().rev().skip(1).any(|k| *k == "Escape"),
+            "Escape must be the last key pressed at once: {keys:?}"
+        );
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend_from_slice(keys);
+        let out = self.run(&args);
+        assert!(out.status.success(), "send-keys {keys:?} failed");
     }
 
     /// The whole pane, history included, with wrapped lines joined.
@@ -189,7 +206,7 @@ impl Tmux {
                 Instant::now() < deadline,
                 "timed out waiting for {needle:?} (×{count}); the screen:\n{screen}"
             );
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

@@ -1,7 +1,8 @@
 //! Latency of the web surface: from the engine admitting an elicitation to its card being
 //! visible and focused in headless Chromium. Median over 50 requests; target < 50 ms.
 //!
-//! Run with: `cargo bench -p interlude-web --bench card_latency [-- --requests N]`
+//! Run with: `cargo bench -p interlude-web --bench card_latency [-- --requests N]`; under a
+//! profiler, with `--profile profiling` (release with debug info).
 //!
 //! Timestamps: the host takes its wall clock (ms since the Unix epoch) when the surface is told a
 //! request was admitted; the page takes `Date.now()` in a `requestAnimationFrame` after it has
@@ -30,7 +31,7 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
         clippy::cast_precision_loss
     )]
     let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
+    sorted.get(i).or(sorted.last()).copied().unwrap_or(0)
 }
 
 #[tokio::main]

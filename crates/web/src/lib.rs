@@ -30,15 +30,6 @@
 //! app.serve(listener, Default::default()).await
 //! # }
 //! ```
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
 
 mod assets;
 mod routes;

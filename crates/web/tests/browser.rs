@@ -11,7 +11,15 @@
 //!
 //! Each test has its own ChromeDriver and Chromium; waits poll with timeouts (no fixed sleeps).
 //! Screenshots land in `target/artifacts/browser-*.png`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
+// A skipped test says why on stderr; outside `#[test]` functions too, a panic is how this file's
+// code fails a test.
+#![allow(
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::PathBuf;
 use std::time::Duration;
