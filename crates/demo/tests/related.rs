@@ -3,6 +3,13 @@
 //! JSON-RPC lines to the demo binary over stdio, where two calls in flight share one pipe and the
 //! key is the only way to tell their questions apart. Both kinds of JSON-RPC id are used, and
 //! each question is answered to show the answer completes the call it named.
+// Outside `#[test]` functions too, a panic is how this file's code fails a test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -2,6 +2,13 @@
 //! rmcp client in this process (over an in-memory pipe): what reaches the client for a question
 //! (2026-07-28 `input_required`, then the completed result on the retry), a tool's own
 //! `ErrorData`, a client without form support (-32021), a sync tool, and a 2025 session.
+// Outside `#[test]` functions too, a panic is how this file's code fails a test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::BTreeMap;
 
