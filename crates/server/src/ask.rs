@@ -252,13 +252,7 @@ impl Ask {
             return Err(AskError::Unsupported { mode: "form" });
         }
         let result = match self.era {
-            ProtocolEra::Push => {
-                let wire = match wire {
-                    Some(w) => w.clone(),
-                    None => wire_schema(schema)?,
-                };
-                crate::push::elicit_form(self, message, wire).await?
-            }
+            ProtocolEra::Push => crate::push::elicit_form(self, message, schema, wire).await?,
             ProtocolEra::MultiRoundTrip => self.next_round_trip_answer(message, schema, wire)?,
         };
         check_result(schema, result)
