@@ -230,3 +230,106 @@ fn falls_back_to_blocking_io_for_regular_files() {
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_file(&output);
 }
+
+/// Reads one JSON-RPC message per line.
+fn message(reader: &mut impl BufRead) -> Value {
+    let mut line = String::new();
+    let n = reader.read_line(&mut line).expect("read from the server");
+    assert!(n > 0, "the server closed its output");
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("not one JSON-RPC message ({e}): {line}"))
+}
+
+#[test]
+fn a_client_that_reads_late_gets_every_message_whole_and_in_order() {
+    // Many questions at once, and nobody reading: what the pipe cannot take waits in the
+    // transport's queue. Every request must then arrive whole, and every answer must complete
+    // its call.
+    const CALLS: u64 = 400;
+    let log = scratch("late.log");
+    let mut child = demo(Stdio::piped(), Stdio::piped(), &log);
+    let mut writer = child.0.stdin.take().expect("stdin");
+    let mut reader = BufReader::new(child.0.stdout.take().expect("stdout"));
+    writeln!(writer, "{}", initialize(1)).expect("write");
+    response(&mut reader, 1);
+    writeln!(
+        writer,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .expect("write");
+    for id in 0..CALLS {
+        let call = json!({"jsonrpc": "2.0", "id": 100 + id, "method": "tools/call",
+                          "params": {"name": "contact_info", "arguments": {}}});
+        writeln!(writer, "{call}").expect("write");
+    }
+    writer.flush().expect("flush");
+    std::thread::sleep(Duration::from_millis(300));
+    let mut questions = Vec::new();
+    while questions.len() < CALLS as usize {
+        let request = message(&mut reader);
+        assert_eq!(request["method"], "elicitation/create", "{request}");
+        assert_eq!(
+            request["params"]["requestedSchema"]["required"],
+            json!(["name", "email", "age"]),
+            "{request}"
+        );
+        questions.push(request["id"].clone());
+    }
+    for id in &questions {
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept",
+            "content": {"name": "Ada Lovelace", "email": "ada@example.com", "age": 36}}});
+        writeln!(writer, "{answer}").expect("write");
+    }
+    writer.flush().expect("flush");
+    let mut done = std::collections::BTreeSet::new();
+    while done.len() < CALLS as usize {
+        let result = message(&mut reader);
+        let id = result["id"].as_u64().expect("a call's id");
+        assert_eq!(
+            result["result"]["content"][0]["text"],
+            "Thanks Ada Lovelace (ada@example.com, age 36).",
+            "{result}"
+        );
+        assert!(done.insert(id), "{id} answered twice");
+    }
+    drop(finish(child, &log));
+}
+
+#[test]
+fn what_waits_for_a_slow_reader_is_written_before_the_server_exits() {
+    // rmcp drops its transport when the input ends; what the pipe had not taken yet must still
+    // reach the client.
+    const LISTS: u64 = 300;
+    let log = scratch("exit.log");
+    let mut child = demo(Stdio::piped(), Stdio::piped(), &log);
+    let mut writer = child.0.stdin.take().expect("stdin");
+    let mut reader = BufReader::new(child.0.stdout.take().expect("stdout"));
+    writeln!(writer, "{}", initialize(1)).expect("write");
+    response(&mut reader, 1);
+    writeln!(
+        writer,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .expect("write");
+    for id in 0..LISTS {
+        writeln!(
+            writer,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": 10 + id, "method": "tools/list"})
+        )
+        .expect("write");
+    }
+    drop(writer);
+    std::thread::sleep(Duration::from_millis(500));
+    let mut lists = 0;
+    let mut line = String::new();
+    while reader.read_line(&mut line).expect("read") > 0 {
+        let message: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+        assert!(message["result"]["tools"].is_array(), "{message}");
+        lists += 1;
+        line.clear();
+    }
+    assert_eq!(lists, LISTS, "responses lost at exit");
+    drop(finish(child, &log));
+}

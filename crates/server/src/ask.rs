@@ -211,13 +211,7 @@ impl Ask {
             return Err(AskError::Unsupported { mode: "form" });
         }
         let result = match self.era {
-            ProtocolEra::Push => {
-                let wire = match wire {
-                    Some(w) => w.clone(),
-                    None => wire_schema(schema)?,
-                };
-                crate::push::elicit_form(self, message, wire).await?
-            }
+            ProtocolEra::Push => crate::push::elicit_form(self, message, schema, wire).await?,
             ProtocolEra::Mrtr => self.next_round_trip_answer(message, schema, wire)?,
         };
         check_result(schema, result)
@@ -299,9 +293,28 @@ impl<S: AskServer> FromContextPart<ToolCallContext<'_, S>> for Ask {
             context.arguments.as_ref(),
             context.input_responses.take(),
             context.request_state.take(),
-            context.request_context.clone(),
+            kept_context(&context.request_context),
         ))
     }
+}
+
+/// The extractor's copy of the request context. rmcp leaves an empty `RequestMetaObject` in the
+/// extensions of every request (the metadata itself moves to `meta`); copying it costs two
+/// allocations (≈ 0.2 KiB) that a push-era call would keep for as long as the person takes, so a
+/// copy whose extensions hold nothing else starts with none.
+fn kept_context(context: &RequestContext<RoleServer>) -> RequestContext<RoleServer> {
+    let only_empty_meta = context.extensions.len() == 1
+        && context
+            .extensions
+            .get::<rmcp::model::RequestMetaObject>()
+            .is_some_and(|meta| meta.is_empty());
+    if !only_empty_meta {
+        return context.clone();
+    }
+    let mut kept = RequestContext::new(context.id.clone(), context.peer.clone());
+    kept.ct = context.ct.clone();
+    kept.meta = context.meta.clone();
+    kept
 }
 
 /// Converts the form model into rmcp's wire schema type, keeping field order.

@@ -3,35 +3,168 @@
 //!
 //! Each request carries the JSON-RPC id of the call it serves in its `_meta`
 //! ([`RELATED_REQUEST_ID_KEY`]), so a host can tie it to the right call even over stdio, where
-//! several calls share one pipe. Deliberately not here: anything of the 2026-07-28 era (see
-//! `round_trip`), and validation of the answer (see `ask`).
+//! several calls share one pipe.
+//!
+//! A pushed question may stay open for as long as the person takes, and a server may hold
+//! thousands of them, so a call that waits keeps little. Sending (the request with its copy of the
+//! schema, rmcp's ≈ 2.2 KiB `send_request_with_option` future) happens in a boxed future of its
+//! own, gone once rmcp has queued the request; the call then waits on rmcp's response channel
+//! alone (the request id, the channel, an optional deadline), ≈ 0.2 KiB. Awaiting rmcp's
+//! `create_elicitation_with_timeout` instead keeps its ≈ 2.7 KiB future, sized for every timeout
+//! and progress variant, for the whole wait (`docs/benchmarks.md`, "Memory per pending
+//! elicitation").
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
 
 use interlude_protocol::RELATED_REQUEST_ID_KEY;
+use interlude_schema::FormSchema;
 use rmcp::model::{
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, NumberOrString,
-    RequestId, RequestMetaObject,
+    CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationSchema, NumberOrString, RequestId, RequestMetaObject,
+    ServerRequest,
 };
 use serde_json::Value;
+use rmcp::service::{PeerRequestOptions, RequestHandle, RoleServer, ServiceError};
+use tokio::sync::oneshot;
 
-use crate::ask::{Ask, AskError};
+use crate::ask::{Ask, AskError, wire_schema};
 
-pub(crate) async fn elicit_form(
+/// What rmcp says when it cancels a request that timed out; the same words here.
+const TIMEOUT_REASON: &str = RequestHandle::<RoleServer>::REQUEST_TIMEOUT_REASON;
+
+type Response = oneshot::Receiver<Result<ClientResult, ServiceError>>;
+
+/// A request on its way: `None` when the tool call was cancelled before it left.
+type Sent = Result<Option<(RequestId, Response)>, AskError>;
+
+/// Sends a form elicitation and waits for the answer. `wire` is `schema`'s wire form when the
+/// caller has it (it is computed here otherwise). A cancelled tool call reads as a dismissal.
+///
+/// Not an `async fn`: the arguments are needed only for sending, and the future that waits
+/// should not carry them.
+pub(crate) fn elicit_form<'a>(
+    ask: &'a Ask,
+    message: String,
+    schema: &'a FormSchema,
+    wire: Option<&'a ElicitationSchema>,
+) -> impl Future<Output = Result<ElicitResult, AskError>> + Send + 'a {
+    let sending: Pin<Box<dyn Future<Output = Sent> + Send + 'a>> =
+        Box::pin(send(ask, message, schema, wire));
+    async move {
+        // A `let`, not a `match`: a scrutinee would be kept for the whole wait.
+        let Some((id, response)) = sending.await? else {
+            return Ok(cancelled());
+        };
+        wait(ask, id, response).await
+    }
+}
+
+/// Builds the request and hands it to rmcp's session loop.
+async fn send(
     ask: &Ask,
     message: String,
-    requested_schema: ElicitationSchema,
-) -> Result<ElicitResult, AskError> {
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: Some(related_to(&ask.context.id)),
-        message,
-        requested_schema,
-    };
+    schema: &FormSchema,
+    wire: Option<&ElicitationSchema>,
+) -> Sent {
+    let request = request(message, schema, wire, &ask.context.id)?;
     tracing::debug!(era = "push", "sending elicitation/create");
-    let peer = &ask.context.peer;
-    let request = peer.create_elicitation_with_timeout(params, ask.config.timeout);
-    tokio::select! {
-        result = request => Ok(result?),
-        () = ask.context.ct.cancelled() => Ok(ElicitResult::new(ElicitationAction::Cancel)),
+    let send = ask
+        .context
+        .peer
+        .send_request_with_option(request, PeerRequestOptions::no_options());
+    let handle = tokio::select! {
+        handle = send => handle?,
+        () = ask.context.ct.cancelled() => return Ok(None),
+    };
+    Ok(Some(split(handle)))
+}
+
+/// What a waiting call keeps of rmcp's handle: the id (for a cancellation after a timeout) and
+/// the response channel. The rest (a clone of the peer, the options) is dropped here.
+fn split(handle: RequestHandle<RoleServer>) -> (RequestId, Response) {
+    (handle.id, handle.rx)
+}
+
+/// How the wait for an answer ended.
+enum Waited {
+    Answer(Result<ElicitResult, AskError>),
+    Expired,
+    Cancelled,
+}
+
+/// Waits for the client's answer, the deadline of [`AskConfig::with_timeout`](crate::AskConfig)
+/// if there is one, or the cancellation of the tool call.
+async fn wait(ask: &Ask, id: RequestId, response: Response) -> Result<ElicitResult, AskError> {
+    let timeout = ask.config.timeout;
+    let expired = async move {
+        match timeout {
+            // The timer lives in a box: most servers set none.
+            Some(t) => Box::pin(tokio::time::sleep(t)).await,
+            None => std::future::pending().await,
+        }
+    };
+    // Settled in one statement, so that nothing of it is kept across the cancellation sent
+    // after a timeout.
+    let expired_after = match tokio::select! {
+        response = response => Waited::Answer(answer(response)),
+        () = expired => Waited::Expired,
+        () = ask.context.ct.cancelled() => Waited::Cancelled,
+    } {
+        Waited::Answer(answer) => return answer,
+        Waited::Cancelled => return Ok(cancelled()),
+        Waited::Expired => timeout.unwrap_or_default(),
+    };
+    Err(expire(ask, id, expired_after).await)
+}
+
+/// The client's reply to an `elicitation/create`, or why there is none.
+fn answer(
+    response: Result<Result<ClientResult, ServiceError>, oneshot::error::RecvError>,
+) -> Result<ElicitResult, AskError> {
+    match response.map_err(|_| ServiceError::TransportClosed)?? {
+        ClientResult::ElicitResult(result) => Ok(result),
+        _ => Err(ServiceError::UnexpectedResponse.into()),
     }
+}
+
+/// As rmcp does when a request times out: tells the client the request is over, and fails.
+async fn expire(ask: &Ask, id: RequestId, timeout: Duration) -> AskError {
+    let notice = CancelledNotificationParam::new(Some(id), Some(TIMEOUT_REASON.to_owned()));
+    let notify: Pin<Box<dyn Future<Output = _> + Send + '_>> =
+        Box::pin(ask.context.peer.notify_cancelled(notice));
+    if let Err(e) = notify.await {
+        tracing::debug!("cannot cancel the timed-out elicitation: {e}");
+    }
+    ServiceError::Timeout { timeout }.into()
+}
+
+/// The `elicitation/create` request (built outside any async body, so that the schema copy that
+/// travels in it is never part of a waiting state).
+fn request(
+    message: String,
+    schema: &FormSchema,
+    wire: Option<&ElicitationSchema>,
+    call: &RequestId,
+) -> Result<ServerRequest, AskError> {
+    let requested_schema = match wire {
+        Some(w) => w.clone(),
+        None => wire_schema(schema)?,
+    };
+    Ok(
+        ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+            meta: Some(related_to(call)),
+            message,
+            requested_schema,
+        })
+        .into(),
+    )
+}
+
+/// A tool call cancelled by the client while its question was open reads as a dismissal.
+fn cancelled() -> ElicitResult {
+    ElicitResult::new(ElicitationAction::Cancel)
 }
 
 /// The `_meta` of an elicitation raised while serving the request `call`.

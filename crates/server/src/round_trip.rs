@@ -32,8 +32,14 @@ struct SealedState {
     pending: Option<String>,
 }
 
+/// The round-trip state of one tool call. Boxed, and absent for push-era calls: every `Ask` has
+/// one, and a push-era call may wait for a person for a long time (`docs/benchmarks.md`, "Memory
+/// per pending elicitation").
 #[derive(Debug)]
-pub(crate) struct RoundTrip {
+pub(crate) struct RoundTrip(Option<Box<Rounds>>);
+
+#[derive(Debug)]
+struct Rounds {
     binding: Vec<u8>,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
@@ -48,6 +54,42 @@ impl RoundTrip {
         input_responses: Option<InputResponses>,
         request_state: Option<String>,
     ) -> Self {
+        RoundTrip(Some(Box::new(Rounds::new(
+            tool,
+            arguments,
+            input_responses,
+            request_state,
+        ))))
+    }
+
+    /// The state of a push-era call, which never asks through round trips.
+    pub(crate) fn unused() -> Self {
+        RoundTrip(None)
+    }
+
+    /// The answer to the next question, or the `input_required` result that asks it.
+    pub(crate) fn next_answer(
+        &mut self,
+        config: &AskConfig,
+        message: String,
+        schema: &FormSchema,
+        wire: Option<&ElicitationSchema>,
+    ) -> Result<ElicitResult, AskError> {
+        // Only 2026-07-28 calls ask through round trips, and their `Ask` has the state; should a
+        // push-era one ever do so, it starts from an empty state bound to nothing.
+        self.0
+            .get_or_insert_with(|| Box::new(Rounds::empty()))
+            .next_answer(config, message, schema, wire)
+    }
+}
+
+impl Rounds {
+    fn new(
+        tool: &str,
+        arguments: Option<&serde_json::Map<String, Value>>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
         let mut h = Sha256::new();
         h.update(b"interlude/ask/v1\0tools/call\0");
         h.update(tool.as_bytes());
@@ -57,7 +99,7 @@ impl RoundTrip {
             // verbatim, so the digest is stable across rounds.
             h.update(serde_json::to_vec(args).unwrap_or_default());
         }
-        RoundTrip {
+        Rounds {
             binding: h.finalize().to_vec(),
             input_responses,
             request_state,
@@ -66,9 +108,8 @@ impl RoundTrip {
         }
     }
 
-    /// The state of a push-era call, which never asks through round trips.
-    pub(crate) fn unused() -> Self {
-        RoundTrip {
+    fn empty() -> Self {
+        Rounds {
             binding: Vec::new(),
             input_responses: None,
             request_state: None,
@@ -99,8 +140,7 @@ impl RoundTrip {
             .ok_or_else(|| AskError::RequestState("state unavailable".into()))
     }
 
-    /// The answer to the next question, or the `input_required` result that asks it.
-    pub(crate) fn next_answer(
+    fn next_answer(
         &mut self,
         config: &AskConfig,
         message: String,

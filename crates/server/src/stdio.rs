@@ -15,6 +15,12 @@
 //! should read stdin or write stdout directly (which an MCP server on stdio must not do anyway).
 //! A stream that is also stderr (`2>&1` into the same pipe) stays blocking, so that logging to
 //! stderr never meets a full non-blocking pipe.
+//!
+//! What the pipe cannot take at once (a client reading more slowly than the server writes) waits
+//! in the writer's own queue, as bytes, and is written out by a task of its own; rmcp would
+//! otherwise keep each such message and the task sending it (≈ 3 KiB for a form request) until
+//! the pipe drains. Dropping the writer writes out what is queued, waiting at most 5 s for the
+//! client to read it.
 
 use std::io;
 use std::pin::Pin;
@@ -41,10 +47,9 @@ enum Reader {
 
 #[derive(Debug)]
 enum Writer {
+    /// A pipe or a socket, with a queue for what it cannot take at once (see `outbox`).
     #[cfg(unix)]
-    Pipe(Option<tokio::net::unix::pipe::Sender>),
-    #[cfg(unix)]
-    Socket(Option<tokio::net::UnixStream>),
+    Queued(outbox::Outbox),
     Blocking(tokio::io::Stdout),
 }
 
@@ -52,6 +57,9 @@ enum Writer {
 ///
 /// Pipes and Unix stream sockets are polled on tokio's reactor; anything else (a terminal, a
 /// file) goes through tokio's blocking `Stdin`/`Stdout`, exactly like `rmcp::transport::stdio()`.
+/// On a pipe or socket, a write (and a flush) returns once the bytes are written or queued
+/// behind earlier ones: the queue is written out as the client reads, and a write error is
+/// reported by a later write or flush.
 ///
 /// # Panics
 /// Like every tokio I/O constructor, when called outside a tokio runtime with I/O enabled.
@@ -72,6 +80,9 @@ enum Writer {
 pub fn stdio() -> (StdinReader, StdoutWriter) {
     (StdinReader(reader()), StdoutWriter(writer()))
 }
+
+#[cfg(unix)]
+mod outbox;
 
 #[cfg(unix)]
 mod unix {
@@ -191,8 +202,11 @@ fn writer() -> Writer {
     #[cfg(unix)]
     if let Some(writer) = unix::attach(
         true,
-        |fd| tokio::net::unix::pipe::Sender::from_owned_fd(fd).map(|w| Writer::Pipe(Some(w))),
-        |s| Writer::Socket(Some(s)),
+        |fd| {
+            tokio::net::unix::pipe::Sender::from_owned_fd(fd)
+                .map(|w| Writer::Queued(outbox::Outbox::new(outbox::Sink::Pipe(w))))
+        },
+        |s| Writer::Queued(outbox::Outbox::new(outbox::Sink::Socket(s))),
     ) {
         return writer;
     }
@@ -230,11 +244,7 @@ impl AsyncWrite for StdoutWriter {
     ) -> Poll<io::Result<usize>> {
         match &mut self.0 {
             #[cfg(unix)]
-            Writer::Pipe(Some(w)) => Pin::new(w).poll_write(cx, buf),
-            #[cfg(unix)]
-            Writer::Socket(Some(s)) => Pin::new(s).poll_write(cx, buf),
-            #[cfg(unix)]
-            Writer::Pipe(None) | Writer::Socket(None) => Poll::Ready(Err(closed())),
+            Writer::Queued(q) => q.poll_write(buf),
             Writer::Blocking(s) => Pin::new(s).poll_write(cx, buf),
         }
     }
@@ -242,11 +252,7 @@ impl AsyncWrite for StdoutWriter {
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.0 {
             #[cfg(unix)]
-            Writer::Pipe(Some(w)) => Pin::new(w).poll_flush(cx),
-            #[cfg(unix)]
-            Writer::Socket(Some(s)) => Pin::new(s).poll_flush(cx),
-            #[cfg(unix)]
-            Writer::Pipe(None) | Writer::Socket(None) => Poll::Ready(Ok(())),
+            Writer::Queued(q) => q.poll_flush(),
             Writer::Blocking(s) => Pin::new(s).poll_flush(cx),
         }
     }
@@ -254,11 +260,7 @@ impl AsyncWrite for StdoutWriter {
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match &mut self.0 {
             #[cfg(unix)]
-            Writer::Pipe(Some(w)) => Pin::new(w).poll_shutdown(cx),
-            #[cfg(unix)]
-            Writer::Socket(Some(s)) => Pin::new(s).poll_shutdown(cx),
-            #[cfg(unix)]
-            Writer::Pipe(None) | Writer::Socket(None) => Poll::Ready(Ok(())),
+            Writer::Queued(q) => q.poll_shutdown(cx),
             Writer::Blocking(s) => Pin::new(s).poll_shutdown(cx),
         }
     }
@@ -281,17 +283,4 @@ impl Drop for StdinReader {
     }
 }
 
-#[cfg(unix)]
-impl Drop for StdoutWriter {
-    fn drop(&mut self) {
-        match &mut self.0 {
-            Writer::Pipe(w) => {
-                if let Some(w) = w.take() {
-                    let _ = w.into_blocking_fd();
-                }
-            }
-            Writer::Socket(s) => unix::restore_socket(s.take()),
-            Writer::Blocking(_) => {}
-        }
-    }
-}
+// The writer's queue hands its descriptor back blocking when it is dropped (`outbox`).
