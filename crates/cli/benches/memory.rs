@@ -472,10 +472,11 @@ fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let mid = v.len() / 2;
+    let at = |i: usize| v.get(i).copied().unwrap_or(f64::NAN);
     match v.len() {
         0 => f64::NAN,
-        n if n % 2 == 0 => (v[mid - 1] + v[mid]) / 2.0,
-        _ => v[mid],
+        n if n % 2 == 0 => (at(mid - 1) + at(mid)) / 2.0,
+        _ => at(mid),
     }
 }
 

@@ -25,8 +25,8 @@ use rmcp::model::{
     ElicitationAction, ElicitationSchema, NumberOrString, RequestId, RequestMetaObject,
     ServerRequest,
 };
-use serde_json::Value;
 use rmcp::service::{PeerRequestOptions, RequestHandle, RoleServer, ServiceError};
+use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::ask::{Ask, AskError, wire_schema};
