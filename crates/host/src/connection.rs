@@ -123,6 +123,18 @@ fn connect_reason(e: &rmcp::service::ClientInitializeError) -> String {
     }
 }
 
+/// Records that server `id` could not connect, and says so as an error.
+fn connect_failed(link: &Link, id: ServerId, name: &str, reason: String) -> HostError {
+    link.submit(HostInput::Server(ServerUpdate::Failed {
+        id,
+        reason: reason.clone(),
+    }));
+    HostError::Connect {
+        server: name.to_owned(),
+        reason,
+    }
+}
+
 impl Connection {
     pub(crate) async fn open_spec(
         link: Link,
@@ -131,16 +143,7 @@ impl Connection {
         spec: ServerSpec,
         protocol: ProtocolChoice,
     ) -> Result<Connection, HostError> {
-        let failed = |reason: String| {
-            link.submit(HostInput::Server(ServerUpdate::Failed {
-                id,
-                reason: reason.clone(),
-            }));
-            HostError::Connect {
-                server: name.clone(),
-                reason,
-            }
-        };
+        let failed = |reason: String| connect_failed(&link, id, &name, reason);
         let transport_name = spec.transport();
         match spec {
             ServerSpec::Stdio { command, args, env } => {
@@ -213,16 +216,7 @@ impl Connection {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let failed = |reason: String| {
-            link.submit(HostInput::Server(ServerUpdate::Failed {
-                id,
-                reason: reason.clone(),
-            }));
-            HostError::Connect {
-                server: name.clone(),
-                reason,
-            }
-        };
+        let failed = |reason: String| connect_failed(&link, id, &name, reason);
         let (lifecycle, version) = match &protocol {
             ProtocolChoice::Auto => (
                 ClientLifecycleMode::Auto {
