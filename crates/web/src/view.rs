@@ -128,7 +128,37 @@ pub(crate) fn fields_of(schema: &FormSchema) -> Vec<FieldView> {
                     v.max_items = *max_items;
                 }
             }
+            // A date or date-time widget is a native picker: the written format the hint gives
+            // for typing (the terminal's case) would contradict what the picker shows.
+            if matches!(v.widget, "date" | "datetime") {
+                v.hint = None;
+            }
             v
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fields_of;
+    use interlude_schema::FormSchema;
+    use serde_json::json;
+
+    #[test]
+    fn hints_come_from_the_schema_except_for_native_pickers() {
+        let schema = FormSchema::parse(&json!({"type": "object", "properties": {
+            "email": {"type": "string", "format": "email"},
+            "day": {"type": "string", "format": "date"},
+            "age": {"type": "integer", "minimum": 18}}}))
+        .unwrap()
+        .schema;
+        let fields = fields_of(&schema);
+        assert_eq!(fields[0].hint.as_deref(), Some("an e-mail address"));
+        assert_eq!(fields[1].hint, None, "the date picker shows its own format");
+        assert_eq!(
+            fields[2].hint.as_deref(),
+            Some("a whole number, at least 18")
+        );
+        assert_eq!(fields[2].label, "Age");
+    }
 }
