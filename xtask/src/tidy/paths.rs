@@ -4,28 +4,34 @@
 //! spec revision and section, a figure, the rule itself), not refer to a path on the machine they
 //! were written on. So text files (`.md`, `.rs`, `.toml`, `.js`, `.mjs`, `.html`, `.css`, `.sh`,
 //! `.py`, and the scripts under `.ci/`) may not contain a path into a sibling `shared` folder,
-//! the design notes kept next to the repository, or an absolute path under `/work/`, `/root/`,
-//! `/tmp/` or `/home/`.
+//! the design notes kept next to the repository, or an absolute path into the `work`, `root`,
+//! `tmp` or `home` folders at the top of a machine's file system.
 //!
-//! Build output, installed peers and git's own folder are skipped, and so is this file, which has
-//! to spell the patterns out. Only files are judged, not what code builds at run time (tests use
-//! `std::env::temp_dir()`).
+//! The patterns are written below with `§` for `/` and `¤` for `.`, put together when checked,
+//! so that this file does not contain what it forbids and needs no exemption. Build output, installed peers
+//! and git's own folder are skipped. Only files are judged, not what code builds at run time
+//! (tests use `std::env::temp_dir()`).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-/// What may not appear, and why (shown with each finding).
+/// What may not appear (`§` standing for `/`, `¤` for `.`), and why (shown with each finding).
 const FORBIDDEN: &[(&str, &str)] = &[
-    ("../shared", "a folder next to the repository"),
-    ("shared/reference", "reference notes outside the repository"),
-    ("shared/seeds", "seed notes outside the repository"),
-    ("DESIGN.md", "design notes outside the repository"),
-    ("/work/", "an absolute path on one machine"),
-    ("/root/", "an absolute path on one machine"),
-    ("/tmp/", "an absolute path on one machine"),
-    ("/home/", "an absolute path on one machine"),
+    ("¤¤§shared", "a folder next to the repository"),
+    ("shared§reference", "reference notes outside the repository"),
+    ("shared§seeds", "seed notes outside the repository"),
+    ("DESIGN¤md", "design notes outside the repository"),
+    ("§work§", "an absolute path on one machine"),
+    ("§root§", "an absolute path on one machine"),
+    ("§tmp§", "an absolute path on one machine"),
+    ("§home§", "an absolute path on one machine"),
 ];
+
+/// A pattern as it appears in a file.
+fn spelled(pattern: &str) -> String {
+    pattern.replace('§', "/").replace('¤', ".")
+}
 
 /// Folders never searched (by name, at any depth).
 const SKIPPED_DIRS: &[&str] = &["target", "node_modules", ".git", ".peers", "artifacts"];
@@ -33,17 +39,11 @@ const SKIPPED_DIRS: &[&str] = &["target", "node_modules", ".git", ".peers", "art
 /// File name endings searched.
 const EXTENSIONS: &[&str] = &["md", "rs", "toml", "js", "mjs", "html", "css", "sh", "py"];
 
-/// This file, relative to the workspace root: it names the patterns.
-const SELF: &str = "xtask/src/tidy/paths.rs";
-
 /// Every finding under `root`, as `path:line: … (why)`.
 pub(super) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
     let mut problems = Vec::new();
     for file in text_files(root)? {
         let relative = file.strip_prefix(root).unwrap_or(&file);
-        if relative == Path::new(SELF) {
-            continue;
-        }
         // Binary or non-UTF-8 files are not documentation.
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
@@ -62,7 +62,8 @@ fn findings(text: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     for (n, line) in text.lines().enumerate() {
         for (pattern, why) in FORBIDDEN {
-            if line.contains(pattern) {
+            let pattern = spelled(pattern);
+            if line.contains(&pattern) {
                 found.push((
                     n + 1,
                     format!(
@@ -110,23 +111,23 @@ mod tests {
 
     #[test]
     fn outside_references_are_found_by_line() {
-        let text = "# Title\n\
-                    The workload of `../shared/reference/performance.md`.\n\
-                    Run `cargo bench` (see the spec, 2025-11-25, Elicitation).\n\
-                    Written to /tmp/out.json, compare with /home/ada/old.json.\n\
-                    std::env::temp_dir() and /usr/bin/tmux are fine.\n";
-        let found = findings(text);
+        let text = spelled(
+            "# Title\n\
+             The workload of `¤¤§shared§reference§performance.md`.\n\
+             Run `cargo bench` (see the spec, 2025-11-25, Elicitation).\n\
+             Written to §tmp§out.json, compare with §home§ada§old.json.\n\
+             std::env::temp_dir() and §usr§bin§tmux are fine.\n",
+        );
+        let found = findings(&text);
         let lines: Vec<usize> = found.iter().map(|(n, _)| *n).collect();
         assert_eq!(lines, [2, 2, 4, 4], "{found:#?}");
-        assert!(found[0].1.contains("`../shared`"));
-        assert!(found[1].1.contains("`shared/reference`"));
-        assert!(found[2].1.contains("`/tmp/`"));
-        assert!(found[3].1.contains("`/home/`"));
-    }
-
-    #[test]
-    fn this_file_is_where_it_says() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        assert!(root.join(SELF).is_file());
+        assert!(found[0].1.contains(&format!("`{}`", spelled("¤¤§shared"))));
+        assert!(
+            found[1]
+                .1
+                .contains(&format!("`{}`", spelled("shared§reference")))
+        );
+        assert!(found[2].1.contains(&format!("`{}`", spelled("§tmp§"))));
+        assert!(found[3].1.contains(&format!("`{}`", spelled("§home§"))));
     }
 }
