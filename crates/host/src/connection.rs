@@ -415,6 +415,32 @@ impl Connection {
     /// [`ToolCall::outcome`]) for the result. The call is in the host's record from now on;
     /// dropping it unfinished abandons it (the server is told, the record says so).
     pub fn start_call(&self, tool: &str, arguments: Option<JsonObject>) -> ToolCall {
+        let (id, end) = self.begin_call(tool, arguments.as_ref());
+        let conn = self.clone();
+        let tool = tool.to_owned();
+        ToolCall {
+            id,
+            run: Box::pin(async move { conn.run_call(id, &tool, arguments).await }),
+            end,
+        }
+    }
+
+    /// Calls a tool; requests for a person it raises (either era) go through the engine.
+    ///
+    /// The same as awaiting [`Connection::start_call`], without boxing the call's future.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<CallOutcome, HostError> {
+        let (id, mut end) = self.begin_call(name, arguments.as_ref());
+        let outcome = self.run_call(id, name, arguments).await;
+        end.finish_with(&outcome);
+        outcome
+    }
+
+    /// Gives a call its id and puts it in the host's record; the guard ends the record.
+    fn begin_call(&self, tool: &str, arguments: Option<&JsonObject>) -> (CallId, CallEnd) {
         let link = &self.inner.link;
         let id = link.next_call();
         link.submit(HostInput::Call(CallUpdate::Started(CallRecord {
@@ -422,33 +448,19 @@ impl Connection {
             server: self.inner.id,
             server_name: self.inner.info.name.clone(),
             tool: tool.to_owned(),
-            arguments: arguments.clone(),
+            arguments: arguments.cloned(),
             status: CallStatus::Running,
             rounds: 0,
             requests: Vec::new(),
             started_at_ms: now_ms(),
             ended_at_ms: None,
         })));
-        let conn = self.clone();
-        let tool = tool.to_owned();
-        ToolCall {
+        let end = CallEnd {
+            link: link.clone(),
             id,
-            run: Box::pin(async move { conn.run_call(id, &tool, arguments).await }),
-            end: CallEnd {
-                link: link.clone(),
-                id,
-                armed: true,
-            },
-        }
-    }
-
-    /// Calls a tool; requests for a person it raises (either era) go through the engine.
-    pub async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Option<JsonObject>,
-    ) -> Result<CallOutcome, HostError> {
-        self.start_call(name, arguments).outcome().await
+            armed: true,
+        };
+        (id, end)
     }
 
     async fn run_call(
@@ -644,6 +656,15 @@ impl CallEnd {
         self.link
             .submit(HostInput::Call(CallUpdate::Ended(self.id, status)));
     }
+
+    fn finish_with(&mut self, outcome: &Result<CallOutcome, HostError>) {
+        self.finish(match outcome {
+            Ok(o) => CallStatus::Completed(o.result.clone()),
+            Err(e) => CallStatus::Failed {
+                reason: e.to_string(),
+            },
+        });
+    }
 }
 
 impl Drop for CallEnd {
@@ -691,12 +712,7 @@ impl ToolCall {
     /// Waits for the call to finish.
     pub async fn outcome(mut self) -> Result<CallOutcome, HostError> {
         let outcome = (&mut self.run).await;
-        self.end.finish(match &outcome {
-            Ok(o) => CallStatus::Completed(o.result.clone()),
-            Err(e) => CallStatus::Failed {
-                reason: e.to_string(),
-            },
-        });
+        self.end.finish_with(&outcome);
         outcome
     }
 }
