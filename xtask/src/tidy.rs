@@ -106,6 +106,8 @@ const ENGINE_TREE: &[&str] = &[
     "pin-project-lite",
     "potential_utf",
     "proc-macro2",
+    "psl",
+    "psl-types",
     "quote",
     "ref-cast",
     "ref-cast-impl",

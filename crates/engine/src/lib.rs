@@ -17,7 +17,9 @@
 //!   the surface as [`Effect::Invalid`];
 //! - `rate.rs`: per-server rate limiting ([`EngineConfig`]);
 //! - `audit.rs`: one [`AuditRecord`] per request and per outcome, with values of
-//!   sensitive-looking fields redacted.
+//!   sensitive-looking fields redacted;
+//! - [`url_safety`]: the rules for a link a server asks a person to open ([`check_url`]): what is
+//!   refused, what is flagged, and how a consent screen shows it.
 //!
 //! It has no clock, no ids of its own, no channels, no rmcp service, no HTTP, terminal or
 //! browser code: the host runtime drives it, surfaces render its [`RequestView`]s.
@@ -57,6 +59,7 @@ mod engine;
 mod inbox;
 mod rate;
 mod request;
+pub mod url_safety;
 
 pub use admission::{ElicitParams, ElicitationMode};
 pub use audit::{AuditEvent, AuditRecord, redact};
@@ -66,6 +69,7 @@ pub use engine::{
 };
 pub use interlude_protocol::Answer;
 pub use request::{FormRequest, RequestKind, RequestView};
+pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};
 
 /// JSON-RPC error codes the engine answers with.
 pub mod codes {
