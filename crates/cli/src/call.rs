@@ -37,6 +37,11 @@ pub(crate) struct CallArgs {
     /// count).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
+    /// After a server says the call needs links opened first (-32042) and the answers consent,
+    /// wait at most this long for the server to say each flow finished, then retry the call
+    /// once.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    url_wait: f64,
 }
 
 pub(crate) fn protocol_choice(version: Option<&str>) -> anyhow::Result<ProtocolChoice> {
@@ -85,7 +90,13 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         config.call_timeout =
             Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?);
     }
-    let host = Host::start(config, HeadlessSurface::new(answers));
+    config.url_wait = Duration::try_from_secs_f64(args.url_wait)
+        .context("--url-wait must be a positive number")?;
+    // A link the answers consented to is printed, never fetched or opened.
+    let surface = HeadlessSurface::new(answers).on_link(|url| {
+        eprintln!("interlude: open this link in your browser to continue: {url}");
+    });
+    let host = Host::start(config, surface);
     let spec = ServerSpec::parse(&args.server)?;
     let connection = host.connect("server", spec).await?;
     let outcome = connection.call_tool(&args.tool, arguments).await;

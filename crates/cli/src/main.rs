@@ -6,6 +6,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
+mod check_url;
 mod serve;
 
 use std::process::ExitCode;
@@ -28,6 +29,9 @@ enum Command {
     Connect(serve::ConnectArgs),
     /// Call a tool on a server and answer its elicitations from a file or from defaults.
     Call(call::CallArgs),
+    /// Judge a link as the consent screen does: print the verdict as JSON; exit 0 allow, 1
+    /// flag, 2 refuse.
+    CheckUrl(check_url::CheckUrlArgs),
     /// Run the demo MCP server on stdio (used by `interlude demo`).
     #[command(name = "__demo-server", hide = true)]
     DemoServer,
@@ -88,6 +92,7 @@ fn main() -> ExitCode {
             Command::Demo(args) => serve::demo(args).await,
             Command::Connect(args) => serve::connect(args).await,
             Command::Call(args) => call::run(args).await,
+            Command::CheckUrl(args) => check_url::run(&args),
             Command::DemoServer => demo_server().await,
         }
     });

@@ -139,7 +139,9 @@ async fn accept_decline_cancel_on_every_transport_and_era() {
             let first = &seen.presented[0];
             assert_eq!(first.server_name, "demo");
             assert_eq!(first.message(), "Please provide your contact information");
-            let interlude_engine::RequestKind::Form(form) = &first.kind;
+            let interlude_engine::RequestKind::Form(form) = &first.kind else {
+                panic!("a form request");
+            };
             let names: Vec<&str> = form.schema.fields.iter().map(|f| f.name.as_str()).collect();
             assert_eq!(names, ["name", "email", "age"], "field order kept, {ctx}");
             assert_eq!(first.era, ProtocolEra::of(version));

@@ -43,14 +43,18 @@ pub(crate) enum Refusal {
     UnknownMode(String),
     #[error("elicitation mode `{0}` was not declared by this client")]
     Undeclared(&'static str),
-    #[error("elicitation mode `{0}` is not supported by this host")]
-    Unsupported(&'static str),
     #[error("`message` is required and must be a string")]
     MissingMessage,
     #[error("`message` is {len} characters long; the limit is {limit}")]
     MessageTooLong { len: usize, limit: usize },
     #[error("`requestedSchema` is required for a form request")]
     MissingSchema,
+    #[error("`url` is required and must be a string for a URL request")]
+    MissingUrl,
+    #[error("`url` is {len} characters long; the limit is {limit}")]
+    UrlTooLong { len: usize, limit: usize },
+    #[error("`elicitationId` must be a string of at most {limit} characters")]
+    BadElicitationId { limit: usize },
     #[error("`requestedSchema` has {count} properties; the limit is {limit}")]
     TooManyFields { count: usize, limit: usize },
     #[error("invalid `requestedSchema`: {0}")]
@@ -61,13 +65,13 @@ impl Refusal {
     /// The property the refusal is about, for `error.data`.
     pub(crate) fn field(&self) -> Option<String> {
         match self {
-            Refusal::UnknownMode(_) | Refusal::Undeclared(_) | Refusal::Unsupported(_) => {
-                Some("mode".into())
-            }
+            Refusal::UnknownMode(_) | Refusal::Undeclared(_) => Some("mode".into()),
             Refusal::MissingMessage | Refusal::MessageTooLong { .. } => Some("message".into()),
             Refusal::MissingSchema | Refusal::TooManyFields { .. } => {
                 Some("requestedSchema".into())
             }
+            Refusal::MissingUrl | Refusal::UrlTooLong { .. } => Some("url".into()),
+            Refusal::BadElicitationId { .. } => Some("elicitationId".into()),
             Refusal::Schema(e) => Some(match &e.property {
                 Some(p) => format!("requestedSchema.properties.{p}"),
                 None => "requestedSchema".into(),
@@ -79,9 +83,17 @@ impl Refusal {
 
 /// A request that passed admission.
 #[derive(Debug, Clone)]
-pub(crate) struct Admitted {
-    pub(crate) message: String,
-    pub(crate) schema: Arc<FormSchema>,
+pub(crate) enum Admitted {
+    Form {
+        message: String,
+        schema: Arc<FormSchema>,
+    },
+    Url {
+        message: String,
+        url: String,
+        /// Absent on 2026-07-28 (and, leniently, from a 2025 server that left it out).
+        elicitation_id: Option<String>,
+    },
 }
 
 /// The params of an elicitation request, as they reached the host.
@@ -149,7 +161,11 @@ impl SchemaCache {
 pub(crate) struct Limits {
     pub(crate) max_message_chars: usize,
     pub(crate) max_fields: usize,
+    pub(crate) max_url_chars: usize,
 }
+
+/// The longest `elicitationId` kept (they are UUIDs in practice).
+const MAX_ELICITATION_ID: usize = 256;
 
 pub(crate) fn admit(
     params: &ElicitParams,
@@ -178,15 +194,17 @@ fn admit_typed(
             check_mode(ElicitationMode::Form, declared)?;
             check_message(message, limits)?;
             check_field_count(requested_schema.properties.len(), limits)?;
-            Ok(Admitted {
+            Ok(Admitted::Form {
                 message: message.clone(),
                 schema: schemas.parse(requested_schema)?,
             })
         }
-        ElicitRequestParams::UrlElicitationParams { .. } => {
-            check_mode(ElicitationMode::Url, declared)?;
-            Err(Refusal::Unsupported("url"))
-        }
+        ElicitRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } => admit_url(message, url, Some(elicitation_id), declared, limits),
         // A kind of request newer than this engine: judge it by its JSON.
         other => admit_json(
             &serde_json::to_value(other).unwrap_or(Value::Null),
@@ -238,14 +256,26 @@ fn admit_json(params: &Value, declared: Declared, limits: &Limits) -> Result<Adm
         Some(other) => return Err(Refusal::UnknownMode(other.to_string())),
     };
     check_mode(mode, declared)?;
-    if mode == ElicitationMode::Url {
-        // URL mode is not handled by this engine yet (a later capability); refuse honestly.
-        return Err(Refusal::Unsupported("url"));
-    }
     let message = o
         .get("message")
         .and_then(Value::as_str)
         .ok_or(Refusal::MissingMessage)?;
+    if mode == ElicitationMode::Url {
+        let url = o
+            .get("url")
+            .and_then(Value::as_str)
+            .ok_or(Refusal::MissingUrl)?;
+        let id = match o.get("elicitationId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(id)) => Some(id.as_str()),
+            Some(_) => {
+                return Err(Refusal::BadElicitationId {
+                    limit: MAX_ELICITATION_ID,
+                });
+            }
+        };
+        return admit_url(message, url, id, declared, limits);
+    }
     check_message(message, limits)?;
     let schema = o.get("requestedSchema").ok_or(Refusal::MissingSchema)?;
     if let Some(count) = schema
@@ -255,9 +285,47 @@ fn admit_json(params: &Value, declared: Declared, limits: &Limits) -> Result<Adm
     {
         check_field_count(count, limits)?;
     }
-    Ok(Admitted {
+    Ok(Admitted::Form {
         message: message.to_owned(),
         schema: Arc::new(FormSchema::parse(schema)?.schema),
+    })
+}
+
+/// A URL request's fields, checked for presence and size (the link itself is judged by the
+/// URL safety rules, after admission).
+fn admit_url(
+    message: &str,
+    url: &str,
+    elicitation_id: Option<&str>,
+    declared: Declared,
+    limits: &Limits,
+) -> Result<Admitted, Refusal> {
+    check_mode(ElicitationMode::Url, declared)?;
+    check_message(message, limits)?;
+    if url.is_empty() {
+        return Err(Refusal::MissingUrl);
+    }
+    let len = url.chars().count();
+    if len > limits.max_url_chars {
+        return Err(Refusal::UrlTooLong {
+            len,
+            limit: limits.max_url_chars,
+        });
+    }
+    // rmcp fills a missing id with "" (it became optional in 2026-07-28): the same as absent.
+    let elicitation_id = match elicitation_id {
+        None | Some("") => None,
+        Some(id) if id.chars().count() > MAX_ELICITATION_ID => {
+            return Err(Refusal::BadElicitationId {
+                limit: MAX_ELICITATION_ID,
+            });
+        }
+        Some(id) => Some(id.to_owned()),
+    };
+    Ok(Admitted::Url {
+        message: message.to_owned(),
+        url: url.to_owned(),
+        elicitation_id,
     })
 }
 
@@ -309,6 +377,7 @@ mod tests {
         let limits = Limits {
             max_message_chars: 100,
             max_fields: 4,
+            max_url_chars: 100,
         };
         let mut cache = SchemaCache::default();
         let a = admit(
@@ -325,18 +394,32 @@ mod tests {
             &mut cache,
         )
         .unwrap();
-        assert_eq!(a.message, b.message);
-        assert_eq!(a.schema, b.schema);
+        let (
+            Admitted::Form {
+                message: ma,
+                schema: sa,
+            },
+            Admitted::Form {
+                message: mb,
+                schema: sb,
+            },
+        ) = (a, b)
+        else {
+            panic!("both are forms");
+        };
+        assert_eq!(ma, mb);
+        assert_eq!(sa, sb);
     }
 
     #[test]
-    fn typed_url_requests_are_refused_as_undeclared_or_unsupported() {
+    fn url_requests_are_refused_when_undeclared_and_admitted_alike_when_declared() {
         let url: ElicitRequestParams = serde_json::from_value(json!({"mode": "url",
             "message": "Sign in", "url": "https://example.com/", "elicitationId": "e"}))
         .unwrap();
         let limits = Limits {
             max_message_chars: 100,
             max_fields: 4,
+            max_url_chars: 100,
         };
         let mut cache = SchemaCache::default();
         let params = ElicitParams::from(url);
@@ -346,8 +429,45 @@ mod tests {
             form: true,
             url: true,
         };
-        let e = admit(&params, both, &limits, &mut cache).unwrap_err();
-        assert_eq!(e, Refusal::Unsupported("url"));
+        let typed = admit(&params, both, &limits, &mut cache).unwrap();
+        let raw = json!({"mode": "url", "message": "Sign in", "url": "https://example.com/",
+            "elicitationId": "e"});
+        let json = admit(&ElicitParams::Json(raw), both, &limits, &mut cache).unwrap();
+        for admitted in [typed, json] {
+            let Admitted::Url {
+                message,
+                url,
+                elicitation_id,
+            } = admitted
+            else {
+                panic!("a URL request");
+            };
+            assert_eq!(
+                (message.as_str(), url.as_str()),
+                ("Sign in", "https://example.com/")
+            );
+            assert_eq!(elicitation_id.as_deref(), Some("e"));
+        }
+        // 2026-07-28 sends no id; rmcp types it as "".
+        let no_id: ElicitRequestParams = serde_json::from_value(json!({"mode": "url",
+            "message": "Sign in", "url": "https://example.com/"}))
+        .unwrap();
+        let Admitted::Url { elicitation_id, .. } =
+            admit(&ElicitParams::from(no_id), both, &limits, &mut cache).unwrap()
+        else {
+            panic!("a URL request");
+        };
+        assert_eq!(elicitation_id, None);
+        let long = ElicitParams::Json(json!({"mode": "url", "message": "m",
+            "url": format!("https://example.com/{}", "a".repeat(200))}));
+        let e = admit(&long, both, &limits, &mut cache).unwrap_err();
+        assert!(matches!(e, Refusal::UrlTooLong { limit: 100, .. }));
+        assert_eq!(e.field().as_deref(), Some("url"));
+        let missing = ElicitParams::Json(json!({"mode": "url", "message": "m"}));
+        assert_eq!(
+            admit(&missing, both, &limits, &mut cache).unwrap_err(),
+            Refusal::MissingUrl
+        );
     }
 
     #[test]
@@ -361,6 +481,7 @@ mod tests {
         let short = Limits {
             max_message_chars: 10,
             max_fields: 4,
+            max_url_chars: 100,
         };
         assert!(matches!(
             admit(&params, Declared::FORM, &short, &mut cache),
@@ -369,6 +490,7 @@ mod tests {
         let narrow = Limits {
             max_message_chars: 100,
             max_fields: 1,
+            max_url_chars: 100,
         };
         assert!(matches!(
             admit(&params, Declared::FORM, &narrow, &mut cache),

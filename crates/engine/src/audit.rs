@@ -32,8 +32,11 @@ pub enum AuditEvent {
         era: String,
         /// The message shown to the person.
         message: String,
-        /// The property names asked for.
+        /// The property names asked for (none for a URL request).
         fields: Vec<String>,
+        /// A URL request's link: scheme, host and path only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        link: Option<String>,
     },
     /// A request was refused at admission.
     Refused {
@@ -45,6 +48,12 @@ pub enum AuditEvent {
         /// The content sent back, redacted.
         content: Content,
     },
+    /// The person consented to open a URL request's link, and it passed every check.
+    Consented,
+    /// The person said they were done in the browser (a link consented to earlier in the call).
+    Done,
+    /// The server said the link's flow finished.
+    Completed,
     /// The person declined.
     Declined,
     /// The person (or a policy) cancelled.

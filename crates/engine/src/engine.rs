@@ -5,19 +5,21 @@
 //! What it does not do: keep a clock, choose ids, talk to anyone. The driver passes the time and
 //! the ids in and carries the effects out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::net::IpAddr;
 
 use interlude_protocol::{Answer, ProtocolEra};
 use interlude_schema::{Content, FieldError};
 use rmcp::model::{ElicitResult, ErrorCode, ErrorData};
 use serde_json::Value;
 
-use crate::admission::{ElicitParams, Limits, SchemaCache, admit};
+use crate::admission::{Admitted, ElicitParams, Limits, SchemaCache, admit};
 use crate::audit::{AuditEvent, AuditRecord, redact};
 use crate::codes;
-use crate::inbox::{Check, Inbox, Pending};
+use crate::inbox::{Check, Inbox, Pending, UrlPending};
 use crate::rate::Bucket;
-use crate::request::{FormRequest, RequestKind, RequestView};
+use crate::request::{FormRequest, RequestKind, RequestView, UrlRequest, UrlStage};
+use crate::url_safety::{UrlCheck, UrlPolicy, Verdict, check_url};
 
 /// The host's id for one request to a person (unique within a host; chosen by the driver).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -47,7 +49,8 @@ display_id!(RequestId, CallId, ServerId);
 /// ```
 /// use interlude_engine::Declared;
 /// assert!(Declared::default().form);
-/// assert!(!Declared::default().url);
+/// assert!(Declared::default().url);
+/// assert!(!Declared::FORM.url);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Declared {
@@ -65,11 +68,18 @@ impl Declared {
     };
 }
 
+impl Declared {
+    /// Form and URL elicitation.
+    pub const FORM_AND_URL: Declared = Declared {
+        form: true,
+        url: true,
+    };
+}
+
 impl Default for Declared {
-    /// What Interlude declares unless configured otherwise: form elicitation (URL mode is not
-    /// handled yet, so it is not declared).
+    /// What Interlude declares unless configured otherwise: form and URL elicitation.
     fn default() -> Self {
-        Declared::FORM
+        Declared::FORM_AND_URL
     }
 }
 
@@ -84,6 +94,10 @@ pub struct EngineConfig {
     pub rate_burst: u32,
     /// Sustained requests per minute per server.
     pub rate_per_minute: u32,
+    /// Longest `url` of a URL request, in characters.
+    pub max_url_chars: usize,
+    /// Which links may be opened (strict by default: https to public hosts only).
+    pub url_policy: UrlPolicy,
 }
 
 impl Default for EngineConfig {
@@ -93,6 +107,8 @@ impl Default for EngineConfig {
             max_fields: 64,
             rate_burst: 20,
             rate_per_minute: 60,
+            max_url_chars: 8 * 1024,
+            url_policy: UrlPolicy::default(),
         }
     }
 }
@@ -135,6 +151,22 @@ pub enum Input {
         /// Why, for the person.
         reason: String,
     },
+    /// The host looked up the host name of URL request `id`'s link, after the person consented
+    /// ([`Effect::Resolve`]); no addresses means the name did not resolve.
+    Resolved {
+        /// The request.
+        id: RequestId,
+        /// Every address the name resolved to.
+        addresses: Vec<IpAddr>,
+    },
+    /// A server said the URL flow `elicitation_id` finished (2025-11-25
+    /// `notifications/elicitation/complete`). Unknown and repeated ids are ignored.
+    UrlCompleted {
+        /// The server that sent it (an id only counts from the server that asked).
+        server: ServerId,
+        /// The flow.
+        elicitation_id: String,
+    },
     /// A server disconnected: everything it asked is closed.
     ServerGone {
         /// The server.
@@ -149,6 +181,9 @@ pub enum Input {
 pub enum Reply {
     /// The person's answer: validated content with defaults applied, a decline or a cancel.
     Answered(Answer<Content>),
+    /// The person consented to open a URL request's link (URL-mode `accept`, which carries no
+    /// content).
+    Consented,
     /// A JSON-RPC error.
     Error {
         /// The code (see [`codes`](crate::codes)).
@@ -171,6 +206,7 @@ impl Reply {
     pub fn into_result(self) -> Result<ElicitResult, ErrorData> {
         match self {
             Reply::Answered(answer) => Ok(answer.into_result()),
+            Reply::Consented => Ok(ElicitResult::new(rmcp::model::ElicitationAction::Accept)),
             Reply::Error {
                 code,
                 message,
@@ -219,8 +255,47 @@ pub enum Effect {
         /// What to say.
         notice: Notice,
     },
+    /// The person consented to URL request `id`: look up `host` (only now, never before
+    /// consent) and answer with [`Input::Resolved`]. A host name in a private range, for
+    /// instance, refuses the link even though its name looked public.
+    Resolve {
+        /// The request.
+        id: RequestId,
+        /// The host name, in ASCII (punycode).
+        host: String,
+    },
+    /// URL request `id`'s link passed every check after the person consented: open it in the
+    /// person's own browser (never in a view the host can inspect), or hand it to them.
+    Open {
+        /// The request (already replied to).
+        id: RequestId,
+        /// The link, as the URL parser serialized it.
+        url: String,
+    },
+    /// The server said the flow of URL request `id` finished in the browser.
+    Completed {
+        /// The request (replied to earlier, when the person consented).
+        id: RequestId,
+    },
     /// Record this.
     Audit(AuditRecord),
+}
+
+/// How many consented links the engine remembers per host, to recognise a 2026-07-28 server
+/// asking again for the same link in the same call, and to match completion notifications.
+const URLS_KEPT: usize = 1024;
+
+/// A link the person consented to.
+#[derive(Debug)]
+struct Consented {
+    id: RequestId,
+    server: ServerId,
+    server_name: String,
+    call: Option<CallId>,
+    url: String,
+    elicitation_id: Option<String>,
+    /// The completion notification has not arrived yet.
+    waiting: bool,
 }
 
 /// The engine state. Drive it with [`Engine::handle`].
@@ -230,6 +305,8 @@ pub struct Engine {
     inbox: Inbox,
     buckets: BTreeMap<String, Bucket>,
     schemas: SchemaCache,
+    /// Links the person consented to, oldest first.
+    consented: VecDeque<Consented>,
 }
 
 impl Engine {
@@ -240,6 +317,7 @@ impl Engine {
             inbox: Inbox::default(),
             buckets: BTreeMap::new(),
             schemas: SchemaCache::default(),
+            consented: VecDeque::new(),
         }
     }
 
@@ -260,10 +338,16 @@ impl Engine {
             Input::Request(incoming) => self.on_request(incoming, now_ms, &mut out),
             Input::Answer { id, answer } => self.on_answer(id, answer, now_ms, &mut out),
             Input::Withdraw { id, reason } => self.close(id, reason, now_ms, &mut out),
+            Input::Resolved { id, addresses } => self.on_resolved(id, &addresses, now_ms, &mut out),
+            Input::UrlCompleted {
+                server,
+                elicitation_id,
+            } => self.on_url_completed(server, &elicitation_id, now_ms, &mut out),
             Input::ServerGone { server, reason } => {
                 for id in self.inbox.of_server(server) {
                     self.close(id, reason.clone(), now_ms, &mut out);
                 }
+                self.consented.retain(|c| c.server != server);
                 // The rate-limit bucket is kept: reconnecting must not refill a server's allowance.
             }
         }
@@ -335,6 +419,7 @@ impl Engine {
         let limits = Limits {
             max_message_chars: self.config.max_message_chars,
             max_fields: self.config.max_fields,
+            max_url_chars: self.config.max_url_chars,
         };
         let admitted = match admit(&params, declared, &limits, &mut self.schemas) {
             Ok(a) => a,
@@ -377,6 +462,40 @@ impl Engine {
             );
             return;
         }
+        let header = Header {
+            id,
+            server,
+            server_name,
+            call,
+            era,
+        };
+        match admitted {
+            Admitted::Form { message, schema } => {
+                self.queue_form(header, message, schema, now_ms, out);
+            }
+            Admitted::Url {
+                message,
+                url,
+                elicitation_id,
+            } => self.queue_url(header, message, url, elicitation_id, now_ms, out),
+        }
+    }
+
+    fn queue_form(
+        &mut self,
+        header: Header,
+        message: String,
+        schema: std::sync::Arc<interlude_schema::FormSchema>,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let Header {
+            id,
+            server,
+            server_name,
+            call,
+            era,
+        } = header;
         Self::audit(
             out,
             now_ms,
@@ -384,17 +503,13 @@ impl Engine {
             &server_name,
             AuditEvent::Received {
                 era: era.to_string(),
-                message: admitted.message.clone(),
-                fields: admitted
-                    .schema
-                    .fields
-                    .iter()
-                    .map(|f| f.name.clone())
-                    .collect(),
+                message: message.clone(),
+                fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
+                link: None,
             },
         );
-        let prefill = admitted.schema.prefill();
-        let check = Check::Form(admitted.schema.clone());
+        let prefill = schema.prefill();
+        let check = Check::Form(schema.clone());
         let view = RequestView {
             id,
             server,
@@ -402,8 +517,8 @@ impl Engine {
             call,
             era,
             kind: RequestKind::Form(FormRequest {
-                message: admitted.message,
-                schema: admitted.schema,
+                message,
+                schema,
                 prefill,
             }),
         };
@@ -418,6 +533,94 @@ impl Engine {
         );
     }
 
+    /// Queues a URL request, judged by the URL rules first. A refused link is still shown (the
+    /// person should know a server tried it) and refused to the server at once.
+    fn queue_url(
+        &mut self,
+        header: Header,
+        message: String,
+        url: String,
+        elicitation_id: Option<String>,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let Header {
+            id,
+            server,
+            server_name,
+            call,
+            era,
+        } = header;
+        let check = check_url(&url, &self.config.url_policy);
+        Self::audit(
+            out,
+            now_ms,
+            id,
+            &server_name,
+            AuditEvent::Received {
+                era: era.to_string(),
+                message: message.clone(),
+                fields: Vec::new(),
+                link: Some(audit_link(&check, &url)),
+            },
+        );
+        let again = call.is_some()
+            && self
+                .consented
+                .iter()
+                .any(|c| c.server == server && c.call == call && c.url == url);
+        let stage = if again {
+            UrlStage::Waiting
+        } else {
+            UrlStage::Consent
+        };
+        let refused = check.verdict == Verdict::Refuse;
+        let view = RequestView {
+            id,
+            server,
+            server_name: server_name.clone(),
+            call,
+            era,
+            kind: RequestKind::Url(Box::new(UrlRequest {
+                message,
+                url: url.clone(),
+                elicitation_id: elicitation_id.clone(),
+                check: check.clone(),
+                stage,
+            })),
+        };
+        out.push(Effect::Queued(view));
+        if refused {
+            let message = format!("the host refuses to open this link: {}", reasons(&check));
+            let data = Some(serde_json::json!({ "field": "url" }));
+            Self::refuse(
+                out,
+                now_ms,
+                id,
+                &server_name,
+                codes::INVALID_PARAMS,
+                message,
+                data,
+            );
+            return;
+        }
+        self.inbox.admit(
+            id,
+            Pending {
+                server,
+                server_name,
+                check: Check::Url(Box::new(UrlPending {
+                    url,
+                    elicitation_id,
+                    call,
+                    check,
+                    stage,
+                    resolving: false,
+                })),
+            },
+        );
+    }
+
     fn on_answer(
         &mut self,
         id: RequestId,
@@ -425,11 +628,11 @@ impl Engine {
         now_ms: u64,
         out: &mut Vec<Effect>,
     ) {
-        let Some(pending) = self.inbox.get(id) else {
+        let Some(pending) = self.inbox.get_mut(id) else {
             // Late or duplicate answer (another tab, a request already withdrawn): nothing to do.
             return;
         };
-        let (answer, event) = match (answer, &pending.check) {
+        let (reply, event) = match (answer, &mut pending.check) {
             (Answer::Accepted(mut content), Check::Form(schema)) => {
                 // `null` is not a content value on the wire (string, number, boolean, string[]);
                 // validation treats it as omitted, so the reply does too (and defaults apply).
@@ -442,18 +645,128 @@ impl Engine {
                 let event = AuditEvent::Accepted {
                     content: redact(&content),
                 };
-                (Answer::Accepted(content), event)
+                (Reply::Answered(Answer::Accepted(content)), event)
             }
-            (Answer::Declined, _) => (Answer::Declined, AuditEvent::Declined),
-            (Answer::Cancelled, _) => (Answer::Cancelled, AuditEvent::Cancelled),
+            // Consent carries no content: whatever a surface sent along is dropped, never sent.
+            (Answer::Accepted(_), Check::Url(url)) => {
+                if url.resolving {
+                    return;
+                }
+                if url.stage == UrlStage::Consent {
+                    if let Some(host) = name_to_resolve(&url.check) {
+                        // Looked up only now that the person consented; the reply waits for it.
+                        url.resolving = true;
+                        out.push(Effect::Resolve { id, host });
+                        return;
+                    }
+                    self.consent(id, now_ms, out);
+                    return;
+                }
+                (Reply::Consented, AuditEvent::Done)
+            }
+            (Answer::Declined, _) => (Reply::Answered(Answer::Declined), AuditEvent::Declined),
+            (Answer::Cancelled, _) => (Reply::Answered(Answer::Cancelled), AuditEvent::Cancelled),
         };
         if let Some(p) = self.inbox.remove(id) {
             Self::audit(out, now_ms, id, &p.server_name, event);
         }
+        out.push(Effect::Reply { id, reply });
+    }
+
+    /// The link's host name was looked up after consent: open it, or refuse it after all.
+    fn on_resolved(
+        &mut self,
+        id: RequestId,
+        addresses: &[IpAddr],
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let Some(Pending {
+            check: Check::Url(url),
+            ..
+        }) = self.inbox.get(id)
+        else {
+            return;
+        };
+        if !url.resolving {
+            return;
+        }
+        let refusal = if addresses.is_empty() {
+            Some("its host name does not resolve".to_owned())
+        } else {
+            let check = url.check.with_resolved(addresses);
+            (check.verdict == Verdict::Refuse).then(|| reasons(&check))
+        };
+        match refusal {
+            None => self.consent(id, now_ms, out),
+            Some(why) => {
+                if let Some(p) = self.inbox.remove(id) {
+                    let message = format!("the host refuses to open this link: {why}");
+                    Self::refuse(
+                        out,
+                        now_ms,
+                        id,
+                        &p.server_name,
+                        codes::INVALID_PARAMS,
+                        message,
+                        Some(serde_json::json!({ "field": "url" })),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The person consented and the link passed every check: reply, open, remember it.
+    fn consent(&mut self, id: RequestId, now_ms: u64, out: &mut Vec<Effect>) {
+        let Some(Pending {
+            server,
+            server_name,
+            check: Check::Url(url),
+        }) = self.inbox.remove(id)
+        else {
+            return;
+        };
+        let open = url
+            .check
+            .display
+            .as_ref()
+            .map_or_else(|| url.url.clone(), |d| d.full.clone());
+        Self::audit(out, now_ms, id, &server_name, AuditEvent::Consented);
         out.push(Effect::Reply {
             id,
-            reply: Reply::Answered(answer),
+            reply: Reply::Consented,
         });
+        out.push(Effect::Open { id, url: open });
+        if self.consented.len() >= URLS_KEPT {
+            self.consented.pop_front();
+        }
+        self.consented.push_back(Consented {
+            id,
+            server,
+            server_name,
+            call: url.call,
+            waiting: url.elicitation_id.is_some(),
+            url: url.url,
+            elicitation_id: url.elicitation_id,
+        });
+    }
+
+    fn on_url_completed(
+        &mut self,
+        server: ServerId,
+        elicitation_id: &str,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let Some(flow) = self.consented.iter_mut().find(|c| {
+            c.waiting && c.server == server && c.elicitation_id.as_deref() == Some(elicitation_id)
+        }) else {
+            return;
+        };
+        flow.waiting = false;
+        let (id, name) = (flow.id, flow.server_name.clone());
+        Self::audit(out, now_ms, id, &name, AuditEvent::Completed);
+        out.push(Effect::Completed { id });
     }
 
     fn close(&mut self, id: RequestId, reason: String, now_ms: u64, out: &mut Vec<Effect>) {
@@ -476,5 +789,57 @@ impl Engine {
                 text: reason,
             },
         });
+    }
+}
+
+/// Who asked, for which call, how: the part of a request every kind shares.
+struct Header {
+    id: RequestId,
+    server: ServerId,
+    server_name: String,
+    call: Option<CallId>,
+    era: ProtocolEra,
+}
+
+/// The reasons of a verdict, in one sentence.
+fn reasons(check: &UrlCheck) -> String {
+    let all: Vec<String> = check
+        .reasons
+        .iter()
+        .filter(|r| r.verdict() == Verdict::Refuse)
+        .map(ToString::to_string)
+        .collect();
+    if all.is_empty() {
+        "it is not a link the host can open".to_owned()
+    } else {
+        all.join("; ")
+    }
+}
+
+/// The host name to look up before opening, when the link names one (an address literal was
+/// judged already).
+fn name_to_resolve(check: &UrlCheck) -> Option<String> {
+    let host = &check.display.as_ref()?.host_ascii;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if bare.parse::<IpAddr>().is_ok() {
+        None
+    } else {
+        Some(host.clone())
+    }
+}
+
+/// What the audit log keeps of a link: scheme, host and path, not the query or fragment (a
+/// server must not put secrets in a link, but a log must not keep one when it does).
+fn audit_link(check: &UrlCheck, raw: &str) -> String {
+    match &check.display {
+        Some(d) => {
+            let path = d
+                .path_and_query
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default();
+            format!("{}://{}{}", d.scheme, d.host_ascii, path)
+        }
+        None => format!("(unparseable, {} characters)", raw.chars().count()),
     }
 }

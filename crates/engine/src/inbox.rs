@@ -14,13 +14,30 @@ use std::sync::Arc;
 
 use interlude_schema::FormSchema;
 
-use crate::engine::{RequestId, ServerId};
+use crate::engine::{CallId, RequestId, ServerId};
+use crate::request::UrlStage;
+use crate::url_safety::UrlCheck;
 
 /// What an answer to a pending request is checked against, per kind of request.
 #[derive(Debug)]
 pub(crate) enum Check {
     /// A form: accepted content must validate (after defaults).
     Form(Arc<FormSchema>),
+    /// A link: accepting is consent (no content), and the link's host name is looked up before
+    /// anything is opened.
+    Url(Box<UrlPending>),
+}
+
+/// What a pending URL request keeps.
+#[derive(Debug)]
+pub(crate) struct UrlPending {
+    pub(crate) url: String,
+    pub(crate) elicitation_id: Option<String>,
+    pub(crate) call: Option<CallId>,
+    pub(crate) check: UrlCheck,
+    pub(crate) stage: UrlStage,
+    /// The person consented and the host name is being looked up.
+    pub(crate) resolving: bool,
 }
 
 /// One pending request.
@@ -46,6 +63,10 @@ impl Inbox {
 
     pub(crate) fn get(&self, id: RequestId) -> Option<&Pending> {
         self.pending.get(&id)
+    }
+
+    pub(crate) fn get_mut(&mut self, id: RequestId) -> Option<&mut Pending> {
+        self.pending.get_mut(&id)
     }
 
     pub(crate) fn presented(&self) -> Option<RequestId> {

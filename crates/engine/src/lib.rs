@@ -7,7 +7,7 @@
 //! - `engine.rs`: [`Engine`], its ids ([`RequestId`], [`CallId`], [`ServerId`]), [`Input`],
 //!   [`Effect`], [`Reply`], and what the host [`Declared`] to servers, as data;
 //! - `request.rs`: the request as surfaces see it, [`RequestView`] with one closed enum of kinds,
-//!   [`RequestKind`] (`Form` today), matched exhaustively by every surface;
+//!   [`RequestKind`] (`Form`, `Url`), matched exhaustively by every surface;
 //! - `admission.rs`: parse the request at the boundary, refuse an undeclared mode or a schema
 //!   outside the subset with -32602 naming the field, refuse oversized messages;
 //! - `inbox.rs`: one request presented at a time, the rest queued in arrival order, from every
@@ -15,6 +15,10 @@
 //! - answers: the person's [`Answer`] is validated with the same rules as the server toolkit and
 //!   defaults are applied before anything leaves; an invalid answer never leaves, it goes back to
 //!   the surface as [`Effect::Invalid`];
+//! - URL requests: the link is judged by the URL safety rules (`url_safety.rs`) before it is
+//!   shown; consent comes before anything is looked up; the host name is resolved only after
+//!   consent ([`Effect::Resolve`]) and the link opened only after that check
+//!   ([`Effect::Open`]); a 2025 completion notification closes the flow ([`Effect::Completed`]);
 //! - `rate.rs`: per-server rate limiting ([`EngineConfig`]);
 //! - `audit.rs`: one [`AuditRecord`] per request and per outcome, with values of
 //!   sensitive-looking fields redacted;
@@ -68,7 +72,7 @@ pub use engine::{
     ServerId,
 };
 pub use interlude_protocol::Answer;
-pub use request::{FormRequest, RequestKind, RequestView};
+pub use request::{FormRequest, RequestKind, RequestView, UrlRequest, UrlStage};
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};
 
 /// JSON-RPC error codes the engine answers with.

@@ -15,6 +15,7 @@ use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FormSchema};
 
 use crate::engine::{CallId, RequestId, ServerId};
+use crate::url_safety::UrlCheck;
 
 /// A request for a person, ready to present.
 ///
@@ -25,6 +26,7 @@ use crate::engine::{CallId, RequestId, ServerId};
 /// fn headline(view: &RequestView) -> String {
 ///     match &view.kind {
 ///         RequestKind::Form(form) => format!("{} asks: {}", view.server_name, form.message),
+///         RequestKind::Url(url) => format!("{} asks you to open {}", view.server_name, url.url),
 ///     }
 /// }
 /// ```
@@ -57,6 +59,7 @@ impl RequestView {
     pub fn message(&self) -> &str {
         match &self.kind {
             RequestKind::Form(form) => &form.message,
+            RequestKind::Url(url) => &url.message,
         }
     }
 }
@@ -66,6 +69,9 @@ impl RequestView {
 pub enum RequestKind {
     /// Fill in a form (form-mode elicitation, either era).
     Form(FormRequest),
+    /// Open a link the server controls, for what must not pass through the host (URL-mode
+    /// elicitation, either era).
+    Url(Box<UrlRequest>),
 }
 
 /// A form to fill in.
@@ -77,4 +83,36 @@ pub struct FormRequest {
     pub schema: Arc<FormSchema>,
     /// Initial values: the declared defaults.
     pub prefill: Content,
+}
+
+/// A link to open, out of band: an API key entered on the server's own page, a third party's
+/// OAuth consent, a payment.
+///
+/// Accepting means *consent to open the link*, nothing more: no content goes back, and the flow
+/// itself finishes in the browser.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlRequest {
+    /// The message, as plain text.
+    pub message: String,
+    /// The URL exactly as the server sent it (show [`UrlCheck::display`] instead when there is
+    /// one: it is what will be opened).
+    pub url: String,
+    /// The 2025-11-25 `elicitationId` (absent on 2026-07-28), which the server's completion
+    /// notification names.
+    pub elicitation_id: Option<String>,
+    /// The host's verdict on the link, with the parts a consent screen shows.
+    pub check: UrlCheck,
+    /// Where the request stands.
+    pub stage: UrlStage,
+}
+
+/// Where a URL request stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlStage {
+    /// The person has not consented yet: ask before anything is opened or looked up.
+    Consent,
+    /// The person already consented to this link earlier in the same tool call (a 2026-07-28
+    /// server asks again while its flow is unfinished): accepting means "I am done in the
+    /// browser, go on"; nothing is opened again.
+    Waiting,
 }

@@ -8,9 +8,11 @@
     clippy::indexing_slicing
 )]
 
+use interlude_engine::url_safety::Verdict;
 use interlude_engine::{
     Answer, AuditEvent, AuditRecord, CallId, Declared, Effect, Engine, EngineConfig, FormRequest,
-    Incoming, Input, Reply, RequestId, RequestKind, RequestView, ServerId, codes,
+    Incoming, Input, Reply, RequestId, RequestKind, RequestView, ServerId, UrlRequest, UrlStage,
+    codes,
 };
 use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FieldError};
@@ -100,10 +102,11 @@ fn presented_ids(effects: &[Effect]) -> Vec<u64> {
         .collect()
 }
 
-/// The form of a view (every request in these tests is a form).
+/// The form of a view (a test that gets another kind fails here).
 fn form_of(view: &RequestView) -> &FormRequest {
     match &view.kind {
         RequestKind::Form(form) => form,
+        RequestKind::Url(url) => panic!("expected a form, got a URL request for {}", url.url),
     }
 }
 
@@ -937,6 +940,7 @@ fn received_audit_record_lists_fields_in_schema_order_and_the_era() {
             era: "mrtr".into(),
             message: "Order?".into(),
             fields: vec!["zeta".into(), "alpha".into(), "mid".into()],
+            link: None,
         }
     );
     let as_json = serde_json::to_value(a[0]).expect("serializable");
@@ -1212,4 +1216,312 @@ fn every_admitted_request_is_announced_as_queued_before_it_is_presented() {
     // A refused request is never announced.
     let refused = e.handle(elicit(3, "a", json!({"mode": "url", "message": "x"})), 2);
     assert!(!refused.iter().any(|x| matches!(x, Effect::Queued(_))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. URL requests
+// ---------------------------------------------------------------------------------------------
+
+fn url_request(id: u64, server: &str, era: ProtocolEra, call: u64, params: Value) -> Input {
+    Input::Request(Incoming {
+        id: RequestId(id),
+        server: server_id(server),
+        server_name: server.into(),
+        call: Some(CallId(call)),
+        era,
+        declared: Declared::FORM_AND_URL,
+        params: params.into(),
+    })
+}
+
+fn link(url: &str, elicitation_id: Option<&str>) -> Value {
+    let mut p = json!({"mode": "url", "message": "Connect your account", "url": url});
+    if let Some(id) = elicitation_id {
+        p["elicitationId"] = json!(id);
+    }
+    p
+}
+
+fn url_of(view: &RequestView) -> &UrlRequest {
+    match &view.kind {
+        RequestKind::Url(url) => url,
+        RequestKind::Form(_) => panic!("expected a URL request, got a form"),
+    }
+}
+
+fn consent(id: u64) -> Input {
+    Input::Answer {
+        id: RequestId(id),
+        answer: Answer::Accepted(Content::new()),
+    }
+}
+
+fn resolves(effects: &[Effect]) -> Vec<(u64, &str)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Resolve { id, host } => Some((id.0, host.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn opens(effects: &[Effect]) -> Vec<(u64, &str)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Open { id, url } => Some((id.0, url.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+const PUBLIC: &str = "93.184.215.14";
+
+/// The whole road of a link: shown, consented to, looked up only then, replied to without
+/// content, opened, and the audit keeps no query string.
+#[test]
+fn a_link_is_looked_up_only_after_consent_then_replied_to_and_opened() {
+    let mut e = engine();
+    let url = "https://accounts.example.com/connect?flow=abc123";
+    let fx = e.handle(
+        url_request(1, "a", ProtocolEra::Push, 7, link(url, Some("el-1"))),
+        0,
+    );
+    let view = presents(&fx)[0];
+    let request = url_of(view);
+    assert_eq!(request.url, url);
+    assert_eq!(request.elicitation_id.as_deref(), Some("el-1"));
+    assert_eq!(request.stage, UrlStage::Consent);
+    assert_eq!(view.call, Some(CallId(7)));
+    assert!(resolves(&fx).is_empty(), "nothing looked up before consent");
+
+    // Whatever content a surface sends along with consent is dropped.
+    let fx = e.handle(
+        Input::Answer {
+            id: RequestId(1),
+            answer: Answer::Accepted(content(json!({"apiKey": "sk-secret"}))),
+        },
+        1,
+    );
+    assert_eq!(resolves(&fx), [(1, "accounts.example.com")]);
+    assert!(replies(&fx).is_empty(), "the reply waits for the lookup");
+    // A second click while the name is looked up changes nothing.
+    assert!(e.handle(consent(1), 2).is_empty());
+
+    let fx = e.handle(
+        Input::Resolved {
+            id: RequestId(1),
+            addresses: vec![PUBLIC.parse().unwrap()],
+        },
+        3,
+    );
+    assert_eq!(replies(&fx), [(1, &Reply::Consented)]);
+    assert_eq!(opens(&fx), [(1, url)]);
+    let result = serde_json::to_value(Reply::Consented.into_result().unwrap()).unwrap();
+    assert_eq!(
+        result,
+        json!({"action": "accept"}),
+        "no content on the wire"
+    );
+
+    let mut e2 = engine();
+    let fx = e2.handle(
+        url_request(1, "a", ProtocolEra::Push, 7, link(url, Some("el-1"))),
+        0,
+    );
+    let AuditEvent::Received { link, fields, .. } = &audits(&fx)[0].event else {
+        panic!("expected Received");
+    };
+    assert_eq!(
+        link.as_deref(),
+        Some("https://accounts.example.com/connect")
+    );
+    assert!(fields.is_empty());
+}
+
+#[test]
+fn a_link_whose_name_points_into_a_private_network_or_nowhere_is_refused_after_consent() {
+    for addresses in [vec!["10.1.2.3".parse().unwrap()], Vec::new()] {
+        let mut e = engine();
+        e.handle(
+            url_request(
+                1,
+                "a",
+                ProtocolEra::Push,
+                7,
+                link("https://evil.example.com/x", Some("e")),
+            ),
+            0,
+        );
+        e.handle(consent(1), 1);
+        let fx = e.handle(
+            Input::Resolved {
+                id: RequestId(1),
+                addresses: addresses.clone(),
+            },
+            2,
+        );
+        let r = replies(&fx);
+        assert_eq!(r.len(), 1, "{addresses:?}");
+        let Reply::Error {
+            code,
+            message,
+            data,
+        } = r[0].1
+        else {
+            panic!("expected an error, got {:?}", r[0].1);
+        };
+        assert_eq!(*code, codes::INVALID_PARAMS);
+        assert!(message.contains("refuses to open this link"), "{message}");
+        assert_eq!(data.as_ref().unwrap()["field"], json!("url"));
+        assert!(opens(&fx).is_empty(), "never opened");
+    }
+}
+
+#[test]
+fn a_refused_link_is_shown_and_refused_at_once_and_never_presented() {
+    let mut e = engine();
+    let fx = e.handle(
+        url_request(
+            1,
+            "a",
+            ProtocolEra::Push,
+            7,
+            link("http://10.0.0.1/admin", Some("e")),
+        ),
+        0,
+    );
+    let queued: Vec<&RequestView> = fx
+        .iter()
+        .filter_map(|x| match x {
+            Effect::Queued(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(queued.len(), 1, "the person sees that a server tried it");
+    assert_eq!(url_of(queued[0]).check.verdict, Verdict::Refuse);
+    assert!(presented_ids(&fx).is_empty());
+    let r = replies(&fx);
+    assert!(matches!(r[0].1, Reply::Error { code, .. } if *code == codes::INVALID_PARAMS));
+    assert!(e.pending().is_empty());
+}
+
+#[test]
+fn an_undeclared_url_request_is_refused_naming_the_mode() {
+    let mut e = engine();
+    let fx = e.handle(elicit(1, "a", link("https://example.com/", Some("e"))), 0);
+    let r = replies(&fx);
+    let Reply::Error { code, data, .. } = r[0].1 else {
+        panic!("expected an error");
+    };
+    assert_eq!(*code, codes::INVALID_PARAMS);
+    assert_eq!(data.as_ref().unwrap()["field"], json!("mode"));
+}
+
+#[test]
+fn declining_a_link_looks_nothing_up_and_opens_nothing() {
+    let mut e = engine();
+    e.handle(
+        url_request(
+            1,
+            "a",
+            ProtocolEra::Push,
+            7,
+            link("https://example.com/x", Some("e")),
+        ),
+        0,
+    );
+    let fx = e.handle(answer(1, Answer::Declined), 1);
+    assert_eq!(replies(&fx), [(1, &Reply::Answered(Answer::Declined))]);
+    assert!(resolves(&fx).is_empty() && opens(&fx).is_empty());
+}
+
+#[test]
+fn an_address_literal_is_judged_at_admission_and_not_looked_up() {
+    let mut e = engine();
+    let url = format!("https://{PUBLIC}/pay");
+    e.handle(
+        url_request(1, "a", ProtocolEra::Push, 7, link(&url, Some("e"))),
+        0,
+    );
+    let fx = e.handle(consent(1), 1);
+    assert!(resolves(&fx).is_empty());
+    assert_eq!(replies(&fx), [(1, &Reply::Consented)]);
+    assert_eq!(opens(&fx).len(), 1);
+}
+
+/// 2025-11-25: the completion notification closes the flow it names, once, and only from the
+/// server that asked.
+#[test]
+fn completion_closes_the_flow_once_and_only_from_its_server() {
+    let mut e = engine();
+    let url = format!("https://{PUBLIC}/key");
+    e.handle(
+        url_request(1, "a", ProtocolEra::Push, 7, link(&url, Some("flow-1"))),
+        0,
+    );
+    e.handle(consent(1), 1);
+    let done = |server: &str, id: &str| Input::UrlCompleted {
+        server: server_id(server),
+        elicitation_id: id.into(),
+    };
+    assert!(
+        e.handle(done("b", "flow-1"), 2).is_empty(),
+        "another server"
+    );
+    assert!(e.handle(done("a", "flow-2"), 3).is_empty(), "unknown id");
+    let fx = e.handle(done("a", "flow-1"), 4);
+    assert!(fx.contains(&Effect::Completed { id: RequestId(1) }));
+    assert!(audits(&fx).iter().any(|a| a.event == AuditEvent::Completed));
+    assert!(e.handle(done("a", "flow-1"), 5).is_empty(), "repeated");
+}
+
+/// 2026-07-28: a server that asks again for the same link in the same call (its flow is not
+/// finished) gets "done" from the person, without a second consent, lookup or opening.
+#[test]
+fn the_same_link_again_in_the_same_call_waits_instead_of_asking_consent_again() {
+    let mut e = engine();
+    let url = format!("https://{PUBLIC}/consent");
+    e.handle(
+        url_request(1, "a", ProtocolEra::Mrtr, 7, link(&url, None)),
+        0,
+    );
+    e.handle(consent(1), 1);
+    let fx = e.handle(
+        url_request(2, "a", ProtocolEra::Mrtr, 7, link(&url, None)),
+        2,
+    );
+    assert_eq!(url_of(presents(&fx)[0]).stage, UrlStage::Waiting);
+    let fx = e.handle(consent(2), 3);
+    assert_eq!(replies(&fx), [(2, &Reply::Consented)]);
+    assert!(opens(&fx).is_empty() && resolves(&fx).is_empty());
+    let AuditEvent::Done = audits(&fx)[0].event else {
+        panic!("expected Done: {fx:#?}");
+    };
+    // Another call asking for the same link asks for consent again.
+    let fx = e.handle(
+        url_request(3, "a", ProtocolEra::Mrtr, 8, link(&url, None)),
+        4,
+    );
+    assert_eq!(url_of(presents(&fx)[0]).stage, UrlStage::Consent);
+}
+
+#[test]
+fn url_requests_wait_in_the_same_queue_as_forms() {
+    let mut e = engine();
+    e.handle(elicit(1, "a", form("first")), 0);
+    let fx = e.handle(
+        url_request(
+            2,
+            "b",
+            ProtocolEra::Push,
+            9,
+            link("https://example.com/x", Some("e")),
+        ),
+        1,
+    );
+    assert!(presented_ids(&fx).is_empty());
+    let fx = e.handle(accept(1, json!({"name": "Ada"})), 2);
+    assert_eq!(presented_ids(&fx), [2]);
 }

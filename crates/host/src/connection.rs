@@ -21,11 +21,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use interlude_engine::{CallId, ElicitParams, ServerId};
+use interlude_engine::{CallId, ElicitParams, Reply, ServerId};
 use interlude_protocol::ProtocolEra;
+use interlude_protocol::url::URL_ELICITATION_REQUIRED;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
-    Implementation, InputRequest, JsonObject, ProtocolVersion, ServerResult, Tool,
+    ErrorData, Implementation, InputRequest, JsonObject, ProtocolVersion, ServerResult, Tool,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
@@ -44,6 +45,9 @@ use crate::registry::{CallRecord, CallStatus, ServerIdentity, now_ms};
 use crate::spec::ServerSpec;
 use crate::tap::{CallTag, Tap};
 use crate::timer::PauseGate;
+
+/// Most links one `-32042` error may ask the person to open.
+const MAX_REQUIRED_URLS: usize = 8;
 
 /// What the host knows about a connected server.
 #[derive(Debug, Clone)]
@@ -529,14 +533,24 @@ impl Connection {
         params.arguments = arguments;
         let max_rounds = link.config.max_rounds;
         let mut state_only_rounds = 0u32;
+        let mut url_retried = false;
         for round in 0..=max_rounds {
             if round > 0 {
                 link.submit(HostInput::Call(CallUpdate::Round(call)));
             }
-            let response = self
-                .send_call(call, params.clone())
-                .await
-                .map_err(|source| self.service_error(source))?;
+            let response = match self.send_call(call, params.clone()).await {
+                Ok(response) => response,
+                Err(rmcp::ServiceError::McpError(error))
+                    if error.code == URL_ELICITATION_REQUIRED && !url_retried =>
+                {
+                    // 2025-11-25: the call needs URL flows first. Present each, wait for their
+                    // completion, then retry the call once.
+                    url_retried = true;
+                    self.url_required(call, &error).await?;
+                    continue;
+                }
+                Err(source) => return Err(self.service_error(source)),
+            };
             let ir = match response {
                 CallToolResponse::Complete(result) => {
                     return Ok(CallOutcome {
@@ -600,6 +614,69 @@ impl Connection {
             server: server.clone(),
             rounds: max_rounds,
         })
+    }
+
+    /// A `-32042` (URL elicitation required) answer to a call: presents each required link as a
+    /// URL request of the call, one at a time, and waits (at most the configured `url_wait`,
+    /// not counted against the call's timeout) for the server to say each flow finished.
+    /// Returns the server's error unchanged when the data is malformed or the person does not
+    /// consent to every link.
+    async fn url_required(&self, call: CallId, error: &ErrorData) -> Result<(), HostError> {
+        let server = &self.inner.info.name;
+        let link = &self.inner.link;
+        let required = error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("elicitations"))
+            .and_then(Value::as_array)
+            .filter(|list| !list.is_empty())
+            .ok_or_else(|| HostError::Refused {
+                server: server.clone(),
+                reason: format!(
+                    "URL elicitation required ({}), but `error.data.elicitations` lists no links: {}",
+                    error.code.0, error.message
+                ),
+            })?;
+        let _paused = self.inner.gate.pause();
+        let mut waits = Vec::new();
+        for elicitation in required.iter().take(MAX_REQUIRED_URLS) {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let reply = link
+                .elicit_tracked(
+                    self.inner.id,
+                    server,
+                    ProtocolEra::Push,
+                    ElicitParams::Json(elicitation.clone()),
+                    Some(call),
+                    Some(tx),
+                )
+                .await;
+            match reply {
+                Reply::Consented => waits.push(rx),
+                other => {
+                    let what = match other {
+                        Reply::Answered(a) => format!("the person answered `{}`", a.action_str()),
+                        Reply::Error { message, .. } => message,
+                        Reply::Consented => String::new(),
+                    };
+                    return Err(HostError::Refused {
+                        server: server.clone(),
+                        reason: format!(
+                            "the call needs a link opened first ({}), and {what}",
+                            error.message
+                        ),
+                    });
+                }
+            }
+        }
+        let all = futures::future::join_all(waits);
+        if tokio::time::timeout(link.config.url_wait, all)
+            .await
+            .is_err()
+        {
+            tracing::info!(%server, "no completion for every required link within {:?}; retrying anyway", link.config.url_wait);
+        }
+        Ok(())
     }
 
     /// Closes the connection (for stdio servers, the child process is stopped); the record

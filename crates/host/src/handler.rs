@@ -6,9 +6,9 @@
 //! into a custom request; it is caught here and sent through the same engine path, which answers
 //! -32602 naming the property instead of "method not found".
 
-use interlude_engine::{ElicitParams, Reply, ServerId};
+use interlude_engine::{ElicitParams, Input, Reply, ServerId};
 use interlude_protocol::ProtocolEra;
-use interlude_protocol::url::ELICITATION_COMPLETE_METHOD;
+use interlude_protocol::url::{ELICITATION_COMPLETE_METHOD, ElicitationComplete};
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CustomNotification, CustomRequest, CustomResult,
@@ -84,9 +84,22 @@ impl ClientHandler for HostClient {
         notification: CustomNotification,
         _context: NotificationContext<RoleClient>,
     ) {
-        if notification.method == ELICITATION_COMPLETE_METHOD {
-            // URL mode is not declared by this host; a server that sends this anyway is noted.
-            tracing::debug!(server = %self.server_name, "ignoring elicitation/complete for an undeclared mode");
+        if notification.method != ELICITATION_COMPLETE_METHOD {
+            return;
+        }
+        let params = notification
+            .params
+            .and_then(|p| serde_json::from_value::<ElicitationComplete>(p).ok());
+        match params {
+            // Unknown and repeated ids are the engine's to ignore.
+            Some(done) => self.link.submit(HostInput::Engine(Input::UrlCompleted {
+                server: self.server,
+                elicitation_id: done.elicitation_id,
+            })),
+            None => tracing::info!(
+                server = %self.server_name,
+                "ignoring {ELICITATION_COMPLETE_METHOD} without a string `elicitationId`"
+            ),
         }
     }
 

@@ -8,7 +8,9 @@
 //! the engine. An answer the engine finds invalid is not retried: the request is cancelled and
 //! the failure recorded (a script cannot correct itself).
 
-use interlude_engine::{Answer, RequestKind};
+use std::time::Duration;
+
+use interlude_engine::{Answer, RequestKind, UrlStage};
 use interlude_schema::Content;
 use serde_json::Value;
 
@@ -90,19 +92,70 @@ fn entry(index: usize, o: &serde_json::Map<String, Value>) -> Result<ScriptedAns
     }
 }
 
+/// How long the headless surface waits before saying "done" to a link it consented to earlier
+/// in the same call (the server's flow is polled at this pace).
+pub const LINK_POLL: Duration = Duration::from_secs(1);
+
+/// What the headless surface does with a link consented to (it never opens one).
+type OnLink = Box<dyn FnMut(&str) + Send>;
+
 /// The headless surface: answers every presented request from its script, at once. What
 /// happened is in the host's record ([`Host::snapshot`](crate::Host::snapshot)): each request
 /// with its reply or notice, and the engine's complaints about an answer it refused.
-#[derive(Debug, Clone)]
 pub struct HeadlessSurface {
     answers: Answers,
     next: usize,
+    on_link: Option<OnLink>,
+}
+
+impl std::fmt::Debug for HeadlessSurface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeadlessSurface")
+            .field("answers", &self.answers)
+            .field("next", &self.next)
+            .finish_non_exhaustive()
+    }
 }
 
 impl HeadlessSurface {
     /// A surface answering from `answers`.
     pub fn new(answers: Answers) -> Self {
-        HeadlessSurface { answers, next: 0 }
+        HeadlessSurface {
+            answers,
+            next: 0,
+            on_link: None,
+        }
+    }
+
+    /// Calls `f` with every link the script consented to, once it passed the host's checks
+    /// (the link is never opened or fetched by the surface).
+    ///
+    /// ```
+    /// use interlude_host::headless::{Answers, HeadlessSurface};
+    /// let surface = HeadlessSurface::new(Answers::Defaults)
+    ///     .on_link(|url| tracing::info!(%url, "open this link to continue"));
+    /// # let _ = surface;
+    /// ```
+    #[must_use]
+    pub fn on_link(mut self, f: impl FnMut(&str) + Send + 'static) -> Self {
+        self.on_link = Some(Box::new(f));
+        self
+    }
+
+    /// The answer to a URL request (see the module documentation).
+    fn link_answer(&mut self, stage: UrlStage) -> Option<Answer<Content>> {
+        if stage == UrlStage::Waiting {
+            return None;
+        }
+        if self.answers == Answers::Defaults {
+            return Some(Answer::Declined);
+        }
+        Some(match self.scripted() {
+            Some(Answer::Accepted(values)) if values.is_empty() => Answer::Accepted(values),
+            Some(Answer::Accepted(_)) => Answer::Declined,
+            Some(other) => other,
+            None => Answer::Cancelled,
+        })
     }
 
     fn scripted(&mut self) -> Option<ScriptedAnswer> {
@@ -135,14 +188,44 @@ impl Surface for HeadlessSurface {
                         Some(other) => other,
                         None => Answer::Cancelled,
                     },
+                    RequestKind::Url(url) => match self.link_answer(url.stage) {
+                        Some(answer) => answer,
+                        None => {
+                            done_later(view.id, sink);
+                            return;
+                        }
+                    },
                 };
                 sink.answer(view.id, answer);
+            }
+            HostEvent::RequestOpened(record) => {
+                if let (Some(f), Some(crate::LinkState::Opened { url })) =
+                    (&mut self.on_link, &record.link)
+                {
+                    f(url);
+                }
             }
             // A script cannot correct itself: an answer the engine refused cancels the request
             // (the record keeps the engine's complaints).
             HostEvent::RequestInvalid(record) => sink.answer(record.view.id, Answer::Cancelled),
             _ => {}
         }
+    }
+}
+
+/// Says "done" to a link consented to earlier in the call, after [`LINK_POLL`]; without a
+/// runtime to wait on, at once.
+fn done_later(id: interlude_engine::RequestId, sink: &AnswerSink) {
+    let done = Answer::Accepted(Content::new());
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            let sink = sink.clone();
+            runtime.spawn(async move {
+                tokio::time::sleep(LINK_POLL).await;
+                sink.answer(id, done);
+            });
+        }
+        Err(_) => sink.answer(id, done),
     }
 }
 
@@ -178,6 +261,7 @@ mod tests {
             status: RequestStatus::Presented,
             errors: Vec::new(),
             received_at_ms: 0,
+            link: None,
         }))
     }
 

@@ -30,6 +30,7 @@ use crate::registry::{
     CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, RequestRecord, ServerIdentity,
     ServerRecord, ServerState,
 };
+use crate::resolve::Resolver;
 use crate::spec::ServerSpec;
 use crate::surface::{AnswerSink, Surface};
 
@@ -57,6 +58,11 @@ pub struct HostConfig {
     pub max_rounds: usize,
     /// The name this host gives in `clientInfo`.
     pub client_name: String,
+    /// How a link's host name is looked up after the person consented to open it.
+    pub resolver: Resolver,
+    /// After a `-32042` (URL elicitation required) error to which the person consented, how
+    /// long to wait for the servers' completion notifications before retrying the call once.
+    pub url_wait: Duration,
 }
 
 impl Default for HostConfig {
@@ -68,6 +74,8 @@ impl Default for HostConfig {
             call_timeout: None,
             max_rounds: 32,
             client_name: "interlude".into(),
+            resolver: Resolver::system(),
+            url_wait: Duration::from_secs(60),
         }
     }
 }
@@ -177,10 +185,12 @@ pub(crate) enum CallUpdate {
 /// Everything the core handles: the engine's inputs (a server's request comes with the channel
 /// its reply goes back on) and changes to the record.
 pub(crate) enum HostInput {
-    /// A server asked for something; the reply goes back on `reply`.
+    /// A server asked for something; the reply goes back on `reply`, and, for a URL request
+    /// the person consented to, word of its completion on `completed`.
     Ask {
         incoming: Incoming,
         reply: oneshot::Sender<Reply>,
+        completed: Option<oneshot::Sender<()>>,
     },
     /// Any other input of the engine (answers, withdrawals).
     Engine(Input),
@@ -243,6 +253,21 @@ impl Link {
         params: ElicitParams,
         call: Option<CallId>,
     ) -> Reply {
+        self.elicit_tracked(server, server_name, era, params, call, None)
+            .await
+    }
+
+    /// [`Link::elicit`], and word on `completed` when the server says the flow of a URL
+    /// request the person consented to finished.
+    pub(crate) async fn elicit_tracked(
+        &self,
+        server: ServerId,
+        server_name: &str,
+        era: ProtocolEra,
+        params: ElicitParams,
+        call: Option<CallId>,
+        completed: Option<oneshot::Sender<()>>,
+    ) -> Reply {
         let id = RequestId(next(&self.ids.request));
         let (reply_tx, reply_rx) = oneshot::channel();
         // Armed before the request is submitted: a reply that is already there when the future
@@ -263,6 +288,7 @@ impl Link {
                 params,
             },
             reply: reply_tx,
+            completed,
         });
         let reply = reply_rx.await.unwrap_or(Reply::Answered(Answer::Cancelled));
         guard.armed = false;
@@ -314,8 +340,11 @@ impl Host {
             surface,
             registry: registry.clone(),
             responders: HashMap::new(),
+            completions: HashMap::new(),
             audit: audit.clone(),
             start: Instant::now(),
+            resolver: config.resolver.clone(),
+            runtime: tokio::runtime::Handle::try_current().ok(),
         };
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {
@@ -541,8 +570,13 @@ struct Core<S> {
     surface: S,
     registry: Arc<Mutex<Registry>>,
     responders: HashMap<RequestId, oneshot::Sender<Reply>>,
+    /// Who waits for word that a URL request's flow finished.
+    completions: HashMap<RequestId, oneshot::Sender<()>>,
     audit: Arc<Mutex<VecDeque<AuditRecord>>>,
     start: Instant,
+    resolver: Resolver,
+    /// Where lookups run when the input came from outside any runtime (a terminal thread).
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 impl<S: Surface> Core<S> {
@@ -564,8 +598,17 @@ impl<S: Surface> Core<S> {
     fn handle(&mut self, input: HostInput, sink: &AnswerSink) {
         let now_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let input = match input {
-            HostInput::Ask { incoming, reply } => {
+            HostInput::Ask {
+                incoming,
+                reply,
+                completed,
+            } => {
                 self.responders.insert(incoming.id, reply);
+                if let Some(tx) = completed {
+                    // Nobody waits any more for flows whose waiter gave up.
+                    self.completions.retain(|_, tx| !tx.is_closed());
+                    self.completions.insert(incoming.id, tx);
+                }
                 Input::Request(incoming)
             }
             HostInput::Engine(input) => input,
@@ -608,6 +651,9 @@ impl<S: Surface> Core<S> {
         for effect in self.engine.handle(input, now_ms) {
             match effect {
                 Effect::Reply { id, reply } => {
+                    if reply != Reply::Consented {
+                        self.completions.remove(&id);
+                    }
                     let event = self.record(|r| r.reply_request(id, reply.clone()));
                     self.tell(event, sink);
                     if let Some(tx) = self.responders.remove(&id) {
@@ -626,8 +672,21 @@ impl<S: Surface> Core<S> {
                     let event = self.record(|r| r.invalid_answer(id, errors));
                     self.tell(event, sink);
                 }
+                Effect::Resolve { id, host } => self.resolve(id, host, sink),
+                Effect::Open { id, url } => {
+                    let event = self.record(|r| r.open_request(id, url));
+                    self.tell(event, sink);
+                }
+                Effect::Completed { id } => {
+                    let event = self.record(|r| r.complete_request(id));
+                    self.tell(event, sink);
+                    if let Some(tx) = self.completions.remove(&id) {
+                        let _ = tx.send(());
+                    }
+                }
                 Effect::Closed { id, notice } => {
                     self.responders.remove(&id);
+                    self.completions.remove(&id);
                     let event = self.record(|r| r.close_request(id, notice));
                     self.tell(event, sink);
                 }
@@ -644,6 +703,35 @@ impl<S: Surface> Core<S> {
                         log.push_back(record);
                     }
                 }
+            }
+        }
+    }
+}
+
+impl<S> Core<S> {
+    /// Looks up a link's host name (the person consented) and hands the addresses back to the
+    /// engine as an input of its own.
+    fn resolve(&self, id: RequestId, host: String, sink: &AnswerSink) {
+        let resolver = self.resolver.clone();
+        let hub = sink.hub.clone();
+        let lookup = async move {
+            let addresses = resolver.lookup(host).await;
+            hub.submit(HostInput::Engine(Input::Resolved { id, addresses }));
+        };
+        match tokio::runtime::Handle::try_current()
+            .ok()
+            .or_else(|| self.runtime.clone())
+        {
+            Some(runtime) => {
+                runtime.spawn(lookup);
+            }
+            None => {
+                // No runtime anywhere: the link cannot be checked, so it is not opened.
+                tracing::warn!("no async runtime to look up a link's host name in");
+                sink.hub.submit(HostInput::Engine(Input::Resolved {
+                    id,
+                    addresses: Vec::new(),
+                }));
             }
         }
     }

@@ -39,6 +39,7 @@ mod host;
 mod http_client;
 mod hub;
 mod registry;
+mod resolve;
 mod spec;
 mod surface;
 mod tap;
@@ -49,8 +50,9 @@ pub use host::{Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId};
 pub use registry::{
-    CallRecord, CallStatus, HostEvent, HostSnapshot, RequestRecord, RequestStatus, ServerIdentity,
-    ServerRecord, ServerState,
+    CallRecord, CallStatus, HostEvent, HostSnapshot, LinkState, RequestRecord, RequestStatus,
+    ServerIdentity, ServerRecord, ServerState,
 };
+pub use resolve::Resolver;
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};
 pub use surface::{AnswerSink, Surface};

@@ -176,6 +176,25 @@ pub struct RequestRecord {
     pub errors: Vec<FieldError>,
     /// When it was admitted, in milliseconds since the Unix epoch.
     pub received_at_ms: u64,
+    /// A URL request's link after the person consented: handed to the person, then finished.
+    pub link: Option<LinkState>,
+}
+
+/// What became of a URL request's link after the person consented to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LinkState {
+    /// It passed every check and is for the person to open (the surface opens it in their own
+    /// browser or shows it); the flow goes on there.
+    Opened {
+        /// The link, as it is to be opened.
+        url: String,
+    },
+    /// The server said the flow finished.
+    Completed {
+        /// The link.
+        url: String,
+    },
 }
 
 /// Something that changed, with the record as it is now. Surfaces receive every one of these,
@@ -203,6 +222,11 @@ pub enum HostEvent {
     RequestClosed(Arc<RequestRecord>),
     /// The request was answered; its status holds the reply that went to the server.
     RequestReplied(Arc<RequestRecord>),
+    /// A URL request's link passed every check after the person consented: open it in the
+    /// person's own browser, or show it to them (see [`LinkState::Opened`]).
+    RequestOpened(Arc<RequestRecord>),
+    /// The server said a URL request's flow finished ([`LinkState::Completed`]).
+    RequestCompleted(Arc<RequestRecord>),
 }
 
 /// Everything the host knows, at one moment, in creation order.
@@ -357,6 +381,7 @@ impl Registry {
             status: RequestStatus::Queued,
             errors: Vec::new(),
             received_at_ms: now_ms(),
+            link: None,
         });
         self.requests.insert(record.view.id, record.clone());
         HostEvent::RequestQueued(record)
@@ -382,6 +407,22 @@ impl Registry {
     pub(crate) fn reply_request(&mut self, id: RequestId, reply: Reply) -> Option<HostEvent> {
         self.finish_request(id, RequestStatus::Replied(reply))
             .map(HostEvent::RequestReplied)
+    }
+
+    pub(crate) fn open_request(&mut self, id: RequestId, url: String) -> Option<HostEvent> {
+        let record = self.requests.get_mut(&id)?;
+        Arc::make_mut(record).link = Some(LinkState::Opened { url });
+        Some(HostEvent::RequestOpened(record.clone()))
+    }
+
+    pub(crate) fn complete_request(&mut self, id: RequestId) -> Option<HostEvent> {
+        let record = self.requests.get_mut(&id)?;
+        let url = match &record.link {
+            Some(LinkState::Opened { url }) => url.clone(),
+            _ => return None,
+        };
+        Arc::make_mut(record).link = Some(LinkState::Completed { url });
+        Some(HostEvent::RequestCompleted(record.clone()))
     }
 
     pub(crate) fn close_request(&mut self, id: RequestId, notice: Notice) -> Option<HostEvent> {

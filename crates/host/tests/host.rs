@@ -213,7 +213,9 @@ impl Surface for ByForm {
             return;
         };
         let view = &record.view;
-        let RequestKind::Form(form) = &view.kind;
+        let RequestKind::Form(form) = &view.kind else {
+            panic!("a form request");
+        };
         let first = form
             .schema
             .fields
@@ -481,4 +483,309 @@ async fn a_second_live_server_of_the_same_name_is_refused() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("already connected"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// URL requests. The server toolkit's URL flows come with their own tests; here a bare rmcp
+// server plays a URL-mode server (push `elicitation/create` with `mode: "url"` and the
+// completion notification, the `-32042` error, and 2026-07-28 rounds), so that the host's part
+// is tested on its own.
+// ---------------------------------------------------------------------------------------------
+
+mod link_server {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use interlude_protocol::url::ELICITATION_COMPLETE_METHOD;
+    use rmcp::ServerHandler;
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomNotification,
+        ElicitRequestParams, ErrorCode, ErrorData, InputRequiredResult, ListToolsResult,
+        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+        ServerNotification, Tool,
+    };
+    use rmcp::service::{Peer, RequestContext, RoleServer};
+    use serde_json::json;
+    use tokio::sync::Notify;
+
+    pub(crate) const LINK: &str = "https://accounts.example.com/connect?flow=f1";
+    pub(crate) const KEY_LINK: &str = "https://keys.example.com/enter?flow=k1";
+
+    /// `connect` asks for [`LINK`] and, once the flow is "done" (`finish`), says so and returns;
+    /// `needs_key` first fails with -32042 for [`KEY_LINK`], then succeeds.
+    #[derive(Clone, Default)]
+    pub(crate) struct LinkServer {
+        pub(crate) finish: Arc<Notify>,
+        key_calls: Arc<AtomicUsize>,
+    }
+
+    async fn complete(peer: &Peer<RoleServer>, id: &str) {
+        let done = CustomNotification::new(
+            ELICITATION_COMPLETE_METHOD,
+            Some(json!({ "elicitationId": id })),
+        );
+        let _ = peer
+            .send_notification(ServerNotification::CustomNotification(done))
+            .await;
+    }
+
+    fn text(t: String) -> CallToolResponse {
+        CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(t)]))
+    }
+
+    fn url_params(url: &str, id: Option<&str>) -> serde_json::Value {
+        let mut p = json!({"mode": "url", "message": "Connect your account", "url": url});
+        if let Some(id) = id {
+            p["elicitationId"] = json!(id);
+        }
+        p
+    }
+
+    impl ServerHandler for LinkServer {
+        fn get_info(&self) -> ServerConfig {
+            let mut info = ServerConfig::default();
+            info.capabilities = ServerCapabilities::builder().enable_tools().build();
+            info
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = Arc::new(json!({"type": "object"}).as_object().cloned().unwrap());
+            Ok(ListToolsResult::with_all_items(vec![
+                Tool::new("connect", "Connect an account", schema.clone()),
+                Tool::new("needs_key", "Needs an API key first", schema),
+            ]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let mrtr = context
+                .protocol_version()
+                .is_some_and(|v| v == ProtocolVersion::V_2026_07_28);
+            match (request.name.as_ref(), mrtr) {
+                ("connect", false) => {
+                    let params: ElicitRequestParams =
+                        serde_json::from_value(url_params(LINK, Some("flow-1"))).unwrap();
+                    let result = context
+                        .peer
+                        .create_elicitation(params)
+                        .await
+                        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                    let action = serde_json::to_value(result.action).unwrap();
+                    if result.content.is_some() {
+                        return Ok(text("content came with consent".into()));
+                    }
+                    self.finish.notified().await;
+                    complete(&context.peer, "flow-1").await;
+                    Ok(text(format!("connect: {}", action.as_str().unwrap_or("?"))))
+                }
+                ("connect", true) => {
+                    // Round 0 asks; round 1 (consented, flow unfinished) asks again; round 2 ends.
+                    let round = match request.request_state.as_deref() {
+                        None => 0,
+                        Some("r1") => 1,
+                        Some("r2") => 2,
+                        Some(other) => return Ok(text(format!("bad state {other}"))),
+                    };
+                    let answered = request
+                        .input_responses
+                        .as_ref()
+                        .and_then(|r| serde_json::to_value(r).ok())
+                        .and_then(|v| v["link"]["action"].as_str().map(str::to_owned));
+                    if round == 2 {
+                        return Ok(text(format!(
+                            "connected after {round} rounds: {answered:?}"
+                        )));
+                    }
+                    let ir: InputRequiredResult = serde_json::from_value(json!({
+                        "resultType": "input_required",
+                        "inputRequests": {"link": {"method": "elicitation/create",
+                            "params": url_params(LINK, None)}},
+                        "requestState": format!("r{}", round + 1),
+                    }))
+                    .unwrap();
+                    Ok(CallToolResponse::InputRequired(ir))
+                }
+                ("needs_key", _) => {
+                    if self.key_calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                        let peer = context.peer.clone();
+                        let finish = self.finish.clone();
+                        tokio::spawn(async move {
+                            finish.notified().await;
+                            complete(&peer, "key-1").await;
+                        });
+                        return Err(ErrorData::new(
+                            ErrorCode(-32042),
+                            "an API key is needed first",
+                            Some(json!({"elicitations": [url_params(KEY_LINK, Some("key-1"))]})),
+                        ));
+                    }
+                    Ok(text("key stored".into()))
+                }
+                _ => Err(ErrorData::invalid_params("no such tool", None)),
+            }
+        }
+    }
+}
+
+async fn link_host(
+    version: &ProtocolVersion,
+    steps: Vec<Step>,
+) -> (
+    Host,
+    Connection,
+    link_server::LinkServer,
+    tokio::sync::mpsc::UnboundedReceiver<HostEvent>,
+) {
+    let surface = RecordingSurface::new(steps);
+    let events = surface.events();
+    let public: std::net::IpAddr = "93.184.215.14".parse().unwrap();
+    let config = HostConfig {
+        resolver: interlude_host::Resolver::fixed([
+            ("accounts.example.com", vec![public]),
+            ("keys.example.com", vec![public]),
+        ]),
+        url_wait: Duration::from_secs(10),
+        ..pinned(version)
+    };
+    let host = Host::start(config, surface);
+    let server = link_server::LinkServer::default();
+    let (host_end, server_end) = tokio::io::duplex(64 * 1024);
+    let serving = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = serving.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let conn = host
+        .connect_transport("links", host_end, ProtocolChoice::Pin(version.clone()))
+        .await
+        .expect("the link server connects");
+    (host, conn, server, events)
+}
+
+fn consent() -> Step {
+    Step::Answer(Answer::Accepted(Content::new()))
+}
+
+/// 2025-11-25: the link is shown tied to its call, consented to, looked up, replied to without
+/// content, handed to the surface to open, and closed by the server's completion notification.
+#[tokio::test]
+async fn a_push_url_request_is_consented_opened_and_completed() {
+    let version = ProtocolVersion::V_2025_11_25;
+    let (host, conn, server, mut events) = link_host(&version, vec![consent()]).await;
+    let call = conn.start_call("connect", None);
+    let call_id = call.id();
+    let running = tokio::spawn(call.outcome());
+    let opened = wait_for(&mut events, |e| match e {
+        HostEvent::RequestOpened(r) => Some(r.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(opened.view.call, Some(call_id));
+    assert_eq!(opened.status, RequestStatus::Replied(Reply::Consented));
+    let RequestKind::Url(url) = &opened.view.kind else {
+        panic!("a URL request");
+    };
+    assert_eq!(url.url, link_server::LINK);
+    assert_eq!(url.elicitation_id.as_deref(), Some("flow-1"));
+    assert_eq!(
+        opened.link,
+        Some(interlude_host::LinkState::Opened {
+            url: link_server::LINK.into()
+        })
+    );
+    server.finish.notify_one();
+    let completed = wait_for(&mut events, |e| match e {
+        HostEvent::RequestCompleted(r) => Some(r.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(completed.view.id, opened.view.id);
+    let outcome = running.await.unwrap().unwrap();
+    assert_eq!(text_of(&outcome.result), "connect: accept");
+    drop(host);
+}
+
+/// 2025-11-25 `-32042`: the required link is presented as a request of the same call, the host
+/// waits for its completion, then retries the call once.
+#[tokio::test]
+async fn a_url_required_error_is_presented_then_the_call_retried_once() {
+    let version = ProtocolVersion::V_2025_11_25;
+    let (host, conn, server, mut events) = link_host(&version, vec![consent()]).await;
+    let call = conn.start_call("needs_key", None);
+    let call_id = call.id();
+    let running = tokio::spawn(call.outcome());
+    let opened = wait_for(&mut events, |e| match e {
+        HostEvent::RequestOpened(r) => Some(r.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(opened.view.call, Some(call_id));
+    server.finish.notify_one();
+    let outcome = tokio::time::timeout(Duration::from_secs(5), running)
+        .await
+        .expect("retried after the completion, well before url_wait")
+        .unwrap()
+        .unwrap();
+    assert_eq!(text_of(&outcome.result), "key stored");
+    let record = host.call(call_id).unwrap();
+    assert_eq!(record.requests, [opened.view.id]);
+    assert!(matches!(
+        host.request(opened.view.id).unwrap().link,
+        Some(interlude_host::LinkState::Completed { .. })
+    ));
+}
+
+/// A `-32042` the person declines ends the call with the server's reason and the person's.
+#[tokio::test]
+async fn a_declined_url_required_error_ends_the_call() {
+    let version = ProtocolVersion::V_2025_11_25;
+    let (_host, conn, _server, _events) =
+        link_host(&version, vec![Step::Answer(Answer::Declined)]).await;
+    let err = conn.call_tool("needs_key", None).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("an API key is needed first"), "{text}");
+    assert!(text.contains("decline"), "{text}");
+}
+
+/// 2026-07-28: consent in the first round; the same link in the next round of the same call is
+/// "waiting", and the person's "done" lets the call go on.
+#[tokio::test]
+async fn an_mrtr_url_request_asked_again_in_the_same_call_waits_for_the_person() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let (_host, conn, _server, mut events) = link_host(&version, vec![consent(), consent()]).await;
+    let call = conn.start_call("connect", None);
+    let running = tokio::spawn(call.outcome());
+    let mut stages = Vec::new();
+    while stages.len() < 2 {
+        let stage = wait_for(&mut events, |e| match e {
+            HostEvent::RequestPresented(r) => match &r.view.kind {
+                RequestKind::Url(u) => Some(u.stage),
+                RequestKind::Form(_) => None,
+            },
+            _ => None,
+        })
+        .await;
+        stages.push(stage);
+    }
+    assert_eq!(
+        stages,
+        [
+            interlude_engine::UrlStage::Consent,
+            interlude_engine::UrlStage::Waiting
+        ]
+    );
+    let outcome = running.await.unwrap().unwrap();
+    assert_eq!(outcome.rounds, 2);
+    assert_eq!(
+        text_of(&outcome.result),
+        "connected after 2 rounds: Some(\"accept\")"
+    );
 }

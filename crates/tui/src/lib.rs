@@ -20,6 +20,7 @@
 //! it cannot pass for the surface's own headers.
 
 mod form;
+mod link;
 mod render;
 mod request;
 mod surface;

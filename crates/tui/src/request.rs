@@ -50,6 +50,9 @@ pub(crate) fn answer(
         RequestKind::Form(form) => {
             answer_form(screen, events, &view.server_name, view.id, form, sink)
         }
+        RequestKind::Url(url) => {
+            crate::link::answer_url(screen, events, &view.server_name, view.id, *url, sink)
+        }
     }
 }
 
@@ -195,6 +198,7 @@ fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
         Reply::Answered(Answer::Cancelled) => {
             screen.notice(&format!("Cancelled; \"{server}\" was told."));
         }
+        Reply::Consented => screen.ok(&format!("\"{server}\" was told you consented.")),
         Reply::Error { message, .. } => screen.error(&format!(
             "The request from \"{server}\" was refused: {}",
             plain_line(message)

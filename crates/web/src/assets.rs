@@ -31,6 +31,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/host/form.js"),
     ),
     (
+        "link.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/host/link.js"),
+    ),
+    (
         "favicon.svg",
         "image/svg+xml",
         include_str!("../assets/host/favicon.svg"),

@@ -205,13 +205,18 @@ async fn validate(State(app): State<WebApp>, Json(body): Json<Value>) -> Respons
         .request(RequestId(id))
         .filter(|r| r.status.is_pending());
     let Some(schema) = pending.map(|r| match &r.view.kind {
-        RequestKind::Form(form) => form.schema.clone(),
+        RequestKind::Form(form) => Some(form.schema.clone()),
+        // Consent to open a link carries no content: nothing to check.
+        RequestKind::Url(_) => None,
     }) else {
         return (
             StatusCode::NOT_FOUND,
             Json(json!({"error": "no such request"})),
         )
             .into_response();
+    };
+    let Some(schema) = schema else {
+        return Json(json!({ "errors": {} })).into_response();
     };
     schema.apply_defaults(&mut content);
     let errors: serde_json::Map<String, Value> = match schema.validate(&content) {

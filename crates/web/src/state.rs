@@ -8,9 +8,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use interlude_engine::{Answer, Reply, RequestKind};
+use interlude_engine::url_safety::Verdict;
+use interlude_engine::{Answer, Reply, RequestKind, UrlRequest, UrlStage};
 use interlude_host::{
-    CallRecord, CallStatus, HostSnapshot, RequestRecord, RequestStatus, ServerRecord, ServerState,
+    CallRecord, CallStatus, HostSnapshot, LinkState, RequestRecord, RequestStatus, ServerRecord,
+    ServerState,
 };
 use interlude_schema::FieldError;
 use serde::Serialize;
@@ -72,8 +74,12 @@ struct CallEntry {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestEntry {
     id: u64,
+    /// `form` or `url`.
+    kind: &'static str,
     server: String,
     message: String,
+    /// A URL request's link, judged, and what became of it.
+    link: Option<LinkEntry>,
     era: String,
     tool: Option<String>,
     call: Option<u64>,
@@ -81,7 +87,7 @@ pub(crate) struct RequestEntry {
     prefill: serde_json::Map<String, Value>,
     /// `queued`, `active`, `answered` or `closed`.
     status: &'static str,
-    /// `accept`, `decline`, `cancel` or `error` once answered.
+    /// `accept`, `consent` (to open a link), `decline`, `cancel` or `error` once answered.
     outcome: Option<&'static str>,
     /// What went back to the server, for the record.
     sent: Option<Value>,
@@ -90,6 +96,39 @@ pub(crate) struct RequestEntry {
     errors: Vec<FieldError>,
     /// Host milliseconds (since the Unix epoch) when the engine admitted it.
     received_at_ms: u64,
+}
+
+/// A URL request's link as a consent screen shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LinkEntry {
+    /// The link exactly as it would be opened (or as sent, when it does not parse).
+    full: String,
+    scheme: Option<String>,
+    /// The host in Unicode, split so the registrable domain can be picked out:
+    /// `host_prefix` + `domain` + `host_suffix` (any may be empty).
+    host_prefix: String,
+    domain: String,
+    host_suffix: String,
+    /// The host in ASCII (punycode), when it differs from the Unicode form.
+    host_ascii: Option<String>,
+    port: Option<u16>,
+    /// `allow`, `flag` or `refuse`.
+    verdict: Verdict,
+    reasons: Vec<ReasonEntry>,
+    /// `consent` (not consented yet) or `waiting` (consented earlier in the same call).
+    stage: &'static str,
+    /// After consent: `opened` (for the person to open), then `completed` (the server said so).
+    state: Option<&'static str>,
+    /// The link to open, once the host let it through.
+    open_url: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct ReasonEntry {
+    code: String,
+    message: String,
+    verdict: Verdict,
 }
 
 /// Everything a page needs.
@@ -236,11 +275,20 @@ fn call_entry(c: &CallRecord) -> CallEntry {
 
 fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEntry {
     let view = &r.view;
-    let (message, fields, prefill) = match &view.kind {
+    let (kind, message, fields, prefill, link) = match &view.kind {
         RequestKind::Form(form) => (
+            "form",
             form.message.clone(),
             fields_of(&form.schema),
             form.prefill.clone(),
+            None,
+        ),
+        RequestKind::Url(url) => (
+            "url",
+            url.message.clone(),
+            Vec::new(),
+            serde_json::Map::new(),
+            Some(link_entry(url, r.link.as_ref())),
         ),
     };
     let (status, outcome, sent, notice) = match &r.status {
@@ -249,6 +297,7 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
         RequestStatus::Replied(reply) => {
             let (outcome, sent) = match reply {
                 Reply::Answered(Answer::Accepted(c)) => ("accept", Some(Value::Object(c.clone()))),
+                Reply::Consented => ("consent", None),
                 Reply::Answered(Answer::Declined) => ("decline", None),
                 Reply::Answered(Answer::Cancelled) => ("cancel", None),
                 Reply::Error { message, .. } => ("error", Some(Value::String(message.clone()))),
@@ -260,8 +309,10 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
     };
     RequestEntry {
         id: view.id.0,
+        kind,
         server: view.server_name.clone(),
         message,
+        link,
         era: view.era.to_string(),
         tool: view
             .call
@@ -280,6 +331,50 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
             Vec::new()
         },
         received_at_ms: r.received_at_ms,
+    }
+}
+
+fn link_entry(url: &UrlRequest, state: Option<&LinkState>) -> LinkEntry {
+    let check = &url.check;
+    let display = check.display.as_ref();
+    let (host_prefix, domain, host_suffix) = match display {
+        Some(d) => match &d.registrable_domain {
+            Some(rd) => (d.host_prefix.clone(), rd.clone(), d.host_suffix.clone()),
+            None => (d.host_unicode.clone(), String::new(), String::new()),
+        },
+        None => (String::new(), String::new(), String::new()),
+    };
+    let (state, open_url) = match state {
+        Some(LinkState::Opened { url }) => (Some("opened"), Some(url.clone())),
+        Some(LinkState::Completed { url }) => (Some("completed"), Some(url.clone())),
+        _ => (None, None),
+    };
+    LinkEntry {
+        full: display.map_or_else(|| url.url.clone(), |d| d.full.clone()),
+        scheme: display.map(|d| d.scheme.clone()),
+        host_prefix,
+        domain,
+        host_suffix,
+        host_ascii: display
+            .filter(|d| d.host_ascii != d.host_unicode)
+            .map(|d| d.host_ascii.clone()),
+        port: display.and_then(|d| d.port),
+        verdict: check.verdict,
+        reasons: check
+            .reasons
+            .iter()
+            .map(|r| ReasonEntry {
+                code: r.code().to_owned(),
+                message: r.to_string(),
+                verdict: r.verdict(),
+            })
+            .collect(),
+        stage: match url.stage {
+            UrlStage::Consent => "consent",
+            UrlStage::Waiting => "waiting",
+        },
+        state,
+        open_url,
     }
 }
 

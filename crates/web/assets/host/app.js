@@ -4,6 +4,7 @@
 
 import { h, replace, pretty } from './dom.js';
 import { buildFields, renderAsk, renderRecord } from './form.js';
+import { renderLinkAsk, renderLinkRecord } from './link.js';
 
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
@@ -188,7 +189,7 @@ function askSlotFor(req) {
   if (req.status !== 'active') return null;
   let card = cards.get(req.id);
   if (!card) {
-    card = renderAsk(req, api);
+    card = req.kind === 'url' ? renderLinkAsk(req, api) : renderAsk(req, api);
     cards.set(req.id, card);
   }
   const key = JSON.stringify(req.errors || []);
@@ -201,7 +202,7 @@ function requestBits(reqs) {
   for (const r of reqs) {
     if (r.status === 'active') out.push(askSlotFor(r));
     else if (r.status === 'queued') out.push(h('div', { class: 'request-record' }, h('strong', {}, 'Waiting in the queue'), h('span', { class: 'what' }, ` — ${r.server} asks: `), r.message));
-    else out.push(renderRecord(r));
+    else out.push(r.kind === 'url' ? renderLinkRecord(r) : renderRecord(r));
   }
   return out;
 }
@@ -218,7 +219,7 @@ function renderTimeline() {
     let entry = nodes.get(it.key);
     if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
     const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];
-    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice])]);
+    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state])]);
     if (sig !== entry.sig) {
       entry.sig = sig;
       if (it.kind === 'call') {

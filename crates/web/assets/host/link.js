@@ -1,0 +1,124 @@
+// URL requests: the consent card (the link in full, its registrable domain picked out, both
+// forms of an internationalised name, every warning from the host's URL rules) and the record
+// of a link after consent ("waiting for you in the browser", then "finished"). Nothing here is
+// opened or fetched before the person consents; after consent the host checks where the name
+// points, and only a link the host let through is opened — in a new tab of the person's own
+// browser, without an opener or a referrer.
+
+import { h } from './dom.js';
+
+const VERDICT_TEXT = {
+  allow: 'The host found nothing wrong with this link.',
+  flag: 'Look carefully before you open it:',
+  refuse: 'The host refuses to open this link:',
+};
+
+// Requests this page consented to and whose link it has not opened yet.
+const consentedHere = new Map(); // request id -> time of consent (ms)
+
+function host(link) {
+  return h('span', { class: 'link-host' },
+    link.hostPrefix ? h('span', { class: 'link-sub' }, link.hostPrefix) : null,
+    link.domain ? h('mark', { class: 'link-domain' }, link.domain) : null,
+    link.hostSuffix ? h('span', { class: 'link-sub' }, link.hostSuffix) : null,
+    link.port ? h('span', { class: 'link-sub' }, `:${link.port}`) : null);
+}
+
+function warnings(link) {
+  const items = link.reasons.map((r) => h('li', { class: `reason ${r.verdict}`, dataset: { code: r.code } }, r.message));
+  return h('div', { class: `link-verdict ${link.verdict}` },
+    h('p', {}, VERDICT_TEXT[link.verdict] || link.verdict),
+    items.length ? h('ul', {}, items) : null);
+}
+
+/** What the link is, as the person must see it before consenting. */
+function linkFacts(link) {
+  return h('dl', { class: 'link-facts' },
+    h('dt', {}, 'Site'), h('dd', {}, host(link)),
+    link.hostAscii ? [h('dt', {}, 'Spelled'), h('dd', { class: 'mono' }, link.hostAscii)] : null,
+    h('dt', {}, 'Full link'), h('dd', { class: 'mono link-full' }, link.full));
+}
+
+/**
+ * The card for a URL request. `api.answer(id, action)`. Returns {element, focus,
+ * setEngineErrors, errorsKey}.
+ */
+export function renderLinkAsk(req, api) {
+  const link = req.link;
+  const waiting = link.stage === 'waiting';
+  const status = h('p', { class: 'link-status', role: 'status' });
+  const open = h('button', {
+    type: 'button',
+    class: 'primary',
+    onclick: () => {
+      open.disabled = true;
+      if (!waiting) {
+        consentedHere.set(req.id, Date.now());
+        status.textContent = 'Checking where the link points…';
+      }
+      api.answer(req.id, 'accept');
+    },
+  }, waiting ? 'I am done in the browser' : `Open ${link.domain || 'the link'} in a new tab`);
+  const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${req.server} asks you to open a link`, dataset: { request: req.id } },
+    h('div', { class: 'ask-head' },
+      h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : 'A server asks you to open a link'),
+        h('div', { class: 'ask-server' }, req.server)),
+      req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
+      h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
+    h('div', { class: 'ask-body' },
+      h('p', { class: 'ask-message' }, req.message),
+      linkFacts(link),
+      waiting
+        ? h('p', { class: 'ask-note' }, 'You opened this link earlier in the same call. Finish there, then tell the server you are done.')
+        : warnings(link),
+      h('p', { class: 'ask-note' }, 'Secrets you enter on that page go to the server, not through this host.'),
+      status,
+      h('div', { class: 'actions', onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); api.answer(req.id, 'cancel'); } } },
+        open,
+        h('button', { type: 'button', onclick: () => api.answer(req.id, 'decline') }, waiting ? 'Give up' : 'Decline'),
+        h('button', { type: 'button', class: 'ghost', onclick: () => api.answer(req.id, 'cancel') }, 'Cancel'))));
+  return {
+    element: card,
+    focus: () => open.focus(),
+    setEngineErrors: () => {},
+    errorsKey: '',
+  };
+}
+
+/** The record of a URL request after an answer: refused, declined, or the link's progress. */
+export function renderLinkRecord(req) {
+  const link = req.link;
+  if (link.state === 'opened' && link.openUrl && consentedHere.has(req.id)) {
+    // Opened for the click that consented, if the browser still counts it as the person's.
+    const at = consentedHere.get(req.id);
+    consentedHere.delete(req.id);
+    if (Date.now() - at < 4000) window.open(link.openUrl, '_blank', 'noopener,noreferrer');
+  }
+  let what;
+  let body = null;
+  if (req.outcome === 'consent' && link.state === 'completed') {
+    what = 'Finished in the browser';
+  } else if (req.outcome === 'consent' && link.stage === 'waiting') {
+    what = 'You said you were done';
+  } else if (req.outcome === 'consent') {
+    what = 'Waiting for you in the browser';
+    body = link.openUrl
+      ? h('a', { class: 'link-open', href: link.openUrl, target: '_blank', rel: 'noopener noreferrer' }, `Open ${link.domain || 'the link'} again ↗`)
+      : null;
+  } else if (req.outcome === 'error') {
+    what = 'Not opened: refused by the host';
+  } else if (req.outcome === 'decline') {
+    what = 'You declined to open a link';
+  } else if (req.outcome === 'cancel') {
+    what = 'Cancelled';
+  } else {
+    what = req.status === 'closed' ? 'Closed' : 'Waiting';
+  }
+  const cls = req.outcome === 'consent' ? (link.state === 'completed' ? 'accept' : 'link-waiting') : (req.outcome || req.status);
+  return h('div', { class: `request-record link-record ${cls}`, dataset: { record: req.id, link: link.state || '' } },
+    h('div', {}, h('strong', {}, what), h('span', { class: 'what' }, ` — ${req.server} asked: `), req.message),
+    h('div', { class: 'what mono' }, host(link), ' · ', link.full),
+    req.outcome === 'error' && typeof req.sent === 'string' ? h('div', { class: 'what' }, req.sent) : null,
+    req.notice ? h('div', { class: 'what' }, req.notice) : null,
+    body);
+}
