@@ -29,8 +29,13 @@
 //! pipes on tokio's reactor instead of its blocking thread pool (faster, same bytes):
 //! `Server { .. }.serve(interlude_server::stdio()).await?`.
 //!
+//! For URL-mode elicitation, where the person goes to a page of the server so that a secret
+//! never passes through the client, [`url`] keeps the durable state: flows bound to the user who
+//! started them, and the secrets they obtained ([`url::FlowStore`], with an SQLite and an
+//! in-memory implementation). The pages and the URL-mode messages themselves are not here yet.
+//!
 //! Not here: anything of the host side (showing, validating and answering requests is
-//! `interlude-host`'s job), URL-mode elicitation, and the rmcp tool macros themselves.
+//! `interlude-host`'s job) and the rmcp tool macros themselves.
 //!
 //! # Example
 //! ```no_run
@@ -90,6 +95,7 @@ mod push;
 mod result;
 mod round_trip;
 mod stdio;
+pub mod url;
 
 pub use ask::{Ask, AskError};
 pub use config::{AskConfig, AskServer};
