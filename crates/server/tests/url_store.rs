@@ -1,0 +1,667 @@
+//! The flow store of URL-mode elicitation: one behavioural suite run against both
+//! implementations (`MemoryStore` and `SqliteStore`), then what only the SQLite file can show —
+//! a restart losing nothing, two processes' connections racing, a corrupt or newer file refused.
+// Outside `#[test]` functions too, a panic is how this file's code fails a test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::PathBuf;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use interlude_server::url::{
+    Flow, FlowId, FlowStatus, FlowStore, MemoryStore, Secret, SqliteStore, StoreError, UserId,
+};
+use serde_json::json;
+
+const T0: u64 = 1_767_225_600_000;
+const MINUTE: u64 = 60_000;
+
+fn alice() -> UserId {
+    UserId::new("github|583231")
+}
+
+fn bob() -> UserId {
+    UserId::new("github|1")
+}
+
+/// A pending flow of `user` started at `at`, expiring ten minutes later.
+fn flow_at(user: UserId, at: u64) -> Flow {
+    Flow::new(user, "api_key:openai", at, 10 * MINUTE)
+}
+
+/// Runs each suite function against a fresh store of each kind.
+macro_rules! suite {
+    ($($name:ident),* $(,)?) => {
+        mod memory {
+            use super::*;
+            $(#[test] fn $name() { super::$name(&MemoryStore::default()); })*
+        }
+        mod sqlite {
+            use super::*;
+            $(#[test] fn $name() { super::$name(&SqliteStore::in_memory().unwrap()); })*
+        }
+        mod sqlite_file {
+            use super::*;
+            $(#[test] fn $name() {
+                let db = TempDb::new(stringify!($name));
+                super::$name(&SqliteStore::open(&db.path).unwrap());
+            })*
+        }
+    };
+}
+
+suite!(
+    insert_and_read,
+    duplicate_id_is_refused,
+    duplicate_lookup_is_refused,
+    finds_a_flow_by_its_lookup_key,
+    completes_exactly_once_when_requests_race,
+    an_expired_flow_cannot_complete,
+    transition_compares_the_variant,
+    expire_marks_then_deletes,
+    pending_flows_of_a_user,
+    set_data_replaces_the_data,
+    secrets_are_per_user_and_overwritten,
+    times_beyond_i64_are_refused,
+);
+
+fn insert_and_read(store: &dyn FlowStore) {
+    let mut flow = flow_at(alice(), T0);
+    flow.kind = "oauth:github".to_owned();
+    flow.elicitation_id = Some("el-7".to_owned());
+    flow.session = Some("session-abc".to_owned());
+    flow.lookup = Some("state-xyz".to_owned());
+    flow.data = json!({"pkce_verifier": "v3r1f13r", "scopes": ["repo", "read:user"]});
+    store.insert_flow(&flow).unwrap();
+
+    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow.clone()));
+    assert_eq!(store.flow(&FlowId::new_random()).unwrap(), None);
+
+    // A flow with none of the optional parts reads back as it was too.
+    let bare = flow_at(bob(), T0 + 1);
+    store.insert_flow(&bare).unwrap();
+    assert_eq!(store.flow(&bare.id).unwrap(), Some(bare));
+}
+
+fn duplicate_id_is_refused(store: &dyn FlowStore) {
+    let flow = flow_at(alice(), T0);
+    store.insert_flow(&flow).unwrap();
+    let mut again = flow_at(bob(), T0 + 5);
+    again.id = flow.id.clone();
+    match store.insert_flow(&again) {
+        Err(StoreError::DuplicateId(id)) => assert_eq!(id, flow.id),
+        other => panic!("expected DuplicateId, got {other:?}"),
+    }
+    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow));
+}
+
+fn duplicate_lookup_is_refused(store: &dyn FlowStore) {
+    let mut first = flow_at(alice(), T0);
+    first.lookup = Some("state-1".to_owned());
+    store.insert_flow(&first).unwrap();
+
+    let mut second = flow_at(bob(), T0);
+    second.lookup = Some("state-1".to_owned());
+    assert!(matches!(
+        store.insert_flow(&second),
+        Err(StoreError::DuplicateLookup)
+    ));
+    assert_eq!(store.flow(&second.id).unwrap(), None);
+    assert_eq!(
+        store.flow_by_lookup("state-1").unwrap().map(|f| f.id),
+        Some(first.id)
+    );
+
+    // Flows without a lookup key never collide.
+    store.insert_flow(&flow_at(alice(), T0)).unwrap();
+    store.insert_flow(&flow_at(alice(), T0)).unwrap();
+}
+
+fn finds_a_flow_by_its_lookup_key(store: &dyn FlowStore) {
+    let mut flow = flow_at(alice(), T0);
+    flow.lookup = Some("oauth-state-Qm9vYmFy".to_owned());
+    store.insert_flow(&flow).unwrap();
+    store.insert_flow(&flow_at(alice(), T0)).unwrap();
+
+    assert_eq!(
+        store.flow_by_lookup("oauth-state-Qm9vYmFy").unwrap(),
+        Some(flow)
+    );
+    assert_eq!(store.flow_by_lookup("oauth-state-other").unwrap(), None);
+    assert_eq!(store.flow_by_lookup("").unwrap(), None);
+}
+
+fn completes_exactly_once_when_requests_race(store: &dyn FlowStore) {
+    const RACERS: usize = 8;
+    for round in 0..10 {
+        let flow = flow_at(alice(), T0);
+        store.insert_flow(&flow).unwrap();
+        let winners = AtomicUsize::new(0);
+        let start = Barrier::new(RACERS);
+        std::thread::scope(|scope| {
+            for _ in 0..RACERS {
+                scope.spawn(|| {
+                    start.wait();
+                    if store
+                        .transition(
+                            &flow.id,
+                            &FlowStatus::Pending,
+                            FlowStatus::Completed,
+                            T0 + 1,
+                        )
+                        .unwrap()
+                    {
+                        winners.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        assert_eq!(winners.into_inner(), 1, "round {round}");
+        assert_eq!(
+            store.flow(&flow.id).unwrap().unwrap().status,
+            FlowStatus::Completed
+        );
+    }
+}
+
+fn an_expired_flow_cannot_complete(store: &dyn FlowStore) {
+    let flow = flow_at(alice(), T0);
+    store.insert_flow(&flow).unwrap();
+    let complete = |at| {
+        store
+            .transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, at)
+            .unwrap()
+    };
+    // Expired from `expires_at_ms` on, however long after.
+    assert!(!complete(flow.expires_at_ms));
+    assert!(!complete(flow.expires_at_ms + MINUTE));
+    assert!(!complete(u64::MAX));
+    assert_eq!(
+        store.flow(&flow.id).unwrap().unwrap().status,
+        FlowStatus::Pending
+    );
+    // One millisecond earlier it still could.
+    assert!(complete(flow.expires_at_ms - 1));
+
+    // Other moves do not depend on the time.
+    let late = flow_at(alice(), T0);
+    store.insert_flow(&late).unwrap();
+    assert!(
+        store
+            .transition(
+                &late.id,
+                &FlowStatus::Pending,
+                FlowStatus::Declined,
+                late.expires_at_ms + 1
+            )
+            .unwrap()
+    );
+}
+
+fn transition_compares_the_variant(store: &dyn FlowStore) {
+    let flow = flow_at(alice(), T0);
+    store.insert_flow(&flow).unwrap();
+    let failed = |reason: &str| FlowStatus::Failed {
+        reason: reason.to_owned(),
+    };
+
+    // Not from a status it is not in; not for an unknown id.
+    assert!(
+        !store
+            .transition(&flow.id, &FlowStatus::Declined, FlowStatus::Completed, T0)
+            .unwrap()
+    );
+    assert!(
+        !store
+            .transition(
+                &FlowId::new_random(),
+                &FlowStatus::Pending,
+                FlowStatus::Completed,
+                T0
+            )
+            .unwrap()
+    );
+
+    assert!(
+        store
+            .transition(
+                &flow.id,
+                &FlowStatus::Pending,
+                failed("provider said no"),
+                T0 + 1
+            )
+            .unwrap()
+    );
+    assert_eq!(
+        store.flow(&flow.id).unwrap().unwrap().status,
+        failed("provider said no")
+    );
+    // `from` matches by variant: any reason matches a Failed flow.
+    assert!(
+        store
+            .transition(
+                &flow.id,
+                &failed("anything"),
+                failed("second reason"),
+                T0 + 2
+            )
+            .unwrap()
+    );
+    assert_eq!(
+        store.flow(&flow.id).unwrap().unwrap().status,
+        failed("second reason")
+    );
+    // A finished flow does not complete from `Pending`.
+    assert!(
+        !store
+            .transition(
+                &flow.id,
+                &FlowStatus::Pending,
+                FlowStatus::Completed,
+                T0 + 3
+            )
+            .unwrap()
+    );
+}
+
+fn expire_marks_then_deletes(store: &dyn FlowStore) {
+    let keep = 5 * MINUTE;
+    // Done at T0 + 1 min.
+    let mut done = flow_at(alice(), T0);
+    done.lookup = Some("state-done".to_owned());
+    store.insert_flow(&done).unwrap();
+    assert!(
+        store
+            .transition(
+                &done.id,
+                &FlowStatus::Pending,
+                FlowStatus::Completed,
+                T0 + MINUTE
+            )
+            .unwrap()
+    );
+    // Pending, expiring at T0 + 10 min.
+    let stale = flow_at(alice(), T0);
+    store.insert_flow(&stale).unwrap();
+    // Pending, expiring at T0 + 30 min.
+    let live = flow_at(bob(), T0 + 20 * MINUTE);
+    store.insert_flow(&live).unwrap();
+
+    // Before anything is due, nothing changes.
+    assert_eq!(store.expire(T0 + 2 * MINUTE, keep).unwrap(), 0);
+
+    // At T0 + 10 min: `stale` is marked; `done` (finished 9 min ago) is deleted.
+    let now = T0 + 10 * MINUTE;
+    assert_eq!(store.expire(now, keep).unwrap(), 2);
+    assert_eq!(store.flow(&done.id).unwrap(), None);
+    assert_eq!(store.flow_by_lookup("state-done").unwrap(), None);
+    let marked = store.flow(&stale.id).unwrap().unwrap();
+    assert_eq!(marked.status, FlowStatus::Expired);
+    assert_eq!(
+        store.flow(&live.id).unwrap().unwrap().status,
+        FlowStatus::Pending
+    );
+
+    // A marked flow counts as finished when it was marked, and is kept that long.
+    assert_eq!(store.expire(now + keep - 1, keep).unwrap(), 0);
+    assert!(store.flow(&stale.id).unwrap().is_some());
+    assert_eq!(store.expire(now + keep, keep).unwrap(), 1);
+    assert_eq!(store.flow(&stale.id).unwrap(), None);
+
+    // A deleted flow's lookup key is free again.
+    let mut reuse = flow_at(alice(), now);
+    reuse.lookup = Some("state-done".to_owned());
+    store.insert_flow(&reuse).unwrap();
+    assert_eq!(
+        store.flow(&live.id).unwrap().unwrap().status,
+        FlowStatus::Pending
+    );
+}
+
+fn pending_flows_of_a_user(store: &dyn FlowStore) {
+    let older = flow_at(alice(), T0);
+    let newer = flow_at(alice(), T0 + MINUTE);
+    let short = Flow::new(alice(), "payment", T0, MINUTE);
+    let declined = flow_at(alice(), T0);
+    let bobs = flow_at(bob(), T0);
+    // Inserted out of order: the answer is sorted by start.
+    for flow in [&newer, &short, &declined, &bobs, &older] {
+        store.insert_flow(flow).unwrap();
+    }
+    assert!(
+        store
+            .transition(&declined.id, &FlowStatus::Pending, FlowStatus::Declined, T0)
+            .unwrap()
+    );
+
+    let ids = |now| -> Vec<FlowId> {
+        store
+            .pending_flows_of(&alice(), now)
+            .unwrap()
+            .into_iter()
+            .map(|f| f.id)
+            .collect()
+    };
+    // `short` and `older` start at the same millisecond: ties are broken by id.
+    let mut first_two = vec![short.id.clone(), older.id.clone()];
+    first_two.sort();
+    let mut expected = first_two;
+    expected.push(newer.id.clone());
+    assert_eq!(ids(T0 + 1), expected);
+    // A minute in, `short` has expired even though nobody marked it.
+    assert_eq!(ids(T0 + MINUTE), vec![older.id.clone(), newer.id.clone()]);
+    assert!(
+        store
+            .pending_flows_of(&UserId::new("nobody"), T0)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+fn set_data_replaces_the_data(store: &dyn FlowStore) {
+    let flow = flow_at(alice(), T0);
+    store.insert_flow(&flow).unwrap();
+    let data = json!({"pkce_verifier": "dBjftJeZ4CVP", "redirect": "/done?x=1&y='2'"});
+    assert!(store.set_data(&flow.id, data.clone()).unwrap());
+    let read = store.flow(&flow.id).unwrap().unwrap();
+    assert_eq!(read.data, data);
+    assert_eq!(read.status, FlowStatus::Pending);
+    assert!(!store.set_data(&FlowId::new_random(), json!(1)).unwrap());
+}
+
+fn secrets_are_per_user_and_overwritten(store: &dyn FlowStore) {
+    store
+        .put_secret(&alice(), "openai", &Secret::from("sk-alice-1"), T0)
+        .unwrap();
+    store
+        .put_secret(&bob(), "openai", &Secret::from("sk-bob"), T0)
+        .unwrap();
+    let read = |user: &UserId, name: &str| {
+        store
+            .secret(user, name)
+            .unwrap()
+            .map(|s| s.expose().to_vec())
+    };
+    assert_eq!(read(&alice(), "openai"), Some(b"sk-alice-1".to_vec()));
+    assert_eq!(read(&bob(), "openai"), Some(b"sk-bob".to_vec()));
+    assert_eq!(read(&UserId::new("github|2"), "openai"), None);
+    assert_eq!(read(&alice(), "github"), None);
+
+    // A second put replaces the first.
+    store
+        .put_secret(&alice(), "openai", &Secret::from("sk-alice-2"), T0 + 1)
+        .unwrap();
+    assert_eq!(read(&alice(), "openai"), Some(b"sk-alice-2".to_vec()));
+    assert_eq!(read(&bob(), "openai"), Some(b"sk-bob".to_vec()));
+
+    // Bytes that are not UTF-8 come back as they went in.
+    let raw = vec![0u8, 0xff, 0xfe, 7];
+    store
+        .put_secret(&alice(), "raw", &Secret::from(raw.clone()), T0)
+        .unwrap();
+    let back = store.secret(&alice(), "raw").unwrap().unwrap();
+    assert_eq!(back.expose(), raw.as_slice());
+    assert_eq!(back.expose_str(), None);
+
+    // Deleting is per user too.
+    assert!(store.delete_secret(&alice(), "openai").unwrap());
+    assert!(!store.delete_secret(&alice(), "openai").unwrap());
+    assert_eq!(read(&alice(), "openai"), None);
+    assert_eq!(read(&bob(), "openai"), Some(b"sk-bob".to_vec()));
+}
+
+fn times_beyond_i64_are_refused(store: &dyn FlowStore) {
+    let mut flow = flow_at(alice(), T0);
+    flow.expires_at_ms = u64::MAX;
+    assert!(matches!(
+        store.insert_flow(&flow),
+        Err(StoreError::TimeOutOfRange {
+            what: "expires_at_ms",
+            ..
+        })
+    ));
+    assert_eq!(store.flow(&flow.id).unwrap(), None);
+    // The largest time it keeps is kept as it is.
+    flow.expires_at_ms = i64::MAX as u64;
+    store.insert_flow(&flow).unwrap();
+    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow));
+}
+
+#[test]
+fn secrets_and_flows_do_not_show_their_content() {
+    let secret = Secret::from("sk-live-do-not-log");
+    for shown in [
+        format!("{secret:?}"),
+        format!("{secret}"),
+        format!("{secret:#?}"),
+    ] {
+        assert_eq!(shown, "Secret(***)");
+    }
+
+    let mut flow = flow_at(alice(), T0);
+    flow.lookup = Some("state-do-not-log".to_owned());
+    flow.data = json!({"pkce_verifier": "verifier-do-not-log"});
+    let shown = format!("{flow:?}");
+    assert!(!shown.contains("do-not-log"), "{shown}");
+    assert!(shown.contains(flow.id.as_str()), "{shown}");
+}
+
+#[test]
+fn flow_ids_are_22_base64url_characters() {
+    let id = FlowId::new_random();
+    let text = id.as_str();
+    assert_eq!(text.len(), 22);
+    assert!(
+        text.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+        "{text}"
+    );
+    assert_eq!(FlowId::parse(text), Ok(id.clone()));
+    assert_eq!(text.parse::<FlowId>(), Ok(id.clone()));
+    assert_eq!(id.to_string(), text);
+    assert_ne!(FlowId::new_random(), id);
+    // Both characters that differ from standard base64 are accepted.
+    assert!(FlowId::parse("AAAAAAAAAAAAAAAA-_AAAA").is_ok());
+}
+
+#[test]
+fn flow_id_parse_refuses_anything_else() {
+    let good = "AAAAAAAAAAAAAAAAAAAAAA";
+    assert!(FlowId::parse(good).is_ok());
+    let refused = [
+        "",
+        &good[..21],
+        &format!("{good}A"),
+        // Padding, in place of the last characters and added at the end.
+        "AAAAAAAAAAAAAAAAAAAA==",
+        &format!("{good}=="),
+        // Standard base64's alphabet.
+        "AAAAAAAAAAAAAAAAAAA/AA",
+        "AAAAAAAAAAAAAAAAAAA+AA",
+        // Non-ASCII, 22 bytes long: 20 letters and `é`.
+        "AAAAAAAAAAAAAAAAAAAAé",
+        "AAAAAAAAAAAAAAAAAAAAAé",
+        // Whitespace, path and URL syntax.
+        " AAAAAAAAAAAAAAAAAAAAA",
+        "AAAAAAAAAAAAAAAAAAAAA\n",
+        "AAAAAAAAA/../AAAAAAAAA",
+        "AAAAAAAAAAAAAAAAAA%2F0",
+        "AAAAAAAAAAAAAAAAAAAA.A",
+        // A last character carrying bits beyond the 128: a second spelling of some id.
+        "AAAAAAAAAAAAAAAAAAAAAB",
+        "AAAAAAAAAAAAAAAAAAAAA_",
+    ];
+    for text in refused {
+        assert!(FlowId::parse(text).is_err(), "accepted {text:?}");
+    }
+    // The error does not repeat what it was given.
+    let message = FlowId::parse("<script>alert(1)</script>")
+        .unwrap_err()
+        .to_string();
+    assert!(!message.contains("script"), "{message}");
+}
+
+/// A fresh SQLite file name in the temp folder, removed with its `-wal` and `-shm` on drop.
+struct TempDb {
+    path: PathBuf,
+}
+
+impl TempDb {
+    fn new(name: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let unique = format!(
+            "interlude-url-store-{}-{}-{}-{name}.sqlite",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        );
+        TempDb {
+            path: std::env::temp_dir().join(unique),
+        }
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut path = self.path.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[test]
+fn sqlite_keeps_flows_and_secrets_across_a_restart() {
+    let db = TempDb::new("restart");
+    let mut flow = flow_at(alice(), T0);
+    flow.lookup = Some("state-restart".to_owned());
+    flow.data = json!({"pkce_verifier": "abc"});
+    {
+        let store = SqliteStore::open(&db.path).unwrap();
+        store.insert_flow(&flow).unwrap();
+        store
+            .put_secret(&alice(), "github", &Secret::from("gho_token"), T0 + 1)
+            .unwrap();
+    } // The server stops.
+
+    let store = SqliteStore::open(&db.path).unwrap();
+    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow.clone()));
+    assert_eq!(
+        store.flow_by_lookup("state-restart").unwrap().map(|f| f.id),
+        Some(flow.id.clone())
+    );
+    assert!(
+        store
+            .transition(
+                &flow.id,
+                &FlowStatus::Pending,
+                FlowStatus::Completed,
+                T0 + 2
+            )
+            .unwrap()
+    );
+    assert_eq!(
+        store
+            .secret(&alice(), "github")
+            .unwrap()
+            .unwrap()
+            .expose_str(),
+        Some("gho_token")
+    );
+    drop(store);
+
+    // And the completion itself survives the next restart.
+    let store = SqliteStore::open(&db.path).unwrap();
+    assert_eq!(
+        store.flow(&flow.id).unwrap().unwrap().status,
+        FlowStatus::Completed
+    );
+}
+
+#[test]
+fn sqlite_connections_to_one_file_complete_a_flow_once() {
+    // Two servers (two connections) sharing one file, racing to complete the same flow.
+    let db = TempDb::new("two-connections");
+    let first = SqliteStore::open(&db.path).unwrap();
+    let second = SqliteStore::open(&db.path).unwrap();
+    for round in 0..5 {
+        let flow = flow_at(alice(), T0);
+        first.insert_flow(&flow).unwrap();
+        let winners = AtomicUsize::new(0);
+        let start = Barrier::new(4);
+        std::thread::scope(|scope| {
+            for store in [&first, &second, &first, &second] {
+                let (flow, winners, start) = (&flow, &winners, &start);
+                scope.spawn(move || {
+                    start.wait();
+                    if store
+                        .transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, T0)
+                        .unwrap()
+                    {
+                        winners.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        assert_eq!(winners.into_inner(), 1, "round {round}");
+    }
+}
+
+#[test]
+fn sqlite_refuses_a_corrupt_file() {
+    let db = TempDb::new("corrupt");
+    let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 13) as u8).collect();
+    std::fs::write(&db.path, &garbage).unwrap();
+    match SqliteStore::open(&db.path) {
+        Err(StoreError::Backend(e)) => assert!(!e.to_string().is_empty()),
+        other => panic!("expected a backend error, got {other:?}"),
+    }
+    // Left as it was.
+    assert_eq!(std::fs::read(&db.path).unwrap(), garbage);
+}
+
+#[test]
+fn sqlite_refuses_a_file_of_a_newer_schema() {
+    let db = TempDb::new("newer");
+    drop(SqliteStore::open(&db.path).unwrap());
+    {
+        let conn = rusqlite::Connection::open(&db.path).unwrap();
+        conn.execute("UPDATE schema_version SET version = 99", [])
+            .unwrap();
+    }
+    match SqliteStore::open(&db.path) {
+        Err(StoreError::NewerSchema { found, known }) => {
+            assert_eq!((found, known), (99, 1));
+        }
+        other => panic!("expected NewerSchema, got {other:?}"),
+    }
+}
+
+#[test]
+fn sqlite_refuses_a_folder_that_does_not_exist() {
+    let db = TempDb::new("missing");
+    let path = db.path.join("no-such-folder").join("flows.sqlite");
+    assert!(SqliteStore::open(path).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn sqlite_file_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = TempDb::new("private");
+    let store = SqliteStore::open(&db.path).unwrap();
+    store
+        .put_secret(&alice(), "k", &Secret::from("v"), T0)
+        .unwrap();
+    let mode = std::fs::metadata(&db.path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+}
