@@ -167,8 +167,10 @@ export function renderAsk(req, api) {
   let lastErrors = {};
   let timer = null;
   const review = h('dl');
+  // Each change makes answers to earlier checks stale: they judged other content.
+  let generation = 0;
   const form = buildFields(req.fields, req.prefill, {
-    onChange: () => { updateReview(); clearTimeout(timer); timer = setTimeout(check, 180); },
+    onChange: () => { generation += 1; updateReview(); clearTimeout(timer); timer = setTimeout(check, 180); },
   });
 
   function updateReview() {
@@ -184,8 +186,10 @@ export function renderAsk(req, api) {
   }
 
   async function check({ all = false } = {}) {
+    const asked = generation;
     const content = form.collect();
     const res = await api.validate(req.id, content);
+    if (asked !== generation) return check({ all });
     lastErrors = res?.errors || {};
     form.showErrors(lastErrors, { all });
     return lastErrors;
