@@ -172,6 +172,21 @@ impl Ask {
             .is_some_and(|e| e.form.is_some() || e.url.is_none())
     }
 
+    /// Whether the client declared URL-mode elicitation for this call.
+    pub fn supports_url(&self) -> bool {
+        self.context
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.url.is_some())
+    }
+
+    /// The round-trip state, for the URL flows of this call.
+    pub(crate) fn round_trip(&self) -> Result<std::sync::MutexGuard<'_, RoundTrip>, AskError> {
+        self.round_trip
+            .lock()
+            .map_err(|_| AskError::RequestState("state lock poisoned".into()))
+    }
+
     /// Asks the person to fill in a form for `T` and returns what they did.
     ///
     /// `T`'s fields become the form (see [`interlude_schema::Elicit`]). On accept, defaults are

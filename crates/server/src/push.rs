@@ -61,6 +61,32 @@ pub(crate) fn elicit_form<'a>(
     }
 }
 
+/// Sends a URL-mode elicitation (2025-11-25) and waits for the answer: `accept` is the
+/// person's consent to open `url`, not the end of the flow. A cancelled tool call reads as a
+/// dismissal.
+pub(crate) fn elicit_url(
+    ask: &Ask,
+    message: String,
+    url: String,
+    elicitation_id: String,
+) -> impl Future<Output = Result<ElicitResult, AskError>> + Send + '_ {
+    let request: ServerRequest = ElicitRequest::new(ElicitRequestParams::UrlElicitationParams {
+        meta: Some(related_to(&ask.context.id)),
+        message,
+        url,
+        elicitation_id,
+    })
+    .into();
+    let sending: Pin<Box<dyn Future<Output = Sent> + Send + '_>> =
+        Box::pin(send_request(ask, request));
+    async move {
+        let Some((id, response)) = sending.await? else {
+            return Ok(cancelled());
+        };
+        wait(ask, id, response).await
+    }
+}
+
 /// Builds the request and hands it to rmcp's session loop.
 async fn send(
     ask: &Ask,
@@ -69,6 +95,11 @@ async fn send(
     wire: Option<&ElicitationSchema>,
 ) -> Sent {
     let request = request(message, schema, wire, &ask.context.id)?;
+    send_request(ask, request).await
+}
+
+/// Hands a built request to rmcp's session loop.
+async fn send_request(ask: &Ask, request: ServerRequest) -> Sent {
     tracing::debug!(era = "push", "sending elicitation/create");
     let send = ask
         .context

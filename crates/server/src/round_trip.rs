@@ -30,6 +30,18 @@ struct SealedState {
     /// The key the previous round asked.
     #[serde(default)]
     pending: Option<String>,
+    /// The URL flow each URL question started, by question key (its id names it in the
+    /// server's store; the seal keeps a client from swapping in another).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    flows: BTreeMap<String, String>,
+}
+
+/// The answer to a URL question: the person's action, and the flow it is about.
+#[derive(Debug)]
+pub(crate) struct UrlRound {
+    pub(crate) key: String,
+    pub(crate) flow: String,
+    pub(crate) result: ElicitResult,
 }
 
 /// The round-trip state of one tool call. Boxed, and absent for push-era calls: every `Ask` has
@@ -60,6 +72,42 @@ impl RoundTrip {
             input_responses,
             request_state,
         ))))
+    }
+
+    /// The answer to the next question, a URL one: `start` starts its flow (only when the
+    /// question is asked for the first time) and gives its id and URL.
+    pub(crate) fn next_url(
+        &mut self,
+        config: &AskConfig,
+        message: String,
+        start: impl FnOnce() -> Result<(String, String), AskError>,
+    ) -> Result<UrlRound, AskError> {
+        self.0
+            .get_or_insert_with(|| Box::new(Rounds::empty()))
+            .next_url(config, message, start)
+    }
+
+    /// Asks URL question `key` again for the same flow (the person said they were done, but
+    /// the flow is not finished): the `input_required` result to return.
+    pub(crate) fn ask_url_again(
+        &mut self,
+        config: &AskConfig,
+        key: String,
+        message: String,
+        url: String,
+    ) -> AskError {
+        let rounds = self.0.get_or_insert_with(|| Box::new(Rounds::empty()));
+        let binding = rounds.binding.clone();
+        match rounds.open(config) {
+            Ok(state) => {
+                state.answers.remove(&key);
+                let Some(flow) = state.flows.get(&key).cloned() else {
+                    return AskError::RequestState(format!("no flow for question {key}"));
+                };
+                url_question(config, &binding, state, key, flow, message, url)
+            }
+            Err(e) => e,
+        }
     }
 
     /// The state of a push-era call, which never asks through round trips.
@@ -140,6 +188,35 @@ impl Rounds {
             .ok_or_else(|| AskError::RequestState("state unavailable".into()))
     }
 
+    fn next_url(
+        &mut self,
+        config: &AskConfig,
+        message: String,
+        start: impl FnOnce() -> Result<(String, String), AskError>,
+    ) -> Result<UrlRound, AskError> {
+        let key = format!("q{}", self.next_question);
+        self.next_question += 1;
+        let binding = self.binding.clone();
+        let state = self.open(config)?;
+        if let (Some(answer), Some(flow)) = (state.answers.get(&key), state.flows.get(&key)) {
+            let result = serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
+                AskError::InvalidAnswer(vec![interlude_schema::FieldError {
+                    field: format!("inputResponses.{key}"),
+                    message: format!("is not an elicitation result: {e}"),
+                }])
+            })?;
+            return Ok(UrlRound {
+                key,
+                flow: flow.clone(),
+                result,
+            });
+        }
+        let (flow, url) = start()?;
+        Err(url_question(
+            config, &binding, state, key, flow, message, url,
+        ))
+    }
+
     fn next_answer(
         &mut self,
         config: &AskConfig,
@@ -170,6 +247,7 @@ impl Rounds {
         let sealed = SealedState {
             answers: state.answers.clone(),
             pending: Some(key.clone()),
+            flows: state.flows.clone(),
         };
         let request_state = config
             .codec
@@ -188,4 +266,45 @@ impl Rounds {
             Some(request_state),
         ))))
     }
+}
+
+/// The `input_required` result asking URL question `key` about `flow`, with the state sealed.
+fn url_question(
+    config: &AskConfig,
+    binding: &[u8],
+    state: &mut SealedState,
+    key: String,
+    flow: String,
+    message: String,
+    url: String,
+) -> AskError {
+    state.flows.insert(key.clone(), flow);
+    let sealed = SealedState {
+        answers: state.answers.clone(),
+        pending: Some(key.clone()),
+        flows: state.flows.clone(),
+    };
+    let request_state = match config.codec.seal_json_with(
+        &sealed,
+        &SealOptions::new()
+            .associated_data(binding)
+            .ttl(config.state_ttl),
+    ) {
+        Ok(s) => s,
+        Err(e) => return AskError::RequestState(e.to_string()),
+    };
+    // 2026-07-28 URL requests carry no `elicitationId`; rmcp's type always writes one, empty.
+    let params = ElicitRequestParams::UrlElicitationParams {
+        meta: None,
+        message,
+        url,
+        elicitation_id: String::new(),
+    };
+    let mut requests = BTreeMap::new();
+    requests.insert(key, InputRequest::Elicitation(ElicitRequest::new(params)));
+    tracing::debug!(era = "mrtr", "returning input_required for a URL flow");
+    AskError::InputRequired(Box::new(InputRequiredResult::new(
+        Some(requests),
+        Some(request_state),
+    )))
 }

@@ -8,12 +8,24 @@
 //! and moves the flow to [`FlowStatus::Completed`]; the tool's retry, or a completion
 //! notification, finds it complete.
 //!
-//! What is here is the durable state underneath: the [`FlowStore`] trait, [`SqliteStore`] (the
-//! default: a file that survives a restart of the server mid-flow) and [`MemoryStore`] (for tests
-//! and servers that need no durability). Nothing here speaks HTTP or MCP.
+//! - [`UrlFlows`] (`flows.rs`): start a flow from a tool, in either protocol era, and learn how
+//!   it ended; the `-32042` error for tools that would rather fail first;
+//! - its pages (`pages.rs`): an axum router the server mounts under the flows' base URL, which
+//!   checks who opens a link before doing anything;
+//! - [`Identity`] (`identity.rs`): who a flow is for ([`Identity::mcp_user`]) and who opens its
+//!   page ([`Identity::page_user`]); [`LocalUser`] and [`SignedCookie`] for a server with one
+//!   user;
+//! - the durable state underneath (`store.rs`): the [`FlowStore`] trait, [`SqliteStore`] (the
+//!   default: a file that survives a restart of the server mid-flow) and [`MemoryStore`] (for
+//!   tests and servers that need no durability).
 
+mod flows;
+mod identity;
+mod pages;
 pub mod store;
 
+pub use flows::{DEFAULT_FLOW_TTL, FlowError, FlowKind, UrlFlows};
+pub use identity::{Identity, LocalUser, ShortKey, SignedCookie};
 pub use store::{
     Flow, FlowId, FlowStatus, FlowStore, InvalidFlowId, MemoryStore, Secret, SqliteStore,
     StoreError, UserId,

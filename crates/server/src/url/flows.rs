@@ -1,0 +1,487 @@
+//! [`UrlFlows`]: a tool sends the person to a page of this server, in either protocol era, and
+//! learns how it ended.
+//!
+//! - **2025-11-25** (push): the tool's call sends `elicitation/create` with `mode: "url"`, the
+//!   flow's URL and an `elicitationId`; the person's `accept` is consent to open it. The call
+//!   then waits until the page completes the flow, which also sends
+//!   `notifications/elicitation/complete` to the client that started it (and to no other).
+//!   [`UrlFlows::required`] gives the `-32042` error instead, for tools that would rather fail
+//!   and be retried.
+//! - **2026-07-28** (round trips): the call returns `input_required` with the URL request (no
+//!   `elicitationId`) and a sealed `requestState` naming the flow; on the retry, a completed
+//!   flow lets the tool go on, and an unfinished one is asked again (the host shows it as
+//!   "waiting for you in the browser").
+//!
+//! Every flow is bound to the user of the MCP request ([`Identity::mcp_user`]); its page
+//! completes it only for that user (`pages.rs`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use interlude_protocol::url::{ELICITATION_COMPLETE_METHOD, URL_ELICITATION_REQUIRED};
+use interlude_protocol::{Answer, ProtocolEra};
+use rmcp::ErrorData;
+use rmcp::model::{CustomNotification, ElicitationAction, ServerNotification};
+use rmcp::service::{Peer, RoleServer};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+use crate::ask::{Ask, AskError};
+use crate::url::identity::Identity;
+use crate::url::store::{Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, UserId};
+
+/// What a flow is for; it decides which page the link opens.
+///
+/// ```
+/// use interlude_server::url::FlowKind;
+/// let kind = FlowKind::api_key("openai", "OpenAI API key");
+/// assert_eq!(kind.as_stored(), "api_key:openai");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FlowKind {
+    /// A page asking for an API key, kept as the user's secret `name`.
+    ApiKey {
+        /// The secret's name in the store (`openai`).
+        name: String,
+        /// What the page calls it ("OpenAI API key").
+        label: String,
+    },
+}
+
+impl FlowKind {
+    /// A page asking for the API key called `label`, stored as secret `name`.
+    pub fn api_key(name: impl Into<String>, label: impl Into<String>) -> Self {
+        FlowKind::ApiKey {
+            name: name.into(),
+            label: label.into(),
+        }
+    }
+
+    /// How the store names it: `api_key:<name>`.
+    pub fn as_stored(&self) -> String {
+        match self {
+            FlowKind::ApiKey { name, .. } => format!("api_key:{name}"),
+        }
+    }
+
+    /// What the page needs to remember about it.
+    fn data(&self) -> Value {
+        match self {
+            FlowKind::ApiKey { label, .. } => json!({ "label": label }),
+        }
+    }
+
+    /// The kind of a stored flow.
+    pub(crate) fn of(flow: &Flow) -> Option<FlowKind> {
+        let (kind, name) = flow.kind.split_once(':')?;
+        match kind {
+            "api_key" => Some(FlowKind::ApiKey {
+                name: name.to_owned(),
+                label: flow
+                    .data
+                    .get("label")
+                    .and_then(Value::as_str)
+                    .unwrap_or(name)
+                    .to_owned(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Why a flow could not be started or read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FlowError {
+    /// The server cannot tell who the MCP request is for.
+    #[error("this server cannot tell who you are, so it cannot start a flow for you")]
+    NoUser,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<FlowError> for AskError {
+    fn from(e: FlowError) -> Self {
+        match e {
+            FlowError::NoUser => AskError::Tool(ErrorData::invalid_request(e.to_string(), None)),
+            FlowError::Store(e) => AskError::Tool(ErrorData::internal_error(
+                format!("the flow store failed: {e}"),
+                None,
+            )),
+        }
+    }
+}
+
+/// Who waits for a flow of this process to finish.
+struct Waiting {
+    done: Arc<Notify>,
+    /// The client to tell on 2025-11-25, and the `elicitationId` it knows the flow by.
+    announce: Option<(Peer<RoleServer>, String)>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) store: Arc<dyn FlowStore>,
+    /// Where the pages are mounted, without a trailing `/`: a flow's URL is `<base>/<id>`.
+    pub(crate) base: String,
+    pub(crate) identity: Arc<dyn Identity>,
+    pub(crate) server_name: String,
+    ttl: Duration,
+    waiting: Mutex<HashMap<FlowId, Waiting>>,
+}
+
+/// The URL flows of one server: start them from tools, serve their pages
+/// ([`UrlFlows::router`]), learn how they ended. Cheap to clone; create it once per server.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use interlude_server::url::{FlowKind, LocalUser, SignedCookie, SqliteStore, UrlFlows, UserId};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = Arc::new(SqliteStore::open("flows.sqlite")?);
+/// let identity = LocalUser::new(UserId::new("ada"), SignedCookie::random("my_server_user"));
+/// let flows = UrlFlows::new(store, "https://mcp.example.com/flows", identity);
+/// // Mount the pages where the base URL says:
+/// let app: axum::Router = axum::Router::new().nest("/flows", flows.router());
+/// # let _ = app;
+/// // In a tool: `flows.run(&ask, &FlowKind::api_key("openai", "OpenAI API key"), "…").await?`
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct UrlFlows {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for UrlFlows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UrlFlows")
+            .field("base", &self.inner.base)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long a flow stays open by default.
+pub const DEFAULT_FLOW_TTL: Duration = Duration::from_secs(15 * 60);
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+impl UrlFlows {
+    /// Flows kept in `store`, with pages under `base` (an absolute URL, where
+    /// [`UrlFlows::router`] is mounted), bound to users by `identity`.
+    pub fn new(store: Arc<dyn FlowStore>, base: &str, identity: impl Identity) -> Self {
+        UrlFlows {
+            inner: Arc::new(Inner {
+                store,
+                base: base.trim_end_matches('/').to_owned(),
+                identity: Arc::new(identity),
+                server_name: "this server".to_owned(),
+                ttl: DEFAULT_FLOW_TTL,
+                waiting: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// How long a flow stays open (default 15 minutes). Call before cloning.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.ttl = ttl;
+        }
+        self
+    }
+
+    /// The name the pages give this server ("this server" by default). Call before cloning.
+    #[must_use]
+    pub fn with_server_name(mut self, name: impl Into<String>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.server_name = name.into();
+        }
+        self
+    }
+
+    /// The store underneath.
+    pub fn store(&self) -> &Arc<dyn FlowStore> {
+        &self.inner.store
+    }
+
+    /// The page of flow `id`.
+    pub fn url_of(&self, id: &FlowId) -> String {
+        format!("{}/{}", self.inner.base, id.as_str())
+    }
+
+    /// The user of this call, as the server's [`Identity`] says.
+    pub fn user(&self, ask: &Ask) -> Result<UserId, FlowError> {
+        self.inner
+            .identity
+            .mcp_user(ask.context())
+            .ok_or(FlowError::NoUser)
+    }
+
+    /// The secret `name` of this call's user, if a flow stored one.
+    pub fn secret(&self, ask: &Ask, name: &str) -> Result<Option<Secret>, FlowError> {
+        let user = self.user(ask)?;
+        Ok(self.inner.store.secret(&user, name)?)
+    }
+
+    fn start(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
+        let ttl = u64::try_from(self.inner.ttl.as_millis()).unwrap_or(u64::MAX);
+        let mut flow = Flow::new(user, kind.as_stored(), now_ms(), ttl);
+        flow.data = kind.data();
+        self.inner.store.insert_flow(&flow)?;
+        tracing::info!(flow = %flow.id, kind = %flow.kind, "URL flow started");
+        Ok(flow)
+    }
+
+    /// Sends the person to the page of a new flow of `kind`, for this call's user, and returns
+    /// how it ended: [`Answer::Accepted`] with the completed flow, or the person's decline or
+    /// dismissal. Works in both eras (see the module documentation); on 2026-07-28 it returns
+    /// [`AskError::InputRequired`] until the flow is complete, which an `#[asking]` tool lets
+    /// out with `?`.
+    pub async fn run(
+        &self,
+        ask: &Ask,
+        kind: &FlowKind,
+        message: impl Into<String>,
+    ) -> Result<Answer<Flow>, AskError> {
+        if !ask.supports_url() {
+            return Err(AskError::Unsupported { mode: "url" });
+        }
+        let user = self.user(ask)?;
+        match ask.era() {
+            ProtocolEra::Push => self.run_push(ask, user, kind, message.into()).await,
+            ProtocolEra::Mrtr => self.run_round_trip(ask, &user, kind, message.into()),
+        }
+    }
+
+    async fn run_push(
+        &self,
+        ask: &Ask,
+        user: UserId,
+        kind: &FlowKind,
+        message: String,
+    ) -> Result<Answer<Flow>, AskError> {
+        let flow = self.start(user, kind)?;
+        let elicitation_id = flow.id.as_str().to_owned();
+        let done = self.wait_for(
+            &flow.id,
+            Some((ask.context().peer.clone(), elicitation_id.clone())),
+        );
+        let _forget = Forget {
+            flows: self,
+            id: flow.id.clone(),
+        };
+        let url = self.url_of(&flow.id);
+        let result = crate::push::elicit_url(ask, message, url, elicitation_id).await?;
+        match result.action {
+            ElicitationAction::Accept => {}
+            ElicitationAction::Decline => {
+                self.end(&flow.id, FlowStatus::Declined)?;
+                return Ok(Answer::Declined);
+            }
+            _ => {
+                self.end(
+                    &flow.id,
+                    FlowStatus::Failed {
+                        reason: "the person dismissed the request".into(),
+                    },
+                )?;
+                return Ok(Answer::Cancelled);
+            }
+        }
+        // Consent given: the flow goes on in the browser, for as long as it may.
+        loop {
+            let notified = done.notified();
+            let current = self.inner.store.flow(&flow.id).map_err(FlowError::from)?;
+            let Some(current) = current else {
+                return Ok(Answer::Cancelled);
+            };
+            match current.status {
+                FlowStatus::Completed => return Ok(Answer::Accepted(current)),
+                FlowStatus::Pending if !current.is_expired(now_ms()) => {}
+                FlowStatus::Declined => return Ok(Answer::Declined),
+                _ => return Ok(Answer::Cancelled),
+            }
+            let left = current.expires_at_ms.saturating_sub(now_ms());
+            tokio::select! {
+                () = notified => {}
+                () = tokio::time::sleep(Duration::from_millis(left)) => {}
+                () = ask.context().ct.cancelled() => return Ok(Answer::Cancelled),
+            }
+        }
+    }
+
+    fn run_round_trip(
+        &self,
+        ask: &Ask,
+        user: &UserId,
+        kind: &FlowKind,
+        message: String,
+    ) -> Result<Answer<Flow>, AskError> {
+        let config = &ask.config;
+        let mut rt = ask.round_trip()?;
+        let round = rt.next_url(config, message.clone(), || {
+            let flow = self.start(user.clone(), kind)?;
+            Ok((flow.id.as_str().to_owned(), self.url_of(&flow.id)))
+        })?;
+        let id = FlowId::parse(&round.flow).map_err(|e| AskError::RequestState(e.to_string()))?;
+        let flow = self
+            .inner
+            .store
+            .flow(&id)
+            .map_err(FlowError::from)?
+            .filter(|f| &f.user == user)
+            .ok_or_else(|| AskError::RequestState("the flow it names is not this user's".into()))?;
+        match round.result.action {
+            ElicitationAction::Accept => match flow.status {
+                FlowStatus::Completed => Ok(Answer::Accepted(flow)),
+                FlowStatus::Pending if !flow.is_expired(now_ms()) => {
+                    let url = self.url_of(&flow.id);
+                    Err(rt.ask_url_again(config, round.key, message, url))
+                }
+                FlowStatus::Declined => Ok(Answer::Declined),
+                _ => Ok(Answer::Cancelled),
+            },
+            ElicitationAction::Decline => {
+                self.end(&flow.id, FlowStatus::Declined)?;
+                Ok(Answer::Declined)
+            }
+            _ => {
+                self.end(
+                    &flow.id,
+                    FlowStatus::Failed {
+                        reason: "the person dismissed the request".into(),
+                    },
+                )?;
+                Ok(Answer::Cancelled)
+            }
+        }
+    }
+
+    /// The 2025-11-25 `-32042` error for a tool that cannot go on before a flow of `kind` is
+    /// done: the tool returns it, the client opens the link and retries the call once the
+    /// completion notification arrives. Starts the flow.
+    ///
+    /// ```no_run
+    /// # async fn tool(flows: interlude_server::url::UrlFlows, ask: interlude_server::Ask)
+    /// #     -> Result<String, rmcp::ErrorData> {
+    /// use interlude_server::url::FlowKind;
+    /// let key = match flows.secret(&ask, "openai").map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))? {
+    ///     Some(key) => key,
+    ///     None => return Err(flows.required(&ask, &FlowKind::api_key("openai", "OpenAI API key"),
+    ///                                       "Enter your OpenAI API key first")?),
+    /// };
+    /// # let _ = key; Ok(String::new()) }
+    /// ```
+    pub fn required(
+        &self,
+        ask: &Ask,
+        kind: &FlowKind,
+        message: &str,
+    ) -> Result<ErrorData, FlowError> {
+        let user = self.user(ask)?;
+        let flow = self.start(user, kind)?;
+        let elicitation_id = flow.id.as_str().to_owned();
+        // Nobody waits in this process; the client still hears of the completion.
+        let _ = self.wait_for(
+            &flow.id,
+            Some((ask.context().peer.clone(), elicitation_id.clone())),
+        );
+        Ok(ErrorData::new(
+            URL_ELICITATION_REQUIRED,
+            message.to_owned(),
+            Some(json!({"elicitations": [{
+                "mode": "url",
+                "message": message,
+                "url": self.url_of(&flow.id),
+                "elicitationId": elicitation_id,
+            }]})),
+        ))
+    }
+
+    fn wait_for(&self, id: &FlowId, announce: Option<(Peer<RoleServer>, String)>) -> Arc<Notify> {
+        let done = Arc::new(Notify::new());
+        if let Ok(mut waiting) = self.inner.waiting.lock() {
+            waiting.insert(
+                id.clone(),
+                Waiting {
+                    done: done.clone(),
+                    announce,
+                },
+            );
+        }
+        done
+    }
+
+    fn end(&self, id: &FlowId, to: FlowStatus) -> Result<(), FlowError> {
+        self.inner
+            .store
+            .transition(id, &FlowStatus::Pending, to, now_ms())?;
+        Ok(())
+    }
+
+    /// Completes flow `id` (its page did its work): wakes the call waiting for it and, on
+    /// 2025-11-25, tells the client that started it. False when it was no longer pending.
+    pub(crate) async fn complete(&self, id: &FlowId) -> Result<bool, FlowError> {
+        let moved = self.inner.store.transition(
+            id,
+            &FlowStatus::Pending,
+            FlowStatus::Completed,
+            now_ms(),
+        )?;
+        if !moved {
+            return Ok(false);
+        }
+        tracing::info!(flow = %id, "URL flow completed");
+        let waiting = self
+            .inner
+            .waiting
+            .lock()
+            .ok()
+            .and_then(|mut w| w.remove(id));
+        if let Some(waiting) = waiting {
+            waiting.done.notify_waiters();
+            waiting.done.notify_one();
+            if let Some((peer, elicitation_id)) = waiting.announce {
+                let done = CustomNotification::new(
+                    ELICITATION_COMPLETE_METHOD,
+                    Some(json!({ "elicitationId": elicitation_id })),
+                );
+                if let Err(e) = peer
+                    .send_notification(ServerNotification::CustomNotification(done))
+                    .await
+                {
+                    tracing::info!(flow = %id, "cannot tell the client the flow completed: {e}");
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Marks flows past their time as expired and forgets finished flows older than `keep`.
+    /// Returns how many changed. Call it now and then (a server's housekeeping).
+    pub fn expire(&self, keep: Duration) -> Result<usize, FlowError> {
+        let keep = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX);
+        Ok(self.inner.store.expire(now_ms(), keep)?)
+    }
+}
+
+/// Forgets a flow's waiter when the call that waited for it is over, however it ended.
+struct Forget<'a> {
+    flows: &'a UrlFlows,
+    id: FlowId,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut waiting) = self.flows.inner.waiting.lock() {
+            waiting.remove(&self.id);
+        }
+    }
+}

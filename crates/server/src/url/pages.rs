@@ -1,0 +1,288 @@
+//! The pages a flow's link opens, as an axum router the server mounts where its
+//! [`UrlFlows`] base URL says.
+//!
+//! Every request first checks, in order: the id is well formed and names a flow (else 404);
+//! the person opening it is signed in (else 401) as the user the flow was started for (else
+//! 403, and the attempt is logged: the spec's phishing scenario, someone else opening a link
+//! that was forwarded to them); the flow is still pending and in time (else 410). A form post
+//! must also come from the page's own origin. Pages are plain HTML without scripts, sent with
+//! a CSP that allows nothing else, no referrer and no caching.
+//!
+//! What it does not do: sign anyone in (the server's own login sets the cookie
+//! [`Identity::page_user`](crate::url::Identity::page_user) reads).
+
+use axum::Router;
+use axum::extract::{Form, Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+
+use crate::url::flows::{FlowKind, UrlFlows, now_ms};
+use crate::url::store::{Flow, FlowId, FlowStatus, Secret};
+
+impl UrlFlows {
+    /// The flow pages: `GET /{id}` shows the page, `POST /{id}` takes what it asks for. Mount
+    /// it at the path of the base URL given to [`UrlFlows::new`].
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/{id}", get(show).post(submit))
+            .with_state(self.clone())
+    }
+}
+
+/// A page refusing, or a page of the flow, with the headers every flow page carries.
+fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title><style>{STYLE}</style></head><body><main>\
+         <h1>{title}</h1>{body}</main></body></html>",
+        title = escape(title),
+    );
+    let mut response = (status, html).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; \
+             frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;background:#f5f6fa;color:#1b1d29;\
+margin:0}main{max-width:34rem;margin:3rem auto;background:#fff;border-radius:12px;\
+padding:1.5rem 2rem;box-shadow:0 2px 12px #0001}h1{font-size:1.3rem}label{display:block;\
+font-weight:600;margin:1rem 0 .3rem}input{width:100%;box-sizing:border-box;font:inherit;\
+padding:.5rem;border:1px solid #c9cbd6;border-radius:8px}button{margin-top:1rem;font:inherit;\
+font-weight:600;padding:.5rem 1.2rem;border:0;border-radius:8px;background:#4f46e5;color:#fff}\
+.note{color:#5b5f73;font-size:.9rem}.error{color:#b42318}";
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The flow `id` names, if the person opening it may use it now; else the page saying why.
+#[allow(clippy::result_large_err)]
+fn usable(flows: &UrlFlows, id: &str, headers: &HeaderMap) -> Result<Flow, Response> {
+    let missing = || {
+        page(
+            StatusCode::NOT_FOUND,
+            "No such link",
+            "<p>This link does not name anything on this server.</p>",
+        )
+    };
+    let Ok(id) = FlowId::parse(id) else {
+        return Err(missing());
+    };
+    let flow = match flows.inner.store.flow(&id) {
+        Ok(Some(flow)) => flow,
+        Ok(None) => return Err(missing()),
+        Err(e) => {
+            tracing::warn!(flow = %id, "cannot read the flow: {e}");
+            return Err(page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>The server could not read this link's state. Try again later.</p>",
+            ));
+        }
+    };
+    let server = escape(&flows.inner.server_name);
+    let Some(visitor) = flows.inner.identity.page_user(headers) else {
+        return Err(page(
+            StatusCode::UNAUTHORIZED,
+            "Sign in first",
+            &format!("<p>Sign in to {server} in this browser, then open the link again.</p>"),
+        ));
+    };
+    if visitor != flow.user {
+        tracing::warn!(
+            flow = %flow.id,
+            "a flow's link was opened by a different identity than the one that started it; refused"
+        );
+        return Err(page(
+            StatusCode::FORBIDDEN,
+            "This link is not yours",
+            &format!(
+                "<p>This link was started by another account on {server}. Nothing was done.</p>\
+                 <p class=\"note\">If someone sent you this link, do not use it: ask your own \
+                 assistant to start again.</p>"
+            ),
+        ));
+    }
+    if flow.status != FlowStatus::Pending || flow.is_expired(now_ms()) {
+        return Err(page(
+            StatusCode::GONE,
+            "This link can no longer be used",
+            "<p>It expired or was already used. Start again from your assistant.</p>",
+        ));
+    }
+    Ok(flow)
+}
+
+async fn show(
+    State(flows): State<UrlFlows>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let flow = match usable(&flows, &id, &headers) {
+        Ok(flow) => flow,
+        Err(refusal) => return refusal,
+    };
+    form_page(&flows, &flow, None)
+}
+
+fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
+    let server = escape(&flows.inner.server_name);
+    match FlowKind::of(flow) {
+        Some(FlowKind::ApiKey { label, .. }) => {
+            let label = escape(&label);
+            let error = error.map_or_else(String::new, |e| {
+                format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))
+            });
+            page(
+                if error.is_empty() {
+                    StatusCode::OK
+                } else {
+                    StatusCode::BAD_REQUEST
+                },
+                &format!("Enter your {}", label),
+                &format!(
+                    "<p>{server} asks for your {label}. It goes to {server} only: your \
+                     assistant and the app you use it in never see it.</p>{error}\
+                     <form method=\"post\"><label for=\"secret\">{label}</label>\
+                     <input id=\"secret\" name=\"secret\" type=\"password\" \
+                     autocomplete=\"off\" required autofocus>\
+                     <button type=\"submit\">Save</button></form>"
+                ),
+            )
+        }
+        None => page(
+            StatusCode::GONE,
+            "This link can no longer be used",
+            "<p>This server no longer knows what this link was for.</p>",
+        ),
+    }
+}
+
+#[derive(Deserialize)]
+struct Submitted {
+    secret: Option<String>,
+}
+
+/// Whether a form post comes from the flow page's own origin (when the browser says).
+fn same_origin(flows: &UrlFlows, headers: &HeaderMap) -> bool {
+    match headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+        None => headers
+            .get("sec-fetch-site")
+            .and_then(|v| v.to_str().ok())
+            .is_none_or(|site| site == "same-origin" || site == "none"),
+        Some(origin) => {
+            let base = &flows.inner.base;
+            base.strip_prefix(origin)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        }
+    }
+}
+
+async fn submit(
+    State(flows): State<UrlFlows>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Form(form): Form<Submitted>,
+) -> Response {
+    let flow = match usable(&flows, &id, &headers) {
+        Ok(flow) => flow,
+        Err(refusal) => return refusal,
+    };
+    if !same_origin(&flows, &headers) {
+        tracing::warn!(flow = %flow.id, "a flow form was posted from another origin; refused");
+        return page(
+            StatusCode::FORBIDDEN,
+            "Not sent from this page",
+            "<p>This form must be sent from its own page. Nothing was saved.</p>",
+        );
+    }
+    let Some(FlowKind::ApiKey { name, .. }) = FlowKind::of(&flow) else {
+        return form_page(&flows, &flow, None);
+    };
+    let secret = form.secret.unwrap_or_default();
+    let secret = secret.trim();
+    if secret.is_empty() {
+        return form_page(&flows, &flow, Some("Enter the key to save it."));
+    }
+    let stored = flows
+        .inner
+        .store
+        .put_secret(&flow.user, &name, &Secret::new(secret), now_ms());
+    if let Err(e) = stored {
+        tracing::warn!(flow = %flow.id, "cannot store the secret: {e}");
+        return page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Not saved",
+            "<p>The server could not save the key. Try again.</p>",
+        );
+    }
+    match flows.complete(&flow.id).await {
+        Ok(true) => page(
+            StatusCode::OK,
+            "Saved",
+            &format!(
+                "<p>{} has your key. You can close this tab and go back to your assistant.</p>",
+                escape(&flows.inner.server_name)
+            ),
+        ),
+        Ok(false) => page(
+            StatusCode::GONE,
+            "This link can no longer be used",
+            "<p>It expired or was already used while you were on this page.</p>",
+        ),
+        Err(e) => {
+            tracing::warn!(flow = %flow.id, "cannot complete the flow: {e}");
+            page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>The key was saved, but the server could not finish the flow.</p>",
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markup_in_labels_and_names_is_escaped() {
+        assert_eq!(
+            escape("<script>alert('x') & \"y\"</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"
+        );
+    }
+}

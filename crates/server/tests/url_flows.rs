@@ -1,0 +1,561 @@
+//! URL flows end to end on the server side: a real rmcp client over an in-process pipe, the
+//! flow pages served over HTTP on 127.0.0.1, and an HTTP client playing the person's browser.
+//! The host's side (consent, checks, retries) is tested with the host; here the client answers
+//! like a host that consented.
+// Outside `#[test]` functions too, a panic is how this file's code fails a test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use interlude_protocol::url::ELICITATION_COMPLETE_METHOD;
+use interlude_server::url::{
+    FlowKind, FlowStore, LocalUser, MemoryStore, SignedCookie, SqliteStore, UrlFlows, UserId,
+};
+use interlude_server::{Answer, Ask, AskConfig, AskError, respond};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
+    ClientConfig, ClientRequest, ContentBlock, CustomNotification, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    ServerResult, Tool, UrlElicitationCapability,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, Peer, RequestContext,
+    RoleClient, RoleServer, RunningService,
+};
+use rmcp::{ClientHandler, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+const KEY: [u8; 32] = [5u8; 32];
+
+fn cookie() -> SignedCookie {
+    SignedCookie::new("test_user", KEY).unwrap()
+}
+
+fn kind() -> FlowKind {
+    FlowKind::api_key("openai", "OpenAI API key")
+}
+
+// ---- the server ---------------------------------------------------------------------------
+
+#[derive(Clone)]
+struct KeyServer {
+    ask: AskConfig,
+    flows: UrlFlows,
+}
+
+fn text(t: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(t.into())])
+}
+
+impl KeyServer {
+    async fn set_api_key(&self, ask: &Ask) -> Result<CallToolResult, AskError> {
+        Ok(
+            match self
+                .flows
+                .run(ask, &kind(), "Enter your OpenAI API key")
+                .await?
+            {
+                Answer::Accepted(flow) => text(format!("stored for {}", flow.user.as_str())),
+                Answer::Declined => text("declined"),
+                Answer::Cancelled => text("cancelled"),
+            },
+        )
+    }
+
+    async fn needs_key(&self, ask: &Ask) -> Result<CallToolResult, AskError> {
+        match self.flows.secret(ask, "openai")? {
+            Some(key) => Ok(text(format!("using a key of {} bytes", key.expose().len()))),
+            None => Err(self
+                .flows
+                .required(ask, &kind(), "Enter your OpenAI API key first")?
+                .into()),
+        }
+    }
+}
+
+impl ServerHandler for KeyServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::default();
+        info.capabilities = ServerCapabilities::builder().enable_tools().build();
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = Arc::new(json!({"type": "object"}).as_object().cloned().unwrap());
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("set_api_key", "Store an API key", schema.clone()),
+            Tool::new("needs_key", "Needs the key", schema),
+        ]))
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ask = Ask::new(&self.ask, &params, context);
+        match params.name.as_ref() {
+            "set_api_key" => respond(self.set_api_key(&ask).await),
+            "needs_key" => respond(self.needs_key(&ask).await),
+            _ => Err(ErrorData::invalid_params("no such tool", None)),
+        }
+    }
+}
+
+/// The flow pages on 127.0.0.1, and the flows whose base URL points there.
+async fn pages(store: Arc<dyn FlowStore>, ask: &AskConfig) -> (KeyServer, String) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let flows = UrlFlows::new(
+        store,
+        &format!("{origin}/flows"),
+        LocalUser::new(UserId::new("ada"), cookie()),
+    )
+    .with_server_name("Key Server");
+    let app = axum::Router::new().nest("/flows", flows.router());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (
+        KeyServer {
+            ask: ask.clone(),
+            flows,
+        },
+        origin,
+    )
+}
+
+// ---- the client ---------------------------------------------------------------------------
+
+/// A client that declares form and URL elicitation, consents to every link (sending it down
+/// `links`) and reports completion notifications on `done`.
+#[derive(Clone)]
+struct Client {
+    version: ProtocolVersion,
+    action: ElicitationAction,
+    links: mpsc::UnboundedSender<(String, String)>,
+    done: mpsc::UnboundedSender<String>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new())
+                .with_url(UrlElicitationCapability::new()),
+        );
+        let mut info = ClientConfig::default();
+        info.protocol_version = self.version.clone();
+        info.capabilities = capabilities;
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::UrlElicitationParams {
+            url,
+            elicitation_id,
+            ..
+        } = request
+        {
+            let _ = self.links.send((url, elicitation_id));
+        }
+        Ok(ElicitResult::new(self.action.clone()))
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == ELICITATION_COMPLETE_METHOD {
+            let id = notification.params.unwrap_or_default()["elicitationId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let _ = self.done.send(id);
+        }
+    }
+}
+
+struct Session {
+    client: RunningService<RoleClient, Client>,
+    links: mpsc::UnboundedReceiver<(String, String)>,
+    done: mpsc::UnboundedReceiver<String>,
+}
+
+async fn connect(
+    server: KeyServer,
+    version: ProtocolVersion,
+    action: ElicitationAction,
+) -> Session {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (links_tx, links) = mpsc::unbounded_channel();
+    let (done_tx, done) = mpsc::unbounded_channel();
+    let client = Client {
+        version: version.clone(),
+        action,
+        links: links_tx,
+        done: done_tx,
+    };
+    let client = if version == ProtocolVersion::V_2026_07_28 {
+        let mode = ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        };
+        client.serve_with_lifecycle(client_end, mode).await
+    } else {
+        client.serve(client_end).await
+    }
+    .expect("the client connects");
+    Session {
+        client,
+        links,
+        done,
+    }
+}
+
+fn peer(s: &Session) -> Peer<RoleClient> {
+    s.client.peer().clone()
+}
+
+/// One raw `tools/call`, with round-trip params when given.
+async fn call(
+    peer: &Peer<RoleClient>,
+    tool: &str,
+    responses: Option<Value>,
+    state: Option<String>,
+) -> Result<ServerResult, rmcp::ServiceError> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.input_responses = responses.map(|r| serde_json::from_value(r).unwrap());
+    params.request_state = state;
+    peer.send_request(ClientRequest::CallToolRequest(CallToolRequest::new(params)))
+        .await
+}
+
+fn text_of(result: &ServerResult) -> String {
+    match result {
+        ServerResult::CallToolResult(r) => r
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect(),
+        other => panic!("expected a tool result, got {other:?}"),
+    }
+}
+
+// ---- the browser --------------------------------------------------------------------------
+
+struct Browser {
+    http: reqwest::Client,
+    cookie: Option<String>,
+}
+
+impl Browser {
+    fn signed_in_as(user: &str) -> Browser {
+        Browser {
+            http: reqwest::Client::new(),
+            cookie: Some(cookie().header_value(&UserId::new(user))),
+        }
+    }
+
+    fn anonymous() -> Browser {
+        Browser {
+            http: reqwest::Client::new(),
+            cookie: None,
+        }
+    }
+
+    async fn get(&self, url: &str) -> (u16, String) {
+        let mut r = self.http.get(url);
+        if let Some(c) = &self.cookie {
+            r = r.header("cookie", c);
+        }
+        let resp = r.send().await.unwrap();
+        let status = resp.status().as_u16();
+        (status, resp.text().await.unwrap())
+    }
+
+    async fn post_key(&self, url: &str, origin: &str, key: &str) -> (u16, String) {
+        let mut r = self
+            .http
+            .post(url)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("origin", origin)
+            .body(format!("secret={key}"));
+        if let Some(c) = &self.cookie {
+            r = r.header("cookie", c);
+        }
+        let resp = r.send().await.unwrap();
+        let status = resp.status().as_u16();
+        (status, resp.text().await.unwrap())
+    }
+}
+
+async fn next<T>(rx: &mut mpsc::UnboundedReceiver<T>) -> T {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("in time")
+        .expect("still open")
+}
+
+// ---- tests --------------------------------------------------------------------------------
+
+/// 2025-11-25: the link goes out as a URL elicitation with an id; the call waits after consent;
+/// the page, opened by the same user, stores the key and completes the flow; the client that
+/// started it hears of it by id; the call returns. Someone else, or nobody signed in, gets
+/// nothing done.
+#[tokio::test]
+async fn push_flow_completes_on_its_page_for_its_user_only() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, origin) = pages(store.clone(), &AskConfig::new()).await;
+    let mut s = connect(
+        server,
+        ProtocolVersion::V_2025_11_25,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let peer = peer(&s);
+    let running = tokio::spawn(async move { call(&peer, "set_api_key", None, None).await });
+    let (url, elicitation_id) = next(&mut s.links).await;
+    assert!(url.starts_with(&format!("{origin}/flows/")), "{url}");
+    assert!(!elicitation_id.is_empty());
+
+    // Phishing: the link forwarded to someone else, or opened signed out.
+    let (status, body) = Browser::signed_in_as("mallory").get(&url).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(!body.contains("<form"), "no form for someone else");
+    let (status, _) = Browser::signed_in_as("mallory")
+        .post_key(&url, &origin, "sk-mallory")
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(Browser::anonymous().get(&url).await.0, 401);
+    // A tampered id names nothing.
+    let tampered = format!("{}x", &url[..url.len() - 1]);
+    assert_eq!(Browser::signed_in_as("ada").get(&tampered).await.0, 404);
+
+    let ada = Browser::signed_in_as("ada");
+    let (status, body) = ada.get(&url).await;
+    assert_eq!(status, 200);
+    assert!(body.contains("type=\"password\""), "{body}");
+    assert!(body.contains("OpenAI API key"));
+    // A post from another origin is refused.
+    assert_eq!(
+        ada.post_key(&url, "http://127.0.0.1:1", "sk-x").await.0,
+        403
+    );
+    let (status, body) = ada.post_key(&url, &origin, "sk-ada-123").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.contains("sk-ada-123"), "the secret is never echoed");
+
+    assert_eq!(next(&mut s.done).await, elicitation_id);
+    let result = running.await.unwrap().unwrap();
+    assert_eq!(text_of(&result), "stored for ada");
+    let secret = store
+        .secret(&UserId::new("ada"), "openai")
+        .unwrap()
+        .unwrap();
+    assert_eq!(secret.expose(), b"sk-ada-123");
+    assert!(
+        store
+            .secret(&UserId::new("mallory"), "openai")
+            .unwrap()
+            .is_none()
+    );
+    // Used once: the link is gone.
+    assert_eq!(ada.get(&url).await.0, 410);
+}
+
+#[tokio::test]
+async fn a_declined_link_ends_the_flow() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, _origin) = pages(store.clone(), &AskConfig::new()).await;
+    let mut s = connect(
+        server,
+        ProtocolVersion::V_2025_11_25,
+        ElicitationAction::Decline,
+    )
+    .await;
+    let result = call(&peer(&s), "set_api_key", None, None).await.unwrap();
+    assert_eq!(text_of(&result), "declined");
+    let (url, _) = next(&mut s.links).await;
+    assert_eq!(Browser::signed_in_as("ada").get(&url).await.0, 410);
+}
+
+/// 2025-11-25 `-32042`: the tool fails with the link; once the page completed the flow (and
+/// the client heard of it), the retried call goes through.
+#[tokio::test]
+async fn the_url_required_error_then_the_retry() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, origin) = pages(store, &AskConfig::new()).await;
+    let mut s = connect(
+        server,
+        ProtocolVersion::V_2025_11_25,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let err = call(&peer(&s), "needs_key", None, None).await.unwrap_err();
+    let rmcp::ServiceError::McpError(error) = err else {
+        panic!("expected an MCP error, got {err:?}");
+    };
+    assert_eq!(error.code.0, -32042);
+    let required = &error.data.unwrap()["elicitations"][0];
+    assert_eq!(required["mode"], json!("url"));
+    let url = required["url"].as_str().unwrap().to_owned();
+    let id = required["elicitationId"].as_str().unwrap().to_owned();
+    let (status, _) = Browser::signed_in_as("ada")
+        .post_key(&url, &origin, "sk-1")
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(next(&mut s.done).await, id);
+    let result = call(&peer(&s), "needs_key", None, None).await.unwrap();
+    assert_eq!(text_of(&result), "using a key of 4 bytes");
+}
+
+fn input_required(result: &ServerResult) -> (String, String, Value) {
+    let ServerResult::InputRequiredResult(ir) = result else {
+        panic!("expected input_required, got {result:?}");
+    };
+    let requests = serde_json::to_value(&ir.input_requests).unwrap();
+    let (key, request) = requests.as_object().unwrap().iter().next().unwrap();
+    (
+        key.clone(),
+        ir.request_state.clone().unwrap(),
+        request["params"].clone(),
+    )
+}
+
+/// 2026-07-28: the call returns the link with a sealed state; a retry before the flow is done
+/// asks again for the same link; after the page completed it, the retry finishes. A tampered
+/// state is refused. And the server may restart in between: the flow is in SQLite.
+#[tokio::test]
+async fn round_trip_flow_survives_a_restart_and_refuses_tampering() {
+    let path = std::env::temp_dir().join(format!("interlude-flows-{}.sqlite", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let ask = AskConfig::with_key([3u8; 32]).unwrap();
+    let store: Arc<dyn FlowStore> = Arc::new(SqliteStore::open(&path).unwrap());
+    let (server, _) = pages(store, &ask).await;
+    let s = connect(
+        server,
+        ProtocolVersion::V_2026_07_28,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let first = call(&peer(&s), "set_api_key", None, None).await.unwrap();
+    let (key, state, params) = input_required(&first);
+    assert_eq!(params["mode"], json!("url"));
+    let url = params["url"].as_str().unwrap().to_owned();
+    assert!(
+        params.get("elicitationId").is_none_or(|id| id == ""),
+        "{params}"
+    );
+
+    // Consent given, flow not finished: the same link again.
+    let accept = json!({ key.clone(): {"action": "accept"} });
+    let again = call(
+        &peer(&s),
+        "set_api_key",
+        Some(accept.clone()),
+        Some(state.clone()),
+    )
+    .await
+    .unwrap();
+    let (key2, state2, params2) = input_required(&again);
+    assert_eq!(
+        (key2.as_str(), params2["url"].as_str()),
+        (key.as_str(), Some(url.as_str()))
+    );
+
+    // A tampered state is refused.
+    let mut bad = state2.clone().into_bytes();
+    let last = bad.len() - 2;
+    bad[last] = if bad[last] == b'A' { b'B' } else { b'A' };
+    let err = call(
+        &peer(&s),
+        "set_api_key",
+        Some(accept.clone()),
+        Some(String::from_utf8(bad).unwrap()),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.to_string().contains("requestState"), "{err}");
+
+    // The server restarts (new store handle, new pages, same file and sealing key).
+    drop(s);
+    let store: Arc<dyn FlowStore> = Arc::new(SqliteStore::open(&path).unwrap());
+    let (server, origin) = pages(store, &ask).await;
+    let moved = url.replace(&url[..url.find("/flows/").unwrap()], &origin);
+    let (status, body) = Browser::signed_in_as("ada")
+        .post_key(&moved, &origin, "sk-after-restart")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let s = connect(
+        server,
+        ProtocolVersion::V_2026_07_28,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let done = call(&peer(&s), "set_api_key", Some(accept), Some(state2))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&done), "stored for ada");
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A client that did not declare URL mode gets the spec's missing-capability error, and no
+/// flow is started.
+#[tokio::test]
+async fn a_client_without_url_mode_is_refused() {
+    #[derive(Clone)]
+    struct FormOnly;
+    impl ClientHandler for FormOnly {
+        fn get_info(&self) -> ClientConfig {
+            let mut capabilities = ClientCapabilities::default();
+            capabilities.elicitation =
+                Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+            let mut info = ClientConfig::default();
+            info.protocol_version = ProtocolVersion::V_2025_11_25;
+            info.capabilities = capabilities;
+            info
+        }
+    }
+    let store = Arc::new(MemoryStore::default());
+    let (server, _) = pages(store.clone(), &AskConfig::new()).await;
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = FormOnly.serve(client_end).await.unwrap();
+    let err = call(client.peer(), "set_api_key", None, None)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("url"), "{err}");
+    assert!(
+        store
+            .pending_flows_of(&UserId::new("ada"), 0)
+            .unwrap()
+            .is_empty()
+    );
+}
