@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use interlude_engine::{Answer, Reply};
+use interlude_engine::{Answer, DevOrigin, Reply};
 use interlude_host::headless::{Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, ProtocolChoice, RequestStatus, ServerSpec};
 use rmcp::model::ProtocolVersion;
@@ -42,6 +42,10 @@ pub(crate) struct CallArgs {
     /// once.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     url_wait: f64,
+    /// Allow links to this origin on this machine in plain http (e.g. http://127.0.0.1:4000, a
+    /// server under development); may be given more than once.
+    #[arg(long, value_name = "ORIGIN")]
+    dev_origin: Vec<String>,
 }
 
 pub(crate) fn protocol_choice(version: Option<&str>) -> anyhow::Result<ProtocolChoice> {
@@ -92,6 +96,14 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     }
     config.url_wait = Duration::try_from_secs_f64(args.url_wait)
         .context("--url-wait must be a positive number")?;
+    config.engine.url_policy.dev_origins = args
+        .dev_origin
+        .iter()
+        .map(|o| DevOrigin::parse(o).with_context(|| format!("--dev-origin {o}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // A consented link is printed, never opened here: whoever opens it does so in their own
+    // browser, so the name is not looked up on their behalf.
+    config.engine.resolve_links = false;
     // A link the answers consented to is printed, never fetched or opened.
     let surface = HeadlessSurface::new(answers).on_link(|url| {
         eprintln!("interlude: open this link in your browser to continue: {url}");

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use interlude_engine::DevOrigin;
 use interlude_host::{HostConfig, ProtocolChoice, ServerSpec, parse_mcp_servers};
 use interlude_web::{WebApp, WebOptions};
 use rmcp::model::ProtocolVersion;
@@ -67,6 +68,8 @@ fn guide() -> serde_json::Value {
             step("Favourite genre", "A single choice with titles (oneOf).", "demo", "favourite_genre"),
             step("Newsletter topics", "A multi-select: pick one to three.", "demo", "newsletter_topics"),
             step("Confirm an action", "A yes/no question before something destructive.", "demo", "confirm_action"),
+            step("Enter an API key (URL mode)", "The server sends you to its own page: the key never passes through this host. Consent, open the page, sign in, enter any key; the call goes on when you tell it you are done.", "demo", "weather_api_key"),
+            step("Enter an API key (URL mode, 2025 era)", "The same over the push era: the call waits, and the server tells the host when the page is done.", "demo-2025", "weather_api_key"),
             step("Defaults (2025 era)", "Every type with a default, prefilled (SEP-1034), over the push era.", "demo-2025", "test_elicitation_sep1034_defaults"),
             step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
         ]
@@ -126,24 +129,54 @@ async fn serve_until_ctrl_c(
 
 pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     let listener = bind(args.port).await?;
+    // The demo server twice: over stdio (this binary, re-executed) speaking 2026-07-28, and over
+    // HTTP on a loopback port speaking 2025-11-25, so both eras are one click away. Both keep
+    // their URL flows in one SQLite file; the HTTP one serves the flow pages.
+    let http_listener = TcpListener::bind("127.0.0.1:0").await?;
+    let http_addr = http_listener.local_addr()?;
+    let flows_base = format!("http://{http_addr}/flows");
+    let store_path = std::env::temp_dir().join("interlude-demo-flows.sqlite");
+    let store = interlude_demo::flows::open_store(&store_path)
+        .with_context(|| format!("cannot open the demo's flow store {}", store_path.display()))?;
+    let mut key = vec![0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut key);
+    let flows = interlude_demo::flows::demo_flows(&flows_base, store, &key)?;
+    // The development setting: plain http to exactly the demo's own origin, and the consent
+    // screen says so.
+    let mut host = HostConfig::default();
+    host.engine.url_policy.dev_origins = vec![DevOrigin::loopback_http(http_addr.port())];
     let app = WebApp::start(WebOptions {
         title: "Interlude demo".into(),
         guide: Some(guide()),
-        host: HostConfig::default(),
+        host,
     });
-    // The demo server twice: over stdio (this binary, re-executed) speaking 2026-07-28, and over
-    // HTTP on a loopback port speaking 2025-11-25, so both eras are one click away.
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let stdio = ServerSpec::Stdio {
         command: exe.to_string_lossy().into_owned(),
         args: vec![crate::DEMO_SERVER_SUBCOMMAND.into()],
-        env: Default::default(),
+        env: [
+            (
+                interlude_demo::flows::FLOWS_ENV.to_owned(),
+                flows_base.clone(),
+            ),
+            (
+                interlude_demo::flows::STORE_ENV.to_owned(),
+                store_path.to_string_lossy().into_owned(),
+            ),
+            (
+                interlude_demo::flows::KEY_ENV.to_owned(),
+                interlude_demo::flows::hex(&key),
+            ),
+        ]
+        .into_iter()
+        .collect(),
     };
-    let http_listener = TcpListener::bind("127.0.0.1:0").await?;
-    let http_addr = http_listener.local_addr()?;
     tokio::spawn(interlude_demo::serve_http(
         http_listener,
-        Default::default(),
+        interlude_demo::HttpOptions {
+            flows: Some((flows, key)),
+            ..Default::default()
+        },
     ));
     app.add_server("demo", stdio, None).await;
     app.add_server(

@@ -165,6 +165,193 @@ fn server_everything_invalid_answer_never_leaves_the_host() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// URL mode, headless: `interlude call` consents when the answers say so, prints the link (never
+// opens it), and the call goes on once the page is done.
+
+/// server-everything's `trigger-url-elicitation`, both paths: the request path (consent, or the
+/// default decline) and the `-32042` path (consent, no completion notification from this
+/// server, so `--url-wait` runs out and the call is retried once, which asks again on the
+/// request path).
+#[test]
+fn server_everything_url_elicitation_both_paths() {
+    let Some(peers) = Peers::locate() else { return };
+    let scratch = scratch("everything-url");
+    // An address literal: nothing needs DNS here.
+    let link = "https://93.184.215.14/connect";
+    let args = |error_path: bool| json!({"url": link, "errorPath": error_path}).to_string();
+    let server = format!(
+        "{} {} stdio",
+        shell_quote(peers.node()),
+        shell_quote(&peers.server_everything())
+    );
+    let call = |args: &str, answers: Option<&Value>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_interlude"));
+        cmd.args(["call", &server, "trigger-url-elicitation", "--args", args]);
+        cmd.args(["--url-wait", "1"]);
+        if let Some(a) = answers {
+            let file = scratch.join("answers.json");
+            std::fs::write(&file, serde_json::to_vec(a).unwrap()).unwrap();
+            cmd.arg("--answers").arg(file);
+        }
+        run(&mut cmd, RUN_TIMEOUT)
+    };
+
+    // No answers: a link is declined.
+    let out = call(&args(false), None);
+    assert_eq!(out.status.code(), Some(1), "declined: exit 1\n{out}");
+    assert!(result_texts(&out).contains("declined"), "{out}");
+    assert!(
+        !out.stderr.contains(link),
+        "a declined link is not printed\n{out}"
+    );
+
+    // Consent: printed on stderr, and the server hears `accept`.
+    let out = call(&args(false), Some(&json!({"action": "accept"})));
+    assert!(out.status.success(), "{out}");
+    assert!(out.stderr.contains(link), "the link is printed\n{out}");
+    let texts = result_texts(&out);
+    assert!(
+        !texts.contains("declined") && texts.contains("accept"),
+        "{out}"
+    );
+
+    // -32042, consented; then the retried call asks on the request path, consented again.
+    let both = json!([{"action": "accept"}, {"action": "accept"}]);
+    let out = call(&args(true), Some(&both));
+    assert!(out.status.success(), "{out}");
+    assert!(
+        out.stderr.contains("https://modelcontextprotocol.io"),
+        "the required link is printed\n{out}"
+    );
+    assert!(out.stderr.contains(link), "then the request's link\n{out}");
+    assert!(result_texts(&out).contains("accept"), "{out}");
+}
+
+/// The demo's API-key flow through `interlude call`, both eras: the link printed on stderr is
+/// opened by "the person" (an HTTP client here: sign in, post the key), and the call returns
+/// the server's confirmation; the key is in no output.
+#[test]
+fn demo_url_flow_through_interlude_call() {
+    let Some(binary) = demo_binary() else { return };
+    for version in ["2025-11-25", "2026-07-28"] {
+        let scratch = scratch(&format!("demo-url-{version}"));
+        let demo = Demo::start(&binary, &scratch);
+        let origin = format!("http://127.0.0.1:{}", demo.port);
+        let answers = scratch.join("answers.json");
+        std::fs::write(&answers, br#"{"action": "accept"}"#).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_interlude"))
+            .args([
+                "call",
+                &demo.url(),
+                "weather_api_key",
+                "--protocol-version",
+                version,
+            ])
+            .args(["--dev-origin", &origin, "--answers"])
+            .arg(&answers)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env("NO_COLOR", "1")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let stdout = reader(child.stdout.take());
+        let (lines_tx, lines) = mpsc::channel::<String>();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = lines_tx.send(line);
+            }
+        });
+        let link = loop {
+            let line = lines
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|e| panic!("no link printed ({version}): {e}"));
+            if let Some(at) = line.find(&format!("{origin}/flows/")) {
+                break line[at..].trim().to_owned();
+            }
+        };
+        let (status, headers, _) = http("GET", &format!("{origin}/sign-in"), &[], "");
+        assert_eq!(status, 200);
+        let cookie = headers
+            .lines()
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("set-cookie").then(|| {
+                    value
+                        .trim()
+                        .split(';')
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned()
+                })
+            })
+            .expect("the sign-in sets a cookie");
+        let (status, _, page) = http(
+            "POST",
+            &link,
+            &[
+                ("cookie", cookie.as_str()),
+                ("origin", origin.as_str()),
+                ("content-type", "application/x-www-form-urlencoded"),
+            ],
+            "secret=demo-key-42",
+        );
+        assert_eq!(status, 200, "{page}");
+        let deadline = Instant::now() + RUN_TIMEOUT;
+        let exit = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "interlude call did not finish ({version})"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let out = collect(&stdout);
+        assert!(exit.success(), "({version}) {exit}: {out}");
+        assert!(
+            out.contains("Saved your Weather API key (11 characters)"),
+            "{out}"
+        );
+        assert!(!out.contains("demo-key-42"));
+    }
+}
+
+/// A minimal HTTP/1.1 exchange on 127.0.0.1: status, raw headers, body.
+fn http(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
+    use std::io::Write;
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = TcpStream::connect(authority).unwrap();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_owned(), body.to_owned())
+}
+
+// ---------------------------------------------------------------------------------------------
 // Helpers.
 
 const CONFORMANCE: &str = "@modelcontextprotocol/conformance/dist/index.js";

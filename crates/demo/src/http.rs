@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use axum::serve::ListenerExt;
 use interlude_server::AskConfig;
+use interlude_server::url::UrlFlows;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -25,6 +26,9 @@ pub struct HttpOptions {
     pub session_keep_alive: Duration,
     /// Stops the server when cancelled.
     pub shutdown: CancellationToken,
+    /// The demo's URL flows, their pages served under `/flows` (their base URL must say so) and
+    /// a sign-in page at `/sign-in`, with the cookie key; none by default.
+    pub flows: Option<(UrlFlows, Vec<u8>)>,
 }
 
 impl Default for HttpOptions {
@@ -33,6 +37,7 @@ impl Default for HttpOptions {
             ask: AskConfig::new(),
             session_keep_alive: Duration::from_secs(24 * 60 * 60),
             shutdown: CancellationToken::new(),
+            flows: None,
         }
     }
 }
@@ -44,12 +49,25 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = options.shutdown.child_token();
     let ask = options.ask.clone();
+    let flows = options.flows.as_ref().map(|(f, _)| f.clone());
     let service = StreamableHttpService::new(
-        move || Ok(DemoServer::new(ask.clone())),
+        move || {
+            let server = DemoServer::new(ask.clone());
+            Ok(match &flows {
+                Some(f) => server.with_flows(f.clone()),
+                None => server,
+            })
+        },
         sessions.into(),
         config,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some((flows, key)) = &options.flows {
+        router = router.nest("/flows", flows.router());
+        if let Some(sign_in) = crate::flows::sign_in_router(&flows.url_of_base(), key) {
+            router = router.merge(sign_in);
+        }
+    }
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!("cannot set TCP_NODELAY: {e}");

@@ -6,6 +6,9 @@
 //! - `github_username`, `contact_info`, `favourite_genre`, `newsletter_topics`, `confirm_action`:
 //!   the seed examples (a username; name, e-mail and an age of at least 18; a titled single
 //!   choice; a multi-select; a yes/no confirmation);
+//! - `weather_api_key`: a URL-mode flow — the server sends the person to its own page to enter
+//!   an API key, which never passes through the client (when the demo runs with its pages, see
+//!   [`flows`]);
 //! - `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
 //!   the fixtures the MCP conformance suite's server scenarios call, with their exact schemas.
 //!
@@ -23,6 +26,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod flows;
 mod http;
 mod tools;
 
@@ -38,7 +42,11 @@ pub use http::{HttpOptions, serve_http};
 /// ```
 pub async fn serve_stdio() -> Result<(), StdioError> {
     use rmcp::ServiceExt;
-    let service = DemoServer::default()
+    let server = match flows::from_env() {
+        Some(flows) => DemoServer::default().with_flows(flows),
+        None => DemoServer::default(),
+    };
+    let service = server
         .serve(interlude_server::stdio())
         .await
         .map_err(|e| StdioError::Start(Box::new(e)))?;

@@ -48,7 +48,18 @@ async fn serve_tcp(addr: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     eprintln!("interlude-demo: streamable HTTP at http://{local}/mcp");
-    let options = HttpOptions::default();
+    // URL flows, their pages on the same origin, kept in a file of this port's own.
+    let store_path = std::env::temp_dir().join(format!("interlude-demo-{}.sqlite", local.port()));
+    let store = interlude_demo::flows::open_store(&store_path)
+        .map_err(|e| format!("cannot open {}: {e}", store_path.display()))?;
+    let mut key = [0u8; 32];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut key);
+    let flows = interlude_demo::flows::demo_flows(&format!("http://{local}/flows"), store, &key)
+        .map_err(|e| e.to_string())?;
+    let options = HttpOptions {
+        flows: Some((flows, key.to_vec())),
+        ..HttpOptions::default()
+    };
     let shutdown = options.shutdown.clone();
     tokio::spawn(async move {
         let _ = tokio::signal::ctrl_c().await;

@@ -2,6 +2,7 @@
 //! pushes a request on a 2025 session and, on a 2026-07-28 request, hands `?` the
 //! `input_required` result that [`asking`] turns into the tool's response.
 
+use interlude_server::url::{FlowKind, UrlFlows};
 use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, ToolResult, asking};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -178,6 +179,7 @@ pub struct TestElicitationArgs {
 #[derive(Clone, Debug)]
 pub struct DemoServer {
     ask: AskConfig,
+    flows: Option<UrlFlows>,
 }
 
 impl AskServer for DemoServer {
@@ -223,7 +225,48 @@ fn content_summary(answer: &Answer<interlude_server::Content>) -> (&'static str,
 impl DemoServer {
     /// A demo server sealing its `requestState` with `ask`'s key.
     pub fn new(ask: AskConfig) -> Self {
-        DemoServer { ask }
+        DemoServer { ask, flows: None }
+    }
+
+    /// The same server, with URL flows (the `weather_api_key` tool needs them).
+    #[must_use]
+    pub fn with_flows(mut self, flows: UrlFlows) -> Self {
+        self.flows = Some(flows);
+        self
+    }
+
+    #[tool(
+        description = "Connect a weather service: the server sends you to its own page to enter the API key, which never passes through the chat or this host (URL mode)."
+    )]
+    async fn weather_api_key(&self, ask: Ask) -> ToolResult {
+        let Some(flows) = &self.flows else {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                "This demo server runs without its pages, so it cannot ask for a key.",
+            )]));
+        };
+        let kind = FlowKind::api_key("weather", "Weather API key");
+        let answer = flows
+            .run(
+                &ask,
+                &kind,
+                "Connect your weather service: enter its API key on the demo server's own page.",
+            )
+            .await?;
+        Ok(match answer {
+            Answer::Accepted(flow) => {
+                let length = flows
+                    .store()
+                    .secret(&flow.user, "weather")
+                    .ok()
+                    .flatten()
+                    .map_or(0, |s| s.expose().len());
+                text(format!(
+                    "Saved your Weather API key ({length} characters). Neither the chat nor the host saw it."
+                ))
+            }
+            Answer::Declined => text("You declined to open the page; no key was saved."),
+            Answer::Cancelled => text("Cancelled; no key was saved."),
+        })
     }
 
     #[tool(description = "Ask the user for their GitHub username (a single required text field).")]

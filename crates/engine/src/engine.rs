@@ -98,6 +98,10 @@ pub struct EngineConfig {
     pub max_url_chars: usize,
     /// Which links may be opened (strict by default: https to public hosts only).
     pub url_policy: UrlPolicy,
+    /// Look a link's host name up after consent and refuse it when it points somewhere the
+    /// policy forbids (default true). A driver that never opens links (a headless run that
+    /// only prints them) may turn it off.
+    pub resolve_links: bool,
 }
 
 impl Default for EngineConfig {
@@ -109,6 +113,7 @@ impl Default for EngineConfig {
             rate_per_minute: 60,
             max_url_chars: 8 * 1024,
             url_policy: UrlPolicy::default(),
+            resolve_links: true,
         }
     }
 }
@@ -653,7 +658,9 @@ impl Engine {
                     return;
                 }
                 if url.stage == UrlStage::Consent {
-                    if let Some(host) = name_to_resolve(&url.check) {
+                    if self.config.resolve_links
+                        && let Some(host) = name_to_resolve(&url.check)
+                    {
                         // Looked up only now that the person consented; the reply waits for it.
                         url.resolving = true;
                         out.push(Effect::Resolve { id, host });

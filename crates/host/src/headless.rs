@@ -154,7 +154,8 @@ impl HeadlessSurface {
             Some(Answer::Accepted(values)) if values.is_empty() => Answer::Accepted(values),
             Some(Answer::Accepted(_)) => Answer::Declined,
             Some(other) => other,
-            None => Answer::Cancelled,
+            // Without a word from the script, a link is declined: never opened by default.
+            None => Answer::Declined,
         })
     }
 

@@ -195,6 +195,12 @@ pub enum LinkState {
         /// The link.
         url: String,
     },
+    /// Its call ended before the server said anything of the flow (2026-07-28 servers never
+    /// do: the call going on is their word): nothing waits for it any more.
+    Ended {
+        /// The link.
+        url: String,
+    },
 }
 
 /// Something that changed, with the record as it is now. Surfaces receive every one of these,
@@ -346,6 +352,15 @@ impl Registry {
         r.status = status;
         r.ended_at_ms = Some(now_ms());
         let event = HostEvent::CallEnded(record.clone());
+        // Links of the call still "opened" are no longer waited for.
+        for request in &record.requests {
+            if let Some(req) = self.requests.get_mut(request)
+                && let Some(LinkState::Opened { url }) = &req.link
+            {
+                let url = url.clone();
+                Arc::make_mut(req).link = Some(LinkState::Ended { url });
+            }
+        }
         self.finished_calls.push_back(id);
         while self.finished_calls.len() > FINISHED_KEPT {
             if let Some(old) = self.finished_calls.pop_front() {
@@ -417,8 +432,9 @@ impl Registry {
 
     pub(crate) fn complete_request(&mut self, id: RequestId) -> Option<HostEvent> {
         let record = self.requests.get_mut(&id)?;
+        // A notification may come after the call's end: the flow finished all the same.
         let url = match &record.link {
-            Some(LinkState::Opened { url }) => url.clone(),
+            Some(LinkState::Opened { url } | LinkState::Ended { url }) => url.clone(),
             _ => return None,
         };
         Arc::make_mut(record).link = Some(LinkState::Completed { url });

@@ -271,17 +271,23 @@ struct Browser {
     cookie: Option<String>,
 }
 
+/// reqwest, with a TLS provider installed in case the workspace's features gave it rustls.
+fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 impl Browser {
     fn signed_in_as(user: &str) -> Browser {
         Browser {
-            http: reqwest::Client::new(),
+            http: http_client(),
             cookie: Some(cookie().header_value(&UserId::new(user))),
         }
     }
 
     fn anonymous() -> Browser {
         Browser {
-            http: reqwest::Client::new(),
+            http: http_client(),
             cookie: None,
         }
     }

@@ -118,7 +118,8 @@ struct LinkEntry {
     reasons: Vec<ReasonEntry>,
     /// `consent` (not consented yet) or `waiting` (consented earlier in the same call).
     stage: &'static str,
-    /// After consent: `opened` (for the person to open), then `completed` (the server said so).
+    /// After consent: `opened` (for the person to open), then `completed` (the server said so)
+    /// or `ended` (its call ended first).
     state: Option<&'static str>,
     /// The link to open, once the host let it through.
     open_url: Option<String>,
@@ -347,6 +348,7 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>) -> LinkEntry {
     let (state, open_url) = match state {
         Some(LinkState::Opened { url }) => (Some("opened"), Some(url.clone())),
         Some(LinkState::Completed { url }) => (Some("completed"), Some(url.clone())),
+        Some(LinkState::Ended { url }) => (Some("ended"), Some(url.clone())),
         _ => (None, None),
     };
     LinkEntry {

@@ -995,3 +995,194 @@ async fn server_everything_form_through_the_page() {
     assert_eq!(content["legacyTitledEnum"], "pet-3");
     page.close().await;
 }
+
+// ---------------------------------------------------------------------------------------------
+// URL mode: the consent card, the link opened in a new tab, the server's own page, both eras.
+
+/// The demo over HTTP with its URL flows (pages and sign-in on the demo's origin), and a page
+/// whose host allows exactly that origin in plain http (the development setting).
+async fn harness_with_flows() -> (Page, String) {
+    let shutdown = CancellationToken::new();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let origin = format!("http://{addr}");
+    let key = vec![7u8; 32];
+    let store: std::sync::Arc<dyn interlude_server::url::FlowStore> =
+        std::sync::Arc::new(interlude_server::url::MemoryStore::default());
+    let flows = interlude_demo::flows::demo_flows(&format!("{origin}/flows"), store, &key).unwrap();
+    tokio::spawn(interlude_demo::serve_http(
+        listener,
+        interlude_demo::HttpOptions {
+            shutdown: shutdown.child_token(),
+            flows: Some((flows, key)),
+            ..Default::default()
+        },
+    ));
+    let demo = format!("{origin}/mcp");
+    let mut host = interlude_host::HostConfig::default();
+    host.engine.url_policy.dev_origins =
+        vec![interlude_engine::DevOrigin::loopback_http(addr.port())];
+    let servers = async {
+        let app = WebApp::start(WebOptions {
+            host,
+            ..WebOptions::default()
+        });
+        app.add_server("demo", ServerSpec::parse(&demo).unwrap(), None)
+            .await;
+        app.add_server(
+            "demo-2025",
+            ServerSpec::parse(&demo).unwrap(),
+            Some(ProtocolChoice::Pin(ProtocolVersion::V_2025_11_25)),
+        )
+        .await;
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = app.url(listener.local_addr().unwrap());
+        tokio::spawn(app.clone().serve(listener, shutdown.child_token()));
+        (app, url)
+    };
+    let (browser, (app, url)) = tokio::join!(Browser::start(), servers);
+    let page = Page {
+        browser: browser.unwrap_or_else(|e| panic!("{e}")),
+        app,
+        url,
+        _servers: StopOnDrop(shutdown),
+    };
+    page.open().await;
+    (page, origin)
+}
+
+impl Page {
+    /// Waits for a second window (the link the page opened), switches to it, and returns the
+    /// page's own window to come back to.
+    async fn switch_to_new_window(&self) -> interlude_test_support::fantoccini::wd::WindowHandle {
+        let home = self.client().window().await.unwrap();
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            let windows = self.client().windows().await.unwrap();
+            if let Some(other) = windows.into_iter().find(|w| *w != home) {
+                self.client().switch_to_window(other).await.unwrap();
+                return home;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the link did not open in a new tab"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// In the flow's tab: sign in, enter `key`, save; then close the tab and come back.
+    async fn complete_flow_in_new_tab(&self, key: &str) {
+        let home = self.switch_to_new_window().await;
+        let c = self.client();
+        // Not signed in yet: the page says so and links to the server's sign-in.
+        let sign_in = c
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("main a[href*='/sign-in']"))
+            .await
+            .unwrap_or_else(|e| panic!("no sign-in link on the flow page: {e}"));
+        sign_in.click().await.unwrap();
+        let input = c
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("input#secret[type=password]"))
+            .await
+            .unwrap_or_else(|e| panic!("no key field after signing in: {e}"));
+        input.send_keys(key).await.unwrap();
+        c.find(Locator::Css("button[type=submit]"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let saved = c
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::XPath("//h1[text()='Saved']"))
+            .await;
+        if saved.is_err() {
+            let html = c.source().await.unwrap_or_default();
+            let url = c
+                .current_url()
+                .await
+                .map(|u| u.to_string())
+                .unwrap_or_default();
+            panic!("the server's page did not say Saved; at {url}: {html}");
+        }
+        let html = c.source().await.unwrap();
+        assert!(!html.contains(key), "the page never echoes the key");
+        c.close_window().await.unwrap();
+        c.switch_to_window(home).await.unwrap();
+    }
+
+    /// Everything the host logged or recorded, as text.
+    fn host_text(&self) -> String {
+        let audit = serde_json::to_string(&self.app.host().audit_records()).unwrap();
+        format!("{audit} {:?}", self.app.host().snapshot())
+    }
+}
+
+/// 2025-11-25: the consent card shows the link with its origin and the development-origin
+/// note; "Open" opens the server's page in a new tab; after sign-in and the key, the server's
+/// completion notification closes the request and the call returns. The key appears nowhere in
+/// the host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn url_flow_through_the_page_2025() {
+    let (page, origin) = harness_with_flows().await;
+    page.call_from_sidebar("demo-2025", "weather_api_key").await;
+    let (card, _) = page.focused_card("demo-2025", None).await;
+    let text = card.text().await.unwrap();
+    assert!(
+        text.contains(&format!("{origin}/flows/")),
+        "the full link: {text}"
+    );
+    assert!(text.contains("development origin"), "the dev note: {text}");
+    page.artifact("url-consent").await;
+    let open = card.find(Locator::Css("button.primary")).await.unwrap();
+    assert!(open.text().await.unwrap().starts_with("Open"));
+    open.click().await.unwrap();
+    page.complete_flow_in_new_tab("wx-secret-2025").await;
+    let result = page
+        .result_containing("demo-2025", "weather_api_key", "Saved your Weather API key")
+        .await;
+    assert!(!result.contains("wx-secret-2025"));
+    page.browser
+        .wait_js(
+            "document.querySelector('[data-link=\"completed\"]') ? true : null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the request was not shown as finished: {e}"));
+    page.artifact("url-completed").await;
+    assert!(!page.host_text().contains("wx-secret-2025"));
+    let html = page.client().source().await.unwrap();
+    assert!(!html.contains("wx-secret-2025"));
+}
+
+/// 2026-07-28: consent opens the page; the server asks again for the same link while the flow
+/// is unfinished, and the card says "waiting for you in the browser"; after the key, "I am done"
+/// lets the call go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn url_flow_through_the_page_2026() {
+    let (page, _origin) = harness_with_flows().await;
+    page.call_from_sidebar("demo", "weather_api_key").await;
+    let (card, first) = page.focused_card("demo", None).await;
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.complete_flow_in_new_tab("wx-secret-2026").await;
+    let (card, _) = page.focused_card("demo", Some(&first)).await;
+    let done = card.find(Locator::Css("button.primary")).await.unwrap();
+    assert_eq!(done.text().await.unwrap(), "I am done in the browser");
+    page.artifact("url-waiting").await;
+    done.click().await.unwrap();
+    let result = page
+        .result_containing("demo", "weather_api_key", "Saved your Weather API key")
+        .await;
+    assert!(!result.contains("wx-secret-2026"));
+    assert!(!page.host_text().contains("wx-secret-2026"));
+}

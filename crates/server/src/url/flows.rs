@@ -128,6 +128,8 @@ pub(crate) struct Inner {
     pub(crate) base: String,
     pub(crate) identity: Arc<dyn Identity>,
     pub(crate) server_name: String,
+    /// Where a person who is not signed in is sent, with `?next=<the flow's URL>`.
+    pub(crate) sign_in: Option<String>,
     ttl: Duration,
     waiting: Mutex<HashMap<FlowId, Waiting>>,
 }
@@ -182,6 +184,7 @@ impl UrlFlows {
                 base: base.trim_end_matches('/').to_owned(),
                 identity: Arc::new(identity),
                 server_name: "this server".to_owned(),
+                sign_in: None,
                 ttl: DEFAULT_FLOW_TTL,
                 waiting: Mutex::new(HashMap::new()),
             }),
@@ -206,9 +209,26 @@ impl UrlFlows {
         self
     }
 
+    /// Where the pages send a person who is not signed in: `url?next=<the flow's URL>` (the
+    /// server's own login, which sets the cookie [`Identity::page_user`] reads). Call before
+    /// cloning.
+    #[must_use]
+    pub fn with_sign_in(mut self, url: impl Into<String>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.sign_in = Some(url.into());
+        }
+        self
+    }
+
     /// The store underneath.
     pub fn store(&self) -> &Arc<dyn FlowStore> {
         &self.inner.store
+    }
+
+    /// The base URL the pages are under (as given to [`UrlFlows::new`], without a trailing
+    /// `/`).
+    pub fn url_of_base(&self) -> String {
+        self.inner.base.clone()
     }
 
     /// The page of flow `id`.
@@ -369,15 +389,18 @@ impl UrlFlows {
     /// completion notification arrives. Starts the flow.
     ///
     /// ```no_run
-    /// # async fn tool(flows: interlude_server::url::UrlFlows, ask: interlude_server::Ask)
-    /// #     -> Result<String, rmcp::ErrorData> {
-    /// use interlude_server::url::FlowKind;
-    /// let key = match flows.secret(&ask, "openai").map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))? {
-    ///     Some(key) => key,
-    ///     None => return Err(flows.required(&ask, &FlowKind::api_key("openai", "OpenAI API key"),
-    ///                                       "Enter your OpenAI API key first")?),
-    /// };
-    /// # let _ = key; Ok(String::new()) }
+    /// use interlude_server::url::{FlowKind, UrlFlows};
+    /// use interlude_server::{Ask, ToolResult};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// async fn forecast(flows: &UrlFlows, ask: &Ask) -> ToolResult {
+    ///     let Some(key) = flows.secret(ask, "weather")? else {
+    ///         let kind = FlowKind::api_key("weather", "Weather API key");
+    ///         return Err(flows.required(ask, &kind, "Enter your Weather API key first")?.into());
+    ///     };
+    ///     let text = format!("called the weather service with a {}-byte key", key.expose().len());
+    ///     Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    /// }
     /// ```
     pub fn required(
         &self,
@@ -446,8 +469,7 @@ impl UrlFlows {
             .ok()
             .and_then(|mut w| w.remove(id));
         if let Some(waiting) = waiting {
-            waiting.done.notify_waiters();
-            waiting.done.notify_one();
+            // The client hears of the completion before the waiting call's result.
             if let Some((peer, elicitation_id)) = waiting.announce {
                 let done = CustomNotification::new(
                     ELICITATION_COMPLETE_METHOD,
@@ -460,6 +482,8 @@ impl UrlFlows {
                     tracing::info!(flow = %id, "cannot tell the client the flow completed: {e}");
                 }
             }
+            waiting.done.notify_waiters();
+            waiting.done.notify_one();
         }
         Ok(true)
     }

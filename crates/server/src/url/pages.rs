@@ -73,6 +73,19 @@ padding:.5rem;border:1px solid #c9cbd6;border-radius:8px}button{margin-top:1rem;
 font-weight:600;padding:.5rem 1.2rem;border:0;border-radius:8px;background:#4f46e5;color:#fff}\
 .note{color:#5b5f73;font-size:.9rem}.error{color:#b42318}";
 
+/// `text` for a query value: everything but unreserved characters percent-encoded.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 3);
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -115,10 +128,20 @@ fn usable(flows: &UrlFlows, id: &str, headers: &HeaderMap) -> Result<Flow, Respo
     };
     let server = escape(&flows.inner.server_name);
     let Some(visitor) = flows.inner.identity.page_user(headers) else {
+        let link = flows.inner.sign_in.as_ref().map_or_else(String::new, |to| {
+            format!(
+                "<p><a href=\"{}?next={}\">Sign in to {server}</a></p>",
+                escape(to),
+                escape(&percent_encode(&flows.url_of(&flow.id)))
+            )
+        });
         return Err(page(
             StatusCode::UNAUTHORIZED,
             "Sign in first",
-            &format!("<p>Sign in to {server} in this browser, then open the link again.</p>"),
+            &format!(
+                "<p>This link belongs to an account on {server}: sign in to it in this browser, \
+                 then open the link again.</p>{link}"
+            ),
         ));
     };
     if visitor != flow.user {
@@ -196,18 +219,21 @@ struct Submitted {
     secret: Option<String>,
 }
 
-/// Whether a form post comes from the flow page's own origin (when the browser says).
+/// Whether a form post comes from the flow page's own origin. Browsers say so with `Origin`
+/// (`null` under some referrer policies) and `Sec-Fetch-Site`; a client that sends neither is
+/// not a browser carrying someone's cookie across sites.
 fn same_origin(flows: &UrlFlows, headers: &HeaderMap) -> bool {
-    match headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
-        None => headers
-            .get("sec-fetch-site")
-            .and_then(|v| v.to_str().ok())
-            .is_none_or(|site| site == "same-origin" || site == "none"),
-        Some(origin) => {
-            let base = &flows.inner.base;
-            base.strip_prefix(origin)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        }
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(site) = header("sec-fetch-site") {
+        return site == "same-origin";
+    }
+    match header("origin") {
+        None | Some("null") => true,
+        Some(origin) => flows
+            .inner
+            .base
+            .strip_prefix(origin)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/')),
     }
 }
 

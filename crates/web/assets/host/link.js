@@ -98,6 +98,8 @@ export function renderLinkRecord(req) {
   let body = null;
   if (req.outcome === 'consent' && link.state === 'completed') {
     what = 'Finished in the browser';
+  } else if (req.outcome === 'consent' && link.state === 'ended') {
+    what = 'Opened in the browser';
   } else if (req.outcome === 'consent' && link.stage === 'waiting') {
     what = 'You said you were done';
   } else if (req.outcome === 'consent') {
@@ -114,7 +116,7 @@ export function renderLinkRecord(req) {
   } else {
     what = req.status === 'closed' ? 'Closed' : 'Waiting';
   }
-  const cls = req.outcome === 'consent' ? (link.state === 'completed' ? 'accept' : 'link-waiting') : (req.outcome || req.status);
+  const cls = req.outcome === 'consent' ? (link.state === 'opened' ? 'link-waiting' : 'accept') : (req.outcome || req.status);
   return h('div', { class: `request-record link-record ${cls}`, dataset: { record: req.id, link: link.state || '' } },
     h('div', {}, h('strong', {}, what), h('span', { class: 'what' }, ` — ${req.server} asked: `), req.message),
     h('div', { class: 'what mono' }, host(link), ' · ', link.full),

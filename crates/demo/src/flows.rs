@@ -1,0 +1,132 @@
+//! The demo's URL flows: an API-key page of its own, bound to the demo's one user.
+//!
+//! `interlude demo` runs the demo twice (over stdio and over HTTP); both keep their flows in one
+//! SQLite file and the HTTP one serves the pages (`/flows/…`) and a sign-in page (`/sign-in`),
+//! so one loopback origin is all the host has to allow. The stdio one learns where from its
+//! environment ([`FLOWS_ENV`], [`STORE_ENV`], [`KEY_ENV`]).
+//!
+//! The sign-in page signs anyone who can reach it in as the demo's user: this is a demo on
+//! loopback. A real server's login decides who a person is; the flow pages only compare.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use interlude_server::url::{
+    FlowStore, LocalUser, SignedCookie, SqliteStore, StoreError, UrlFlows, UserId,
+};
+use serde::Deserialize;
+
+/// The demo's one user.
+pub const DEMO_USER: &str = "you";
+/// The cookie the demo's sign-in sets.
+pub const COOKIE: &str = "interlude_demo_user";
+/// The flows' base URL, for a demo server that does not serve the pages itself.
+pub const FLOWS_ENV: &str = "INTERLUDE_DEMO_FLOWS";
+/// The flows' SQLite file.
+pub const STORE_ENV: &str = "INTERLUDE_DEMO_STORE";
+/// The cookie's signing key, hex.
+pub const KEY_ENV: &str = "INTERLUDE_DEMO_COOKIE_KEY";
+
+/// The demo's flows: kept in `store`, pages under `base` (`http://…/flows`), sign-in next to
+/// them at `/sign-in`, the cookie signed with `key` (32 bytes or more).
+pub fn demo_flows(
+    base: &str,
+    store: Arc<dyn FlowStore>,
+    key: &[u8],
+) -> Result<UrlFlows, interlude_server::url::ShortKey> {
+    let cookie = SignedCookie::new(COOKIE, key)?;
+    let origin = base.trim_end_matches('/').trim_end_matches("/flows");
+    Ok(
+        UrlFlows::new(store, base, LocalUser::new(UserId::new(DEMO_USER), cookie))
+            .with_server_name("the Interlude demo server")
+            .with_sign_in(format!("{origin}/sign-in")),
+    )
+}
+
+/// The demo's flows from the environment a parent set, when it set one.
+pub fn from_env() -> Option<UrlFlows> {
+    let base = std::env::var(FLOWS_ENV).ok()?;
+    let path = std::env::var(STORE_ENV).ok()?;
+    let key = unhex(&std::env::var(KEY_ENV).ok()?)?;
+    let store = match SqliteStore::open(&path) {
+        Ok(store) => store,
+        Err(e) => {
+            tracing::warn!("cannot open the demo's flow store {path}: {e}");
+            return None;
+        }
+    };
+    demo_flows(&base, Arc::new(store), &key).ok()
+}
+
+/// Opens (or creates) the demo's flow store at `path`.
+pub fn open_store(path: &std::path::Path) -> Result<Arc<dyn FlowStore>, StoreError> {
+    Ok(Arc::new(SqliteStore::open(path)?))
+}
+
+/// `key` as hex, for [`KEY_ENV`].
+pub fn hex(key: &[u8]) -> String {
+    key.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[derive(Clone)]
+struct SignIn {
+    cookie: SignedCookie,
+    flows_base: String,
+}
+
+#[derive(Deserialize)]
+struct Next {
+    next: Option<String>,
+}
+
+/// `GET /sign-in?next=<a flow URL>`: signs the visitor in as the demo's user and sends them
+/// back to the flow (only to a flow page of this server).
+pub(crate) fn sign_in_router(flows_base: &str, key: &[u8]) -> Option<Router> {
+    let cookie = SignedCookie::new(COOKIE, key).ok()?;
+    let state = SignIn {
+        cookie,
+        flows_base: format!("{}/", flows_base.trim_end_matches('/')),
+    };
+    Some(
+        Router::new()
+            .route("/sign-in", get(sign_in))
+            .with_state(state),
+    )
+}
+
+async fn sign_in(State(s): State<SignIn>, Query(q): Query<Next>) -> Response {
+    let cookie = s.cookie.set_cookie(&UserId::new(DEMO_USER));
+    // Only back to a flow page here: never an open redirect.
+    let next = q
+        .next
+        .filter(|n| n.starts_with(&s.flows_base) && !n.contains(['\r', '\n', '"', '<', '>']));
+    let mut response = match next {
+        Some(next) => (StatusCode::SEE_OTHER, [(header::LOCATION, next)]).into_response(),
+        None => (
+            StatusCode::OK,
+            "Signed in to the Interlude demo server as \"you\". Go back to the link you were given.",
+        )
+            .into_response(),
+    };
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
