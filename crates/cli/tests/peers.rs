@@ -276,33 +276,9 @@ fn demo_url_flow_through_interlude_call() {
                 break line[at..].trim().to_owned();
             }
         };
-        let (status, headers, _) = http("GET", &format!("{origin}/sign-in"), &[], "");
-        assert_eq!(status, 200);
-        let cookie = headers
-            .lines()
-            .find_map(|l| {
-                let (name, value) = l.split_once(':')?;
-                name.eq_ignore_ascii_case("set-cookie").then(|| {
-                    value
-                        .trim()
-                        .split(';')
-                        .next()
-                        .unwrap_or_default()
-                        .to_owned()
-                })
-            })
-            .expect("the sign-in sets a cookie");
-        let (status, _, page) = http(
-            "POST",
-            &link,
-            &[
-                ("cookie", cookie.as_str()),
-                ("origin", origin.as_str()),
-                ("content-type", "application/x-www-form-urlencoded"),
-            ],
-            "secret=demo-key-42",
-        );
-        assert_eq!(status, 200, "{page}");
+        let page = interlude_test_support::http1::complete_demo_flow(&origin, &link, "demo-key-42")
+            .unwrap();
+        assert_eq!(page.status, 200, "{}", page.body);
         let deadline = Instant::now() + RUN_TIMEOUT;
         let exit = loop {
             if let Some(status) = child.try_wait().unwrap() {
@@ -322,33 +298,6 @@ fn demo_url_flow_through_interlude_call() {
         );
         assert!(!out.contains("demo-key-42"));
     }
-}
-
-/// A minimal HTTP/1.1 exchange on 127.0.0.1: status, raw headers, body.
-fn http(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
-    use std::io::Write;
-    let rest = url.strip_prefix("http://").expect("an http URL");
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let mut stream = TcpStream::connect(authority).unwrap();
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_owned(), body.to_owned())
 }
 
 // ---------------------------------------------------------------------------------------------

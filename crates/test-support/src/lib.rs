@@ -50,6 +50,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use fantoccini;
 
+pub mod http1;
 mod peers;
 pub mod surface;
 use fantoccini::elements::Element;

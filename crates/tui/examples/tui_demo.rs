@@ -3,6 +3,9 @@
 //! file name or the URL's host. The terminal tests launch this under tmux.
 //!
 //! Run with: `cargo run -p interlude-tui --example tui_demo -- demo=target/debug/interlude-demo`
+//!
+//! `TUI_DEMO_DEV_ORIGIN=http://127.0.0.1:PORT` allows that origin in plain http (a server under
+//! development, such as `interlude-demo --http`, whose URL-flow pages are there).
 // An example's failure message has nowhere to go but stderr.
 #![allow(clippy::print_stderr)]
 
@@ -58,7 +61,18 @@ async fn main() -> ExitCode {
         eprintln!("usage: tui_demo [NAME=]SERVER…");
         return ExitCode::from(2);
     }
-    match interlude_tui::run(HostConfig::default(), servers).await {
+    // A server under development serving its URL-flow pages in plain http on this machine.
+    let mut config = HostConfig::default();
+    if let Ok(origin) = std::env::var("TUI_DEMO_DEV_ORIGIN") {
+        match interlude_engine::DevOrigin::parse(&origin) {
+            Ok(o) => config.engine.url_policy.dev_origins = vec![o],
+            Err(e) => {
+                eprintln!("tui_demo: TUI_DEMO_DEV_ORIGIN: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match interlude_tui::run(config, servers).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tui_demo: {e}");

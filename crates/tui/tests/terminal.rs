@@ -343,3 +343,115 @@ fn escape_cancels_the_request() {
     assert!(!screen.contains("Thanks"), "{screen}");
     quit(&tmux);
 }
+
+/// `interlude-demo --http` on a free loopback port (its URL-flow pages on the same origin),
+/// killed on drop.
+struct HttpDemo {
+    child: std::process::Child,
+    origin: String,
+}
+
+impl HttpDemo {
+    fn start(binary: &Path) -> HttpDemo {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let child = Command::new(binary)
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "interlude-demo did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        HttpDemo {
+            child,
+            origin: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}
+
+impl Drop for HttpDemo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// URL mode on the terminal (2026-07-28 over HTTP): the link with its origin and the host's
+/// note, consent, the link handed to the system's opener (`$BROWSER`: a script here that writes
+/// it down), the server's page done by "the person", then "I am done" and the server's word.
+#[test]
+fn a_link_is_shown_consented_to_and_opened() {
+    let Some(program) = tmux_program() else {
+        return;
+    };
+    let bins = binaries();
+    let demo = HttpDemo::start(&bins.demo);
+    let dir = std::env::temp_dir().join(format!("interlude-tui-url-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let opened = dir.join("opened.txt");
+    let opener = dir.join("open.sh");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\necho \"$1\" >> {}\n", quote(&opened)),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = format!("demo={}/mcp", demo.origin);
+    let command = format!(
+        "BROWSER={} TUI_DEMO_DEV_ORIGIN={} {} {}; echo \"[tui exited $?]\"; sleep 600",
+        quote(&opener),
+        demo.origin,
+        quote(&bins.tui),
+        quote(Path::new(&spec))
+    );
+    let tmux = Tmux::start(program, &command);
+    tmux.wait_for("Call a tool:");
+    call(&tmux, "weather_api_key");
+    let screen = tmux.wait_for("Open the link in my browser");
+    assert!(
+        screen.contains(&format!("Link:   {}/flows/", demo.origin)),
+        "{screen}"
+    );
+    assert!(screen.contains("development origin"), "{screen}");
+    assert!(!opened.exists(), "nothing is opened before consent");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Opening the link in your browser");
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let link = loop {
+        if let Ok(text) = std::fs::read_to_string(&opened)
+            && let Some(line) = text.lines().next()
+        {
+            break line.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the opener was not run"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        link.starts_with(&format!("{}/flows/", demo.origin)),
+        "{link}"
+    );
+    let page = interlude_test_support::http1::complete_demo_flow(&demo.origin, &link, "tui-key-1")
+        .unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    // The server asks again for the same link: the person says they are done.
+    tmux.wait_for("I am done in the browser: go on");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Saved your Weather API key (9 characters)");
+    let screen = tmux.screen();
+    assert!(!screen.contains("tui-key-1"), "{screen}");
+    quit(&tmux);
+    let _ = std::fs::remove_dir_all(&dir);
+}
