@@ -68,6 +68,7 @@ suite!(
     set_data_replaces_the_data,
     secrets_are_per_user_and_overwritten,
     times_beyond_i64_are_refused,
+    completing_with_a_secret_keeps_both_or_neither,
 );
 
 fn insert_and_read(store: &dyn FlowStore) {
@@ -413,6 +414,50 @@ fn secrets_are_per_user_and_overwritten(store: &dyn FlowStore) {
     assert!(!store.delete_secret(&alice(), "openai").unwrap());
     assert_eq!(read(&alice(), "openai"), None);
     assert_eq!(read(&bob(), "openai"), Some(b"sk-bob".to_vec()));
+}
+
+fn completing_with_a_secret_keeps_both_or_neither(store: &dyn FlowStore) {
+    let flow = flow_at(alice(), T0);
+    store.insert_flow(&flow).unwrap();
+    let key = Secret::from("sk-1");
+    assert!(
+        store
+            .complete_with_secret(&flow.id, &alice(), "openai", &key, T0 + 1)
+            .unwrap()
+    );
+    assert_eq!(
+        store.flow(&flow.id).unwrap().unwrap().status,
+        FlowStatus::Completed
+    );
+    assert_eq!(
+        store.secret(&alice(), "openai").unwrap().unwrap().expose(),
+        b"sk-1"
+    );
+    // Done already: nothing changes, nothing is kept.
+    let again = Secret::from("sk-2");
+    assert!(
+        !store
+            .complete_with_secret(&flow.id, &alice(), "openai", &again, T0 + 2)
+            .unwrap()
+    );
+    assert_eq!(
+        store.secret(&alice(), "openai").unwrap().unwrap().expose(),
+        b"sk-1"
+    );
+    // Expired: neither.
+    let late = flow_at(bob(), T0);
+    store.insert_flow(&late).unwrap();
+    let after = late.expires_at_ms;
+    assert!(
+        !store
+            .complete_with_secret(&late.id, &bob(), "openai", &key, after)
+            .unwrap()
+    );
+    assert!(store.secret(&bob(), "openai").unwrap().is_none());
+    assert_eq!(
+        store.flow(&late.id).unwrap().unwrap().status,
+        FlowStatus::Pending
+    );
 }
 
 fn times_beyond_i64_are_refused(store: &dyn FlowStore) {

@@ -449,15 +449,22 @@ impl UrlFlows {
         Ok(())
     }
 
-    /// Completes flow `id` (its page did its work): wakes the call waiting for it and, on
-    /// 2025-11-25, tells the client that started it. False when it was no longer pending.
-    pub(crate) async fn complete(&self, id: &FlowId) -> Result<bool, FlowError> {
-        let moved = self.inner.store.transition(
-            id,
-            &FlowStatus::Pending,
-            FlowStatus::Completed,
-            now_ms(),
-        )?;
+    /// Completes `flow` (its page did its work), keeping `secret` as its user's, both or
+    /// neither; wakes the call waiting for it and, on 2025-11-25, tells the client that started
+    /// it. False when it was no longer pending or in time.
+    pub(crate) async fn complete(
+        &self,
+        flow: &Flow,
+        secret: Option<(&str, &Secret)>,
+    ) -> Result<bool, FlowError> {
+        let id = &flow.id;
+        let store = &self.inner.store;
+        let moved = match secret {
+            Some((name, secret)) => {
+                store.complete_with_secret(id, &flow.user, name, secret, now_ms())?
+            }
+            None => store.transition(id, &FlowStatus::Pending, FlowStatus::Completed, now_ms())?,
+        };
         if !moved {
             return Ok(false);
         }

@@ -263,19 +263,8 @@ async fn submit(
     if secret.is_empty() {
         return form_page(&flows, &flow, Some("Enter the key to save it."));
     }
-    let stored = flows
-        .inner
-        .store
-        .put_secret(&flow.user, &name, &Secret::new(secret), now_ms());
-    if let Err(e) = stored {
-        tracing::warn!(flow = %flow.id, "cannot store the secret: {e}");
-        return page(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Not saved",
-            "<p>The server could not save the key. Try again.</p>",
-        );
-    }
-    match flows.complete(&flow.id).await {
+    let secret = Secret::new(secret);
+    match flows.complete(&flow, Some((&name, &secret))).await {
         Ok(true) => page(
             StatusCode::OK,
             "Saved",
@@ -293,8 +282,8 @@ async fn submit(
             tracing::warn!(flow = %flow.id, "cannot complete the flow: {e}");
             page(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "Something went wrong",
-                "<p>The key was saved, but the server could not finish the flow.</p>",
+                "Not saved",
+                "<p>The server could not save the key. Try again.</p>",
             )
         }
     }
