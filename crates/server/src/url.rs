@@ -12,6 +12,9 @@
 //!   it ended; the `-32042` error for tools that would rather fail first;
 //! - its pages (`pages.rs`): an axum router the server mounts under the flows' base URL, which
 //!   checks who opens a link before doing anything;
+//! - the OAuth-client pattern (`oauth.rs`, [`OAuthProvider`]): the link leads through this
+//!   server to a third party's consent with PKCE and `state`; the code comes back to
+//!   `<base>/oauth/callback` and is exchanged here; the tokens stay with the user's secrets;
 //! - [`Identity`] (`identity.rs`): who a flow is for ([`Identity::mcp_user`]) and who opens its
 //!   page ([`Identity::page_user`]); [`LocalUser`] and [`SignedCookie`] for a server with one
 //!   user;
@@ -21,11 +24,13 @@
 
 mod flows;
 mod identity;
+mod oauth;
 mod pages;
 pub mod store;
 
 pub use flows::{DEFAULT_FLOW_TTL, FlowError, FlowKind, UrlFlows};
 pub use identity::{Identity, LocalUser, ShortKey, SignedCookie};
+pub use oauth::OAuthProvider;
 pub use store::{
     Flow, FlowId, FlowStatus, FlowStore, InvalidFlowId, MemoryStore, Secret, SqliteStore,
     StoreError, UserId,

@@ -29,6 +29,7 @@ use tokio::sync::Notify;
 
 use crate::ask::{Ask, AskError};
 use crate::url::identity::Identity;
+use crate::url::oauth::OAuthProvider;
 use crate::url::store::{Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, UserId};
 
 /// What a flow is for; it decides which page the link opens.
@@ -48,6 +49,12 @@ pub enum FlowKind {
         /// What the page calls it ("OpenAI API key").
         label: String,
     },
+    /// Connecting the user's account at a third party this server is an OAuth client of
+    /// ([`UrlFlows::with_oauth`]); the tokens are kept as the secret `oauth:<provider>`.
+    OAuth {
+        /// The provider's name.
+        provider: String,
+    },
 }
 
 impl FlowKind {
@@ -59,10 +66,18 @@ impl FlowKind {
         }
     }
 
-    /// How the store names it: `api_key:<name>`.
+    /// Connecting the user's account at the OAuth provider called `provider`.
+    pub fn oauth(provider: impl Into<String>) -> Self {
+        FlowKind::OAuth {
+            provider: provider.into(),
+        }
+    }
+
+    /// How the store names it: `api_key:<name>` or `oauth:<provider>`.
     pub fn as_stored(&self) -> String {
         match self {
             FlowKind::ApiKey { name, .. } => format!("api_key:{name}"),
+            FlowKind::OAuth { provider } => format!("oauth:{provider}"),
         }
     }
 
@@ -70,6 +85,8 @@ impl FlowKind {
     fn data(&self) -> Value {
         match self {
             FlowKind::ApiKey { label, .. } => json!({ "label": label }),
+            // The PKCE verifier: it leaves this server only for the token endpoint.
+            FlowKind::OAuth { .. } => json!({ "verifier": crate::url::oauth::random_token() }),
         }
     }
 
@@ -86,6 +103,9 @@ impl FlowKind {
                     .unwrap_or(name)
                     .to_owned(),
             }),
+            "oauth" => Some(FlowKind::OAuth {
+                provider: name.to_owned(),
+            }),
             _ => None,
         }
     }
@@ -101,6 +121,9 @@ pub enum FlowError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// No OAuth provider of that name was added ([`UrlFlows::with_oauth`]).
+    #[error("no OAuth provider called `{0}` is configured")]
+    NoProvider(String),
 }
 
 impl From<FlowError> for AskError {
@@ -111,6 +134,9 @@ impl From<FlowError> for AskError {
                 format!("the flow store failed: {e}"),
                 None,
             )),
+            e @ FlowError::NoProvider(_) => {
+                AskError::Tool(ErrorData::internal_error(e.to_string(), None))
+            }
         }
     }
 }
@@ -130,6 +156,10 @@ pub(crate) struct Inner {
     pub(crate) server_name: String,
     /// Where a person who is not signed in is sent, with `?next=<the flow's URL>`.
     pub(crate) sign_in: Option<String>,
+    /// The third parties this server is an OAuth client of.
+    pub(crate) providers: Vec<OAuthProvider>,
+    /// For token endpoints, made when the first provider is added.
+    pub(crate) http: Option<reqwest::Client>,
     ttl: Duration,
     waiting: Mutex<HashMap<FlowId, Waiting>>,
 }
@@ -185,6 +215,8 @@ impl UrlFlows {
                 identity: Arc::new(identity),
                 server_name: "this server".to_owned(),
                 sign_in: None,
+                providers: Vec::new(),
+                http: None,
                 ttl: DEFAULT_FLOW_TTL,
                 waiting: Mutex::new(HashMap::new()),
             }),
@@ -218,6 +250,29 @@ impl UrlFlows {
             inner.sign_in = Some(url.into());
         }
         self
+    }
+
+    /// Adds a third party this server is an OAuth client of (its redirect URI there must be
+    /// `<base>/oauth/callback`). Call before cloning.
+    #[must_use]
+    pub fn with_oauth(mut self, provider: OAuthProvider) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.providers.retain(|p| p.name != provider.name);
+            inner.providers.push(provider);
+            if inner.http.is_none() {
+                inner.http = Some(crate::url::oauth::http_client());
+            }
+        }
+        self
+    }
+
+    /// The OAuth redirect URI to register with providers: `<base>/oauth/callback`.
+    pub fn redirect_uri(&self) -> String {
+        format!("{}/oauth/callback", self.inner.base)
+    }
+
+    pub(crate) fn provider(&self, name: &str) -> Option<&OAuthProvider> {
+        self.inner.providers.iter().find(|p| p.name == name)
     }
 
     /// The store underneath.
@@ -254,6 +309,13 @@ impl UrlFlows {
         let ttl = u64::try_from(self.inner.ttl.as_millis()).unwrap_or(u64::MAX);
         let mut flow = Flow::new(user, kind.as_stored(), now_ms(), ttl);
         flow.data = kind.data();
+        if let FlowKind::OAuth { provider } = kind {
+            if self.provider(provider).is_none() {
+                return Err(FlowError::NoProvider(provider.clone()));
+            }
+            // The `state` the provider sends back finds the flow; unguessable, like its id.
+            flow.lookup = Some(crate::url::oauth::random_token());
+        }
         self.inner.store.insert_flow(&flow)?;
         tracing::info!(flow = %flow.id, kind = %flow.kind, "URL flow started");
         Ok(flow)

@@ -16,7 +16,7 @@ use hmac::{KeyInit, Mac};
 use http::HeaderMap;
 use rmcp::service::{RequestContext, RoleServer};
 
-use crate::url::store::UserId;
+use crate::url::store::{UserId, base64url};
 
 type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
@@ -97,7 +97,7 @@ impl SignedCookie {
             .mac(user.as_str())
             .map(|m| hex(&m.finalize().into_bytes()))
             .unwrap_or_default();
-        format!("{}.{tag}", b64(user.as_str().as_bytes()))
+        format!("{}.{tag}", base64url(user.as_str().as_bytes()))
     }
 
     /// `name=value`, for a `Cookie` request header (tests, tools).
@@ -187,25 +187,6 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-fn b64(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk.first().copied().unwrap_or(0),
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..=chunk.len() {
-            let index = ((n >> (18 - 6 * i)) & 63) as usize;
-            if let Some(c) = B64.get(index) {
-                out.push(char::from(*c));
-            }
-        }
-    }
-    out
-}
-
 fn unb64(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
     let digits: Option<Vec<u32>> = text
@@ -248,7 +229,7 @@ mod tests {
         let ada = c.header_value(&UserId::new("ada"));
         let (_, tag) = ada.split_once('.').unwrap();
         // Another user's name with Ada's signature, another key, garbage.
-        let forged = format!("u={}.{tag}", b64(b"mallory"));
+        let forged = format!("u={}.{tag}", base64url(b"mallory"));
         assert_eq!(c.user(&headers(&forged)), None);
         let other = SignedCookie::new("u", [2u8; 32]).unwrap();
         assert_eq!(other.user(&headers(&ada)), None);

@@ -22,12 +22,152 @@ use crate::url::flows::{FlowKind, UrlFlows, now_ms};
 use crate::url::store::{Flow, FlowId, FlowStatus, Secret};
 
 impl UrlFlows {
-    /// The flow pages: `GET /{id}` shows the page, `POST /{id}` takes what it asks for. Mount
-    /// it at the path of the base URL given to [`UrlFlows::new`].
+    /// The flow pages: `GET /{id}` shows the page (or, for an OAuth flow, sends the browser to
+    /// the provider), `POST /{id}` takes what it asks for, `GET /oauth/callback` is where
+    /// providers send the browser back. Mount it at the path of the base URL given to
+    /// [`UrlFlows::new`].
     pub fn router(&self) -> Router {
         Router::new()
             .route("/{id}", get(show).post(submit))
+            .route("/oauth/callback", get(callback))
             .with_state(self.clone())
+    }
+}
+
+/// A `303 See Other` to `to`, with the flow pages' headers.
+fn redirect(to: &str) -> Response {
+    let mut response = page(StatusCode::SEE_OTHER, "Continue", "<p>Continuing…</p>");
+    if let Ok(value) = HeaderValue::from_str(to) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+fn gone(why: &str) -> Response {
+    page(
+        StatusCode::GONE,
+        "This link can no longer be used",
+        &format!("<p>{}</p>", escape(why)),
+    )
+}
+
+#[derive(Deserialize)]
+struct Callback {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// The provider sends the browser back here: the `state` names the flow (an unknown or
+/// tampered one names none), the person must be the flow's user, and the code is exchanged
+/// with the flow's PKCE verifier.
+async fn callback(
+    State(flows): State<UrlFlows>,
+    headers: HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<Callback>,
+) -> Response {
+    let found = q
+        .state
+        .as_deref()
+        .map(|state| flows.inner.store.flow_by_lookup(state));
+    let flow = match found {
+        Some(Ok(Some(flow))) => flow,
+        Some(Err(e)) => {
+            tracing::warn!("cannot read the flow of an OAuth callback: {e}");
+            return page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>The server could not read this link's state. Try again later.</p>",
+            );
+        }
+        _ => {
+            tracing::warn!("an OAuth callback with an unknown state; refused");
+            return page(
+                StatusCode::NOT_FOUND,
+                "No such link",
+                "<p>This answer from the other service does not belong to anything here.</p>",
+            );
+        }
+    };
+    if let Err(refusal) = check(&flows, &flow, &headers) {
+        return refusal;
+    }
+    let Some(FlowKind::OAuth { provider }) = FlowKind::of(&flow) else {
+        return gone("This link was not for connecting an account.");
+    };
+    let Some(provider) = flows.provider(&provider).cloned() else {
+        return gone("This server no longer connects to that service.");
+    };
+    let title = escape(&provider.title);
+    if let Some(error) = q.error {
+        let reason = q.error_description.unwrap_or_else(|| error.clone());
+        let _ = flows.inner.store.transition(
+            &flow.id,
+            &FlowStatus::Pending,
+            FlowStatus::Failed {
+                reason: format!("{}: {reason}", provider.title),
+            },
+            now_ms(),
+        );
+        return page(
+            StatusCode::OK,
+            &format!("{} was not connected", provider.title),
+            &format!(
+                "<p>{title} said: {}. Nothing was saved.</p>",
+                escape(&reason)
+            ),
+        );
+    }
+    let (Some(code), Some(verifier), Some(http)) = (
+        q.code,
+        flow.data
+            .get("verifier")
+            .and_then(serde_json::Value::as_str),
+        flows.inner.http.as_ref(),
+    ) else {
+        return gone("The other service sent no code back.");
+    };
+    let tokens =
+        match crate::url::oauth::exchange(http, &provider, &code, verifier, &flows.redirect_uri())
+            .await
+        {
+            Ok(tokens) => tokens,
+            Err(e) => {
+                tracing::warn!(flow = %flow.id, "the OAuth code exchange failed: {e}");
+                return page(
+                    StatusCode::BAD_GATEWAY,
+                    &format!("{} was not connected", provider.title),
+                    &format!(
+                        "<p>{title} did not give this server access. Start again from your \
+                     assistant.</p>"
+                    ),
+                );
+            }
+        };
+    let secret = Secret::new(tokens.to_string());
+    match flows
+        .complete(&flow, Some((&provider.secret_name(), &secret)))
+        .await
+    {
+        Ok(true) => page(
+            StatusCode::OK,
+            &format!("{} is connected", provider.title),
+            &format!(
+                "<p>{} can now use your {title} account. You can close this tab and go back \
+                 to your assistant.</p>",
+                escape(&flows.inner.server_name)
+            ),
+        ),
+        Ok(false) => gone("It expired or was already used while you were away."),
+        Err(e) => {
+            tracing::warn!(flow = %flow.id, "cannot complete the flow: {e}");
+            page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Not saved",
+                "<p>The server could not keep the connection. Try again.</p>",
+            )
+        }
     }
 }
 
@@ -73,19 +213,6 @@ padding:.5rem;border:1px solid #c9cbd6;border-radius:8px}button{margin-top:1rem;
 font-weight:600;padding:.5rem 1.2rem;border:0;border-radius:8px;background:#4f46e5;color:#fff}\
 .note{color:#5b5f73;font-size:.9rem}.error{color:#b42318}";
 
-/// `text` for a query value: everything but unreserved characters percent-encoded.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() * 3);
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -126,13 +253,21 @@ fn usable(flows: &UrlFlows, id: &str, headers: &HeaderMap) -> Result<Flow, Respo
             ));
         }
     };
+    check(flows, &flow, headers)?;
+    Ok(flow)
+}
+
+/// Whether the person opening `flow`'s page may use it now: signed in, as the flow's own
+/// user, while it is pending and in time; else the page saying why.
+#[allow(clippy::result_large_err)]
+fn check(flows: &UrlFlows, flow: &Flow, headers: &HeaderMap) -> Result<(), Response> {
     let server = escape(&flows.inner.server_name);
     let Some(visitor) = flows.inner.identity.page_user(headers) else {
         let link = flows.inner.sign_in.as_ref().map_or_else(String::new, |to| {
             format!(
                 "<p><a href=\"{}?next={}\">Sign in to {server}</a></p>",
                 escape(to),
-                escape(&percent_encode(&flows.url_of(&flow.id)))
+                escape(&crate::url::oauth::percent_encode(&flows.url_of(&flow.id)))
             )
         });
         return Err(page(
@@ -166,7 +301,7 @@ fn usable(flows: &UrlFlows, id: &str, headers: &HeaderMap) -> Result<Flow, Respo
             "<p>It expired or was already used. Start again from your assistant.</p>",
         ));
     }
-    Ok(flow)
+    Ok(())
 }
 
 async fn show(
@@ -184,6 +319,13 @@ async fn show(
 fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
     let server = escape(&flows.inner.server_name);
     match FlowKind::of(flow) {
+        Some(FlowKind::OAuth { provider }) => match flows.provider(&provider) {
+            Some(p) => match crate::url::oauth::authorize_url(p, flow, &flows.redirect_uri()) {
+                Some(to) => redirect(&to),
+                None => gone("This link's state is incomplete."),
+            },
+            None => gone("This server no longer connects to that service."),
+        },
         Some(FlowKind::ApiKey { label, .. }) => {
             let label = escape(&label);
             let error = error.map_or_else(String::new, |e| {

@@ -96,7 +96,7 @@ impl FromStr for FlowId {
 pub struct InvalidFlowId;
 
 /// `bytes` in unpadded base64url (RFC 4648 §5).
-fn base64url(bytes: &[u8]) -> String {
+pub(crate) fn base64url(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let mut group = [0u8; 3];
