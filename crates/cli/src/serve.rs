@@ -69,6 +69,7 @@ fn guide() -> serde_json::Value {
             step("Newsletter topics", "A multi-select: pick one to three.", "demo", "newsletter_topics"),
             step("Confirm an action", "A yes/no question before something destructive.", "demo", "confirm_action"),
             step("Enter an API key (URL mode)", "The server sends you to its own page: the key never passes through this host. Consent, open the page, sign in, enter any key; the call goes on when you tell it you are done.", "demo", "weather_api_key"),
+            step("Connect a third-party account (URL mode, OAuth)", "The server sends you through its own page to Example Cloud's consent (a provider the demo plays on another port); the tokens stay with the server.", "demo", "connect_cloud_account"),
             step("Enter an API key (URL mode, 2025 era)", "The same over the push era: the call waits, and the server tells the host when the page is done.", "demo-2025", "weather_api_key"),
             step("Defaults (2025 era)", "Every type with a default, prefilled (SEP-1034), over the push era.", "demo-2025", "test_elicitation_sep1034_defaults"),
             step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
@@ -140,7 +141,15 @@ pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         .with_context(|| format!("cannot open the demo's flow store {}", store_path.display()))?;
     let mut key = vec![0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rng(), &mut key);
-    let flows = interlude_demo::flows::demo_flows(&flows_base, store, &key)?;
+    // Example Cloud, the third party of the OAuth scenario, on a loopback port of its own.
+    let mut secret = [0u8; 16];
+    rand::RngCore::fill_bytes(&mut rand::rng(), &mut secret);
+    let cloud = interlude_demo::flows::serve_cloud(
+        TcpListener::bind("127.0.0.1:0").await?,
+        &flows_base,
+        &interlude_demo::flows::hex(&secret),
+    )?;
+    let flows = interlude_demo::flows::demo_flows(&flows_base, store, &key, Some(&cloud))?;
     // The development setting: plain http to exactly the demo's own origin, and the consent
     // screen says so.
     let mut host = HostConfig::default();
@@ -166,6 +175,14 @@ pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
             (
                 interlude_demo::flows::KEY_ENV.to_owned(),
                 interlude_demo::flows::hex(&key),
+            ),
+            (
+                interlude_demo::flows::CLOUD_ENV.to_owned(),
+                cloud.origin.clone(),
+            ),
+            (
+                interlude_demo::flows::CLOUD_SECRET_ENV.to_owned(),
+                cloud.secret.clone(),
             ),
         ]
         .into_iter()

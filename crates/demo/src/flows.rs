@@ -16,7 +16,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use interlude_server::url::{
-    FlowStore, LocalUser, SignedCookie, SqliteStore, StoreError, UrlFlows, UserId,
+    FlowStore, LocalUser, OAuthProvider, SignedCookie, SqliteStore, StoreError, UrlFlows, UserId,
 };
 use serde::Deserialize;
 
@@ -30,6 +30,47 @@ pub const FLOWS_ENV: &str = "INTERLUDE_DEMO_FLOWS";
 pub const STORE_ENV: &str = "INTERLUDE_DEMO_STORE";
 /// The cookie's signing key, hex.
 pub const KEY_ENV: &str = "INTERLUDE_DEMO_COOKIE_KEY";
+/// The origin of "Example Cloud", the OAuth provider the demo plays ([`crate::provider`]).
+pub const CLOUD_ENV: &str = "INTERLUDE_DEMO_CLOUD";
+/// The demo's client secret at Example Cloud.
+pub const CLOUD_SECRET_ENV: &str = "INTERLUDE_DEMO_CLOUD_SECRET";
+
+/// The demo's client id at Example Cloud.
+pub const CLOUD_CLIENT_ID: &str = "interlude-demo";
+
+/// Where Example Cloud runs and the demo's secret there.
+#[derive(Debug, Clone)]
+pub struct Cloud {
+    /// `http://127.0.0.1:<port>`.
+    pub origin: String,
+    /// The client secret.
+    pub secret: String,
+}
+
+/// Serves Example Cloud on `listener` for the flows under `flows_base` (their callback is the
+/// only redirect URI it accepts), until the process ends; returns where it runs.
+pub fn serve_cloud(
+    listener: tokio::net::TcpListener,
+    flows_base: &str,
+    secret: &str,
+) -> std::io::Result<Cloud> {
+    let origin = format!("http://{}", listener.local_addr()?);
+    let client = crate::provider::Client {
+        id: CLOUD_CLIENT_ID.to_owned(),
+        secret: secret.to_owned(),
+        redirect_uri: format!("{}/oauth/callback", flows_base.trim_end_matches('/')),
+    };
+    let app = crate::provider::router(client);
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::warn!("Example Cloud stopped: {e}");
+        }
+    });
+    Ok(Cloud {
+        origin,
+        secret: secret.to_owned(),
+    })
+}
 
 /// The demo's flows: kept in `store`, pages under `base` (`http://…/flows`), sign-in next to
 /// them at `/sign-in`, the cookie signed with `key` (32 bytes or more).
@@ -37,14 +78,27 @@ pub fn demo_flows(
     base: &str,
     store: Arc<dyn FlowStore>,
     key: &[u8],
+    cloud: Option<&Cloud>,
 ) -> Result<UrlFlows, interlude_server::url::ShortKey> {
     let cookie = SignedCookie::new(COOKIE, key)?;
     let origin = base.trim_end_matches('/').trim_end_matches("/flows");
-    Ok(
-        UrlFlows::new(store, base, LocalUser::new(UserId::new(DEMO_USER), cookie))
-            .with_server_name("the Interlude demo server")
-            .with_sign_in(format!("{origin}/sign-in")),
-    )
+    let flows = UrlFlows::new(store, base, LocalUser::new(UserId::new(DEMO_USER), cookie))
+        .with_server_name("the Interlude demo server")
+        .with_sign_in(format!("{origin}/sign-in"));
+    Ok(match cloud {
+        Some(cloud) => flows.with_oauth(
+            OAuthProvider::new(
+                "cloud",
+                "Example Cloud",
+                format!("{}/authorize", cloud.origin),
+                format!("{}/token", cloud.origin),
+                CLOUD_CLIENT_ID,
+            )
+            .with_secret(cloud.secret.clone())
+            .with_scopes(["files.read"]),
+        ),
+        None => flows,
+    })
 }
 
 /// The demo's flows from the environment a parent set, when it set one.
@@ -59,7 +113,11 @@ pub fn from_env() -> Option<UrlFlows> {
             return None;
         }
     };
-    demo_flows(&base, Arc::new(store), &key).ok()
+    let cloud = match (std::env::var(CLOUD_ENV), std::env::var(CLOUD_SECRET_ENV)) {
+        (Ok(origin), Ok(secret)) => Some(Cloud { origin, secret }),
+        _ => None,
+    };
+    demo_flows(&base, Arc::new(store), &key, cloud.as_ref()).ok()
 }
 
 /// Opens (or creates) the demo's flow store at `path`.

@@ -28,6 +28,7 @@
 
 pub mod flows;
 mod http;
+pub mod provider;
 mod tools;
 
 pub use http::{HttpOptions, serve_http};

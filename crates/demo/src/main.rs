@@ -54,7 +54,13 @@ async fn serve_tcp(addr: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot open {}: {e}", store_path.display()))?;
     let mut key = [0u8; 32];
     rand::RngCore::fill_bytes(&mut rand::rng(), &mut key);
-    let flows = interlude_demo::flows::demo_flows(&format!("http://{local}/flows"), store, &key)
+    let base = format!("http://{local}/flows");
+    let cloud_listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("cannot listen for Example Cloud: {e}"))?;
+    let cloud = interlude_demo::flows::serve_cloud(cloud_listener, &base, "demo-cloud-secret")
+        .map_err(|e| e.to_string())?;
+    let flows = interlude_demo::flows::demo_flows(&base, store, &key, Some(&cloud))
         .map_err(|e| e.to_string())?;
     let options = HttpOptions {
         flows: Some((flows, key.to_vec())),

@@ -236,6 +236,41 @@ impl DemoServer {
     }
 
     #[tool(
+        description = "Connect your Example Cloud account: the server sends you through its own page to Example Cloud's consent (OAuth with PKCE); the tokens stay with the server (URL mode)."
+    )]
+    async fn connect_cloud_account(&self, ask: Ask) -> ToolResult {
+        let Some(flows) = &self.flows else {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                "This demo server runs without its pages, so it cannot connect an account.",
+            )]));
+        };
+        let answer = flows
+            .run(
+                &ask,
+                &FlowKind::oauth("cloud"),
+                "Connect your Example Cloud account so that I can read your files.",
+            )
+            .await?;
+        Ok(match answer {
+            Answer::Accepted(flow) => {
+                let scope = flows
+                    .store()
+                    .secret(&flow.user, "oauth:cloud")
+                    .ok()
+                    .flatten()
+                    .and_then(|s| serde_json::from_slice::<Value>(s.expose()).ok())
+                    .and_then(|t| t.get("scope").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_default();
+                text(format!(
+                    "Connected your Example Cloud account (scope: {scope}). The tokens stay with the server; neither the chat nor the host saw them."
+                ))
+            }
+            Answer::Declined => text("You declined to connect an account."),
+            Answer::Cancelled => text("Cancelled; no account was connected."),
+        })
+    }
+
+    #[tool(
         description = "Connect a weather service: the server sends you to its own page to enter the API key, which never passes through the chat or this host (URL mode)."
     )]
     async fn weather_api_key(&self, ask: Ask) -> ToolResult {

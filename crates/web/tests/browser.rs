@@ -1009,7 +1009,14 @@ async fn harness_with_flows() -> (Page, String) {
     let key = vec![7u8; 32];
     let store: std::sync::Arc<dyn interlude_server::url::FlowStore> =
         std::sync::Arc::new(interlude_server::url::MemoryStore::default());
-    let flows = interlude_demo::flows::demo_flows(&format!("{origin}/flows"), store, &key).unwrap();
+    let base = format!("{origin}/flows");
+    let cloud = interlude_demo::flows::serve_cloud(
+        TcpListener::bind("127.0.0.1:0").await.unwrap(),
+        &base,
+        "browser-test-secret",
+    )
+    .unwrap();
+    let flows = interlude_demo::flows::demo_flows(&base, store, &key, Some(&cloud)).unwrap();
     tokio::spawn(interlude_demo::serve_http(
         listener,
         interlude_demo::HttpOptions {
@@ -1071,18 +1078,24 @@ impl Page {
         }
     }
 
-    /// In the flow's tab: sign in, enter `key`, save; then close the tab and come back.
-    async fn complete_flow_in_new_tab(&self, key: &str) {
-        let home = self.switch_to_new_window().await;
-        let c = self.client();
-        // Not signed in yet: the page says so and links to the server's sign-in.
-        let sign_in = c
+    /// In the flow's tab, not signed in yet: the page says so and links to the server's
+    /// sign-in; follow it.
+    async fn sign_in_on_the_flow_page(&self) {
+        let sign_in = self
+            .client()
             .wait()
             .at_most(WAIT)
             .for_element(Locator::Css("main a[href*='/sign-in']"))
             .await
             .unwrap_or_else(|e| panic!("no sign-in link on the flow page: {e}"));
         sign_in.click().await.unwrap();
+    }
+
+    /// In the flow's tab: sign in, enter `key`, save; then close the tab and come back.
+    async fn complete_flow_in_new_tab(&self, key: &str) {
+        let home = self.switch_to_new_window().await;
+        let c = self.client();
+        self.sign_in_on_the_flow_page().await;
         let input = c
             .wait()
             .at_most(WAIT)
@@ -1185,4 +1198,61 @@ async fn url_flow_through_the_page_2026() {
         .await;
     assert!(!result.contains("wx-secret-2026"));
     assert!(!page.host_text().contains("wx-secret-2026"));
+}
+
+/// OAuth (2026-07-28): consent opens the server's page, which (once signed in) sends the
+/// browser to Example Cloud's consent; "Allow" comes back to the server's callback, which keeps
+/// the tokens; "I am done" lets the call go on. No token reaches the host or the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_flow_through_the_page() {
+    let (page, _origin) = harness_with_flows().await;
+    page.call_from_sidebar("demo", "connect_cloud_account")
+        .await;
+    let (card, first) = page.focused_card("demo", None).await;
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let home = page.switch_to_new_window().await;
+    page.sign_in_on_the_flow_page().await;
+    let c = page.client();
+    let allow = c
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("button.allow"))
+        .await
+        .unwrap_or_else(|e| panic!("no consent page at Example Cloud: {e}"));
+    page.artifact("oauth-consent").await;
+    allow.click().await.unwrap();
+    let connected = c
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::XPath("//h1[text()='Example Cloud is connected']"))
+        .await;
+    if connected.is_err() {
+        let html = c.source().await.unwrap_or_default();
+        panic!("not connected: {html}");
+    }
+    let html = c.source().await.unwrap();
+    assert!(!html.contains("ecl_"), "no token on the page");
+    c.close_window().await.unwrap();
+    c.switch_to_window(home).await.unwrap();
+    let (card, _) = page.focused_card("demo", Some(&first)).await;
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let result = page
+        .result_containing(
+            "demo",
+            "connect_cloud_account",
+            "Connected your Example Cloud",
+        )
+        .await;
+    assert!(result.contains("files.read"), "{result}");
+    assert!(!page.host_text().contains("ecl_"), "no token in the host");
 }

@@ -557,6 +557,28 @@ impl UrlFlows {
         Ok(true)
     }
 
+    /// Ends `flow` as failed (its page could not do its work: the third party refused, …) and
+    /// wakes the call waiting for it. False when it was no longer pending.
+    pub(crate) fn fail(&self, flow: &Flow, reason: String) -> Result<bool, FlowError> {
+        let moved = self.inner.store.transition(
+            &flow.id,
+            &FlowStatus::Pending,
+            FlowStatus::Failed { reason },
+            now_ms(),
+        )?;
+        let waiting = self
+            .inner
+            .waiting
+            .lock()
+            .ok()
+            .and_then(|mut w| w.remove(&flow.id));
+        if let Some(waiting) = waiting {
+            waiting.done.notify_waiters();
+            waiting.done.notify_one();
+        }
+        Ok(moved)
+    }
+
     /// Marks flows past their time as expired and forgets finished flows older than `keep`.
     /// Returns how many changed. Call it now and then (a server's housekeeping).
     pub fn expire(&self, keep: Duration) -> Result<usize, FlowError> {

@@ -102,14 +102,9 @@ async fn callback(
     let title = escape(&provider.title);
     if let Some(error) = q.error {
         let reason = q.error_description.unwrap_or_else(|| error.clone());
-        let _ = flows.inner.store.transition(
-            &flow.id,
-            &FlowStatus::Pending,
-            FlowStatus::Failed {
-                reason: format!("{}: {reason}", provider.title),
-            },
-            now_ms(),
-        );
+        if let Err(e) = flows.fail(&flow, format!("{}: {reason}", provider.title)) {
+            tracing::warn!(flow = %flow.id, "cannot end the flow: {e}");
+        }
         return page(
             StatusCode::OK,
             &format!("{} was not connected", provider.title),
