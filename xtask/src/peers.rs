@@ -88,6 +88,7 @@ fn npm_peers(root: &Path, node: &Path) -> anyhow::Result<PathBuf> {
         "@modelcontextprotocol/conformance",
         "@modelcontextprotocol/server-everything",
         "@modelcontextprotocol/sdk",
+        "oidc-provider",
     ]
     .iter()
     .all(|p| {

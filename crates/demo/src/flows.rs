@@ -80,23 +80,35 @@ pub fn demo_flows(
     key: &[u8],
     cloud: Option<&Cloud>,
 ) -> Result<UrlFlows, interlude_server::url::ShortKey> {
+    let provider = cloud.map(|cloud| {
+        OAuthProvider::new(
+            "cloud",
+            "Example Cloud",
+            format!("{}/authorize", cloud.origin),
+            format!("{}/token", cloud.origin),
+            CLOUD_CLIENT_ID,
+        )
+        .with_secret(cloud.secret.clone())
+        .with_scopes(["files.read"])
+    });
+    demo_flows_with(base, store, key, provider)
+}
+
+/// [`demo_flows`] with any OAuth provider as the `cloud` of `connect_cloud_account` (its name
+/// must be `cloud`): a real OpenID provider in the tests, for instance.
+pub fn demo_flows_with(
+    base: &str,
+    store: Arc<dyn FlowStore>,
+    key: &[u8],
+    cloud: Option<OAuthProvider>,
+) -> Result<UrlFlows, interlude_server::url::ShortKey> {
     let cookie = SignedCookie::new(COOKIE, key)?;
     let origin = base.trim_end_matches('/').trim_end_matches("/flows");
     let flows = UrlFlows::new(store, base, LocalUser::new(UserId::new(DEMO_USER), cookie))
         .with_server_name("the Interlude demo server")
         .with_sign_in(format!("{origin}/sign-in"));
     Ok(match cloud {
-        Some(cloud) => flows.with_oauth(
-            OAuthProvider::new(
-                "cloud",
-                "Example Cloud",
-                format!("{}/authorize", cloud.origin),
-                format!("{}/token", cloud.origin),
-                CLOUD_CLIENT_ID,
-            )
-            .with_secret(cloud.secret.clone())
-            .with_scopes(["files.read"]),
-        ),
+        Some(provider) => flows.with_oauth(provider),
         None => flows,
     })
 }

@@ -1002,6 +1002,32 @@ async fn server_everything_form_through_the_page() {
 /// The demo over HTTP with its URL flows (pages and sign-in on the demo's origin), and a page
 /// whose host allows exactly that origin in plain http (the development setting).
 async fn harness_with_flows() -> (Page, String) {
+    harness_with_flows_and(|base| async move {
+        let cloud = interlude_demo::flows::serve_cloud(
+            TcpListener::bind("127.0.0.1:0").await.unwrap(),
+            &base,
+            "browser-test-secret",
+        )
+        .unwrap();
+        interlude_server::url::OAuthProvider::new(
+            "cloud",
+            "Example Cloud",
+            format!("{}/authorize", cloud.origin),
+            format!("{}/token", cloud.origin),
+            interlude_demo::flows::CLOUD_CLIENT_ID,
+        )
+        .with_secret(cloud.secret)
+        .with_scopes(["files.read"])
+    })
+    .await
+}
+
+/// [`harness_with_flows`] with the OAuth provider `provider` makes for the flows' base URL.
+async fn harness_with_flows_and<F, Fut>(provider: F) -> (Page, String)
+where
+    F: FnOnce(String) -> Fut,
+    Fut: std::future::Future<Output = interlude_server::url::OAuthProvider>,
+{
     let shutdown = CancellationToken::new();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -1010,13 +1036,8 @@ async fn harness_with_flows() -> (Page, String) {
     let store: std::sync::Arc<dyn interlude_server::url::FlowStore> =
         std::sync::Arc::new(interlude_server::url::MemoryStore::default());
     let base = format!("{origin}/flows");
-    let cloud = interlude_demo::flows::serve_cloud(
-        TcpListener::bind("127.0.0.1:0").await.unwrap(),
-        &base,
-        "browser-test-secret",
-    )
-    .unwrap();
-    let flows = interlude_demo::flows::demo_flows(&base, store, &key, Some(&cloud)).unwrap();
+    let cloud = provider(base.clone()).await;
+    let flows = interlude_demo::flows::demo_flows_with(&base, store, &key, Some(cloud)).unwrap();
     tokio::spawn(interlude_demo::serve_http(
         listener,
         interlude_demo::HttpOptions {
@@ -1255,4 +1276,161 @@ async fn oauth_flow_through_the_page() {
         .await;
     assert!(result.contains("files.read"), "{result}");
     assert!(!page.host_text().contains("ecl_"), "no token in the host");
+}
+
+const OIDC_PROVIDER: &str = "oidc-provider/lib/index.js";
+
+/// A real OpenID provider (`oidc-provider`, pinned) on 127.0.0.1, stopped when dropped.
+struct OidcProvider {
+    child: std::process::Child,
+    issuer: String,
+}
+
+impl Drop for OidcProvider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl OidcProvider {
+    fn start(peers: &interlude_test_support::NpmPeers, redirect_uri: &str) -> OidcProvider {
+        use std::io::BufRead;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/test_data/oidc_provider.mjs");
+        let mut child = std::process::Command::new(&peers.node)
+            .arg(script)
+            .args([
+                &port.to_string(),
+                "interlude-test",
+                "oidc-test-secret",
+                redirect_uri,
+            ])
+            .env("INTERLUDE_NPM_PEERS", &peers.npm)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        // The provider prints notices later on: keep its stdout drained (a closed pipe would
+        // end it).
+        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+        let issuer = line
+            .trim()
+            .strip_prefix("ready ")
+            .unwrap_or_else(|| panic!("the OpenID provider did not start: {line:?}"))
+            .to_owned();
+        OidcProvider { child, issuer }
+    }
+}
+
+/// The same OAuth flow against a real OpenID provider: its own login and consent pages, its
+/// PKCE and code checks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_flow_with_a_real_openid_provider() {
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[OIDC_PROVIDER]) else {
+        return;
+    };
+    let oidc = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let slot = oidc.clone();
+    let (page, _origin) = harness_with_flows_and(|base| async move {
+        let provider = OidcProvider::start(&peers, &format!("{base}/oauth/callback"));
+        let issuer = provider.issuer.clone();
+        *slot.lock().unwrap() = Some(provider);
+        interlude_server::url::OAuthProvider::new(
+            "cloud",
+            "Example Cloud",
+            format!("{issuer}/auth"),
+            format!("{issuer}/token"),
+            "interlude-test",
+        )
+        .with_secret("oidc-test-secret")
+        .with_scopes(["openid"])
+    })
+    .await;
+    page.call_from_sidebar("demo", "connect_cloud_account")
+        .await;
+    let (card, first) = page.focused_card("demo", None).await;
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let home = page.switch_to_new_window().await;
+    page.sign_in_on_the_flow_page().await;
+    let c = page.client();
+    // The provider's own login page (development interactions: any name and password).
+    let login = c
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("input[name=login]"))
+        .await
+        .unwrap_or_else(|e| panic!("no login page at the OpenID provider: {e}"));
+    login.send_keys("ada").await.unwrap();
+    c.find(Locator::Css("input[name=password]"))
+        .await
+        .unwrap()
+        .send_keys("secret")
+        .await
+        .unwrap();
+    page.artifact("oidc-login").await;
+    c.find(Locator::Css("button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    // Its consent page.
+    let consent = match c
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("button[type=submit]"))
+        .await
+    {
+        Ok(button) => button,
+        Err(e) => {
+            let url = c
+                .current_url()
+                .await
+                .map(|u| u.to_string())
+                .unwrap_or_default();
+            let html = c.source().await.unwrap_or_default();
+            panic!("no consent page ({e}) at {url}: {html}");
+        }
+    };
+    consent.click().await.unwrap();
+    let connected = c
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::XPath("//h1[text()='Example Cloud is connected']"))
+        .await;
+    if connected.is_err() {
+        let html = c.source().await.unwrap_or_default();
+        panic!("not connected: {html}");
+    }
+    c.close_window().await.unwrap();
+    c.switch_to_window(home).await.unwrap();
+    let (card, _) = page.focused_card("demo", Some(&first)).await;
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.result_containing(
+        "demo",
+        "connect_cloud_account",
+        "Connected your Example Cloud",
+    )
+    .await;
+    drop(oidc);
 }
