@@ -6,9 +6,10 @@
 //! - `github_username`, `contact_info`, `favourite_genre`, `newsletter_topics`, `confirm_action`:
 //!   the seed examples (a username; name, e-mail and an age of at least 18; a titled single
 //!   choice; a multi-select; a yes/no confirmation);
-//! - `weather_api_key`: a URL-mode flow — the server sends the person to its own page to enter
-//!   an API key, which never passes through the client (when the demo runs with its pages, see
-//!   [`flows`]);
+//! - `weather_api_key`, `connect_cloud_account`, `verify_payment`: URL-mode flows — the server
+//!   sends the person to its own page to enter an API key, to connect an account at a third
+//!   party through OAuth, or to confirm a payment, none of which passes through the client
+//!   (when the demo runs with its pages, see [`flows`] and [`provider`]);
 //! - `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
 //!   the fixtures the MCP conformance suite's server scenarios call, with their exact schemas.
 //!

@@ -271,6 +271,34 @@ impl DemoServer {
     }
 
     #[tool(
+        description = "Verify a payment: the server shows what you pay on its own page, where you confirm or decline it, out of reach of the chat (URL mode)."
+    )]
+    async fn verify_payment(&self, ask: Ask) -> ToolResult {
+        let Some(flows) = &self.flows else {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                "This demo server runs without its pages, so it cannot take a payment.",
+            )]));
+        };
+        let kind = FlowKind::confirm(
+            "payment",
+            "Confirm a payment",
+            "€12.00 to Example Shop for order 4711 (a demo: no money moves)",
+        );
+        let answer = flows
+            .run(
+                &ask,
+                &kind,
+                "Verify the payment for order 4711 on the demo server's page.",
+            )
+            .await?;
+        Ok(match answer {
+            Answer::Accepted(_) => text("Payment for order 4711 verified."),
+            Answer::Declined => text("You declined the payment; order 4711 is not paid."),
+            Answer::Cancelled => text("Cancelled; order 4711 is not paid."),
+        })
+    }
+
+    #[tool(
         description = "Connect a weather service: the server sends you to its own page to enter the API key, which never passes through the chat or this host (URL mode)."
     )]
     async fn weather_api_key(&self, ask: Ask) -> ToolResult {

@@ -70,6 +70,17 @@ impl KeyServer {
         )
     }
 
+    async fn pay(&self, ask: &Ask) -> Result<CallToolResult, AskError> {
+        let kind = FlowKind::confirm("payment", "Confirm a payment", "€12.00 to Example Shop");
+        Ok(
+            match self.flows.run(ask, &kind, "Confirm the payment").await? {
+                Answer::Accepted(_) => text("paid"),
+                Answer::Declined => text("declined"),
+                Answer::Cancelled => text("cancelled"),
+            },
+        )
+    }
+
     async fn needs_key(&self, ask: &Ask) -> Result<CallToolResult, AskError> {
         match self.flows.secret(ask, "openai")? {
             Some(key) => Ok(text(format!("using a key of {} bytes", key.expose().len()))),
@@ -109,6 +120,7 @@ impl ServerHandler for KeyServer {
         match params.name.as_ref() {
             "set_api_key" => respond(self.set_api_key(&ask).await),
             "needs_key" => respond(self.needs_key(&ask).await),
+            "pay" => respond(self.pay(&ask).await),
             _ => Err(ErrorData::invalid_params("no such tool", None)),
         }
     }
@@ -303,12 +315,16 @@ impl Browser {
     }
 
     async fn post_key(&self, url: &str, origin: &str, key: &str) -> (u16, String) {
+        self.post_form(url, origin, format!("secret={key}")).await
+    }
+
+    async fn post_form(&self, url: &str, origin: &str, body: String) -> (u16, String) {
         let mut r = self
             .http
             .post(url)
             .header("content-type", "application/x-www-form-urlencoded")
             .header("origin", origin)
-            .body(format!("secret={key}"));
+            .body(body);
         if let Some(c) = &self.cookie {
             r = r.header("cookie", c);
         }
@@ -564,4 +580,33 @@ async fn a_client_without_url_mode_is_refused() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// A confirmation page (a payment): the detail is shown on the server's page only, and the
+/// person's decision there ends the call either way.
+#[tokio::test]
+async fn a_payment_is_confirmed_or_declined_on_the_server_s_page() {
+    for (decision, expected) in [("confirm", "paid"), ("decline", "declined")] {
+        let store = Arc::new(MemoryStore::default());
+        let (server, origin) = pages(store, &AskConfig::new()).await;
+        let mut s = connect(
+            server,
+            ProtocolVersion::V_2025_11_25,
+            ElicitationAction::Accept,
+        )
+        .await;
+        let peer = peer(&s);
+        let running = tokio::spawn(async move { call(&peer, "pay", None, None).await });
+        let (url, _) = next(&mut s.links).await;
+        let ada = Browser::signed_in_as("ada");
+        let (status, body) = ada.get(&url).await;
+        assert_eq!(status, 200);
+        assert!(body.contains("€12.00 to Example Shop"), "{body}");
+        let (status, body) = ada
+            .post_form(&url, &origin, format!("decision={decision}"))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let result = running.await.unwrap().unwrap();
+        assert_eq!(text_of(&result), expected);
+    }
 }

@@ -55,6 +55,16 @@ pub enum FlowKind {
         /// The provider's name.
         provider: String,
     },
+    /// A page where the person confirms (or declines) something the server describes — a
+    /// payment, a transfer, a deletion — out of reach of the client and the model.
+    Confirm {
+        /// What it is, for the store (`payment`).
+        name: String,
+        /// The page's heading ("Confirm a payment").
+        title: String,
+        /// What exactly is confirmed, in plain text ("€12.00 to Example Shop, order 4711").
+        detail: String,
+    },
 }
 
 impl FlowKind {
@@ -73,11 +83,25 @@ impl FlowKind {
         }
     }
 
-    /// How the store names it: `api_key:<name>` or `oauth:<provider>`.
+    /// A page confirming `detail` under the heading `title`.
+    pub fn confirm(
+        name: impl Into<String>,
+        title: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
+        FlowKind::Confirm {
+            name: name.into(),
+            title: title.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// How the store names it: `api_key:<name>`, `oauth:<provider>` or `confirm:<name>`.
     pub fn as_stored(&self) -> String {
         match self {
             FlowKind::ApiKey { name, .. } => format!("api_key:{name}"),
             FlowKind::OAuth { provider } => format!("oauth:{provider}"),
+            FlowKind::Confirm { name, .. } => format!("confirm:{name}"),
         }
     }
 
@@ -87,6 +111,7 @@ impl FlowKind {
             FlowKind::ApiKey { label, .. } => json!({ "label": label }),
             // The PKCE verifier: it leaves this server only for the token endpoint.
             FlowKind::OAuth { .. } => json!({ "verifier": crate::url::oauth::random_token() }),
+            FlowKind::Confirm { title, detail, .. } => json!({ "title": title, "detail": detail }),
         }
     }
 
@@ -106,6 +131,20 @@ impl FlowKind {
             "oauth" => Some(FlowKind::OAuth {
                 provider: name.to_owned(),
             }),
+            "confirm" => {
+                let text = |key: &str| {
+                    flow.data
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                Some(FlowKind::Confirm {
+                    name: name.to_owned(),
+                    title: text("title"),
+                    detail: text("detail"),
+                })
+            }
             _ => None,
         }
     }
@@ -560,12 +599,20 @@ impl UrlFlows {
     /// Ends `flow` as failed (its page could not do its work: the third party refused, …) and
     /// wakes the call waiting for it. False when it was no longer pending.
     pub(crate) fn fail(&self, flow: &Flow, reason: String) -> Result<bool, FlowError> {
-        let moved = self.inner.store.transition(
-            &flow.id,
-            &FlowStatus::Pending,
-            FlowStatus::Failed { reason },
-            now_ms(),
-        )?;
+        self.end_and_wake(flow, FlowStatus::Failed { reason })
+    }
+
+    /// Ends `flow` as declined on its page (the person said no there) and wakes the call
+    /// waiting for it. False when it was no longer pending.
+    pub(crate) fn decline(&self, flow: &Flow) -> Result<bool, FlowError> {
+        self.end_and_wake(flow, FlowStatus::Declined)
+    }
+
+    fn end_and_wake(&self, flow: &Flow, to: FlowStatus) -> Result<bool, FlowError> {
+        let moved = self
+            .inner
+            .store
+            .transition(&flow.id, &FlowStatus::Pending, to, now_ms())?;
         let waiting = self
             .inner
             .waiting

@@ -51,6 +51,37 @@ fn gone(why: &str) -> Response {
     )
 }
 
+/// The person's decision on a confirmation page.
+async fn confirmed(flows: &UrlFlows, flow: &Flow, title: &str, decision: Option<&str>) -> Response {
+    let server = escape(&flows.inner.server_name);
+    let outcome = match decision {
+        Some("confirm") => flows.complete(flow, None).await,
+        Some("decline") => flows.decline(flow),
+        _ => return form_page(flows, flow, None),
+    };
+    match (outcome, decision) {
+        (Ok(true), Some("confirm")) => page(
+            StatusCode::OK,
+            "Confirmed",
+            &format!("<p>{server} has your confirmation. You can close this tab.</p>"),
+        ),
+        (Ok(true), _) => page(
+            StatusCode::OK,
+            "Declined",
+            &format!("<p>You declined: {}. {server} was told.</p>", escape(title)),
+        ),
+        (Ok(false), _) => gone("It expired or was already used while you were on this page."),
+        (Err(e), _) => {
+            tracing::warn!(flow = %flow.id, "cannot end the flow: {e}");
+            page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "<p>The server could not record your decision. Try again.</p>",
+            )
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct Callback {
     code: Option<String>,
@@ -206,6 +237,7 @@ padding:1.5rem 2rem;box-shadow:0 2px 12px #0001}h1{font-size:1.3rem}label{displa
 font-weight:600;margin:1rem 0 .3rem}input{width:100%;box-sizing:border-box;font:inherit;\
 padding:.5rem;border:1px solid #c9cbd6;border-radius:8px}button{margin-top:1rem;font:inherit;\
 font-weight:600;padding:.5rem 1.2rem;border:0;border-radius:8px;background:#4f46e5;color:#fff}\
+button.secondary{background:#fff;color:#1b1d29;border:1px solid #c9cbd6}\
 .note{color:#5b5f73;font-size:.9rem}.error{color:#b42318}";
 
 fn escape(text: &str) -> String {
@@ -321,6 +353,17 @@ fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
             },
             None => gone("This server no longer connects to that service."),
         },
+        Some(FlowKind::Confirm { title, detail, .. }) => page(
+            StatusCode::OK,
+            &title,
+            &format!(
+                "<p>{server} asks you to confirm:</p><p><strong>{}</strong></p>\
+                 <form method=\"post\"><button type=\"submit\" name=\"decision\" \
+                 value=\"confirm\">Confirm</button> <button type=\"submit\" \
+                 name=\"decision\" value=\"decline\" class=\"secondary\">Decline</button></form>",
+                escape(&detail)
+            ),
+        ),
         Some(FlowKind::ApiKey { label, .. }) => {
             let label = escape(&label);
             let error = error.map_or_else(String::new, |e| {
@@ -354,6 +397,7 @@ fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
 #[derive(Deserialize)]
 struct Submitted {
     secret: Option<String>,
+    decision: Option<String>,
 }
 
 /// Whether a form post comes from the flow page's own origin. Browsers say so with `Origin`
@@ -392,8 +436,12 @@ async fn submit(
             "<p>This form must be sent from its own page. Nothing was saved.</p>",
         );
     }
-    let Some(FlowKind::ApiKey { name, .. }) = FlowKind::of(&flow) else {
-        return form_page(&flows, &flow, None);
+    let name = match FlowKind::of(&flow) {
+        Some(FlowKind::ApiKey { name, .. }) => name,
+        Some(FlowKind::Confirm { title, .. }) => {
+            return confirmed(&flows, &flow, &title, form.decision.as_deref()).await;
+        }
+        _ => return form_page(&flows, &flow, None),
     };
     let secret = form.secret.unwrap_or_default();
     let secret = secret.trim();
