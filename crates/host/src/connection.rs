@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use interlude_engine::{CallId, ElicitParams, Reply, ServerId};
 use interlude_protocol::ProtocolEra;
-use interlude_protocol::url::URL_ELICITATION_REQUIRED;
+use interlude_protocol::url::{is_url_required, normalize_required};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
     ErrorData, Implementation, InputRequest, JsonObject, ProtocolVersion, ServerResult, Tool,
@@ -541,10 +541,10 @@ impl Connection {
             let response = match self.send_call(call, params.clone()).await {
                 Ok(response) => response,
                 Err(rmcp::ServiceError::McpError(error))
-                    if error.code == URL_ELICITATION_REQUIRED && !url_retried =>
+                    if is_url_required(error.code) && !url_retried =>
                 {
-                    // 2025-11-25: the call needs URL flows first. Present each, wait for their
-                    // completion, then retry the call once.
+                    // 2025-11-25 (-32042, or the draft's -32604): the call needs URL flows
+                    // first. Present each, wait for their completion, then retry the call once.
                     url_retried = true;
                     self.url_required(call, &error).await?;
                     continue;
@@ -646,7 +646,7 @@ impl Connection {
                     self.inner.id,
                     server,
                     ProtocolEra::Push,
-                    ElicitParams::Json(elicitation.clone()),
+                    ElicitParams::Json(normalize_required(elicitation.clone())),
                     Some(call),
                     Some(tx),
                 )

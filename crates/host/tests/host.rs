@@ -612,8 +612,17 @@ mod link_server {
                     .unwrap();
                     Ok(CallToolResponse::InputRequired(ir))
                 }
-                ("needs_key", _) => {
+                (tool @ ("needs_key" | "needs_key_draft"), _) => {
                     if self.key_calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                        // The draft (seed 003) has its own code, and its example spells the id
+                        // `elicitionId`.
+                        let (code, id_key) = if tool == "needs_key" {
+                            (-32042, "elicitationId")
+                        } else {
+                            (-32604, "elicitionId")
+                        };
+                        let mut required = url_params(KEY_LINK, None);
+                        required[id_key] = json!("key-1");
                         let peer = context.peer.clone();
                         let finish = self.finish.clone();
                         tokio::spawn(async move {
@@ -621,9 +630,9 @@ mod link_server {
                             complete(&peer, "key-1").await;
                         });
                         return Err(ErrorData::new(
-                            ErrorCode(-32042),
+                            ErrorCode(code),
                             "an API key is needed first",
-                            Some(json!({"elicitations": [url_params(KEY_LINK, Some("key-1"))]})),
+                            Some(json!({"elicitations": [required]})),
                         ));
                     }
                     Ok(text("key stored".into()))
@@ -717,9 +726,16 @@ async fn a_push_url_request_is_consented_opened_and_completed() {
 /// waits for its completion, then retries the call once.
 #[tokio::test]
 async fn a_url_required_error_is_presented_then_the_call_retried_once() {
+    // -32042, and the out-of-band draft's -32604 (seed 003) with its `elicitionId` spelling.
+    for tool in ["needs_key", "needs_key_draft"] {
+        url_required_then_retry(tool).await;
+    }
+}
+
+async fn url_required_then_retry(tool: &str) {
     let version = ProtocolVersion::V_2025_11_25;
     let (host, conn, server, mut events) = link_host(&version, vec![consent()]).await;
-    let call = conn.start_call("needs_key", None);
+    let call = conn.start_call(tool, None);
     let call_id = call.id();
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, |e| match e {

@@ -93,6 +93,24 @@ impl KeyServer {
 }
 
 impl ServerHandler for KeyServer {
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if request.method != interlude_protocol::url::TRACK_METHOD {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        self.flows
+            .track(request.params.as_ref(), &context)
+            .await
+            .map(rmcp::model::CustomResult)
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::default();
         info.capabilities = ServerCapabilities::builder().enable_tools().build();
@@ -121,6 +139,15 @@ impl ServerHandler for KeyServer {
             "set_api_key" => respond(self.set_api_key(&ask).await),
             "needs_key" => respond(self.needs_key(&ask).await),
             "pay" => respond(self.pay(&ask).await),
+            "needs_key_draft" => respond(match self.flows.secret(&ask, "openai") {
+                Ok(Some(_)) => Ok(text("using the key")),
+                Ok(None) => self
+                    .flows
+                    .required_draft(&ask, &kind(), "Enter your OpenAI API key first")
+                    .map_err(AskError::from)
+                    .and_then(|e| Err(e.into())),
+                Err(e) => Err(e.into()),
+            }),
             _ => Err(ErrorData::invalid_params("no such tool", None)),
         }
     }
@@ -609,4 +636,74 @@ async fn a_payment_is_confirmed_or_declined_on_the_server_s_page() {
         let result = running.await.unwrap().unwrap();
         assert_eq!(text_of(&result), expected);
     }
+}
+
+/// The out-of-band draft (seed 003): `-32604` with the link, then `elicitation/track`, which
+/// answers `complete` once the page is done; an unknown id, or another user's flow, is refused.
+#[tokio::test]
+async fn the_draft_s_elicitation_required_error_and_track() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, origin) = pages(store.clone(), &AskConfig::new()).await;
+    let s = connect(
+        server,
+        ProtocolVersion::V_2025_11_25,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let err = call(&peer(&s), "needs_key_draft", None, None)
+        .await
+        .unwrap_err();
+    let rmcp::ServiceError::McpError(error) = err else {
+        panic!("expected an MCP error, got {err:?}");
+    };
+    assert_eq!(error.code.0, -32604);
+    let required = &error.data.unwrap()["elicitations"][0];
+    let url = required["url"].as_str().unwrap().to_owned();
+    let id = required["elicitationId"].as_str().unwrap().to_owned();
+
+    let track = |id: String| {
+        let peer = peer(&s);
+        async move {
+            let request = rmcp::model::CustomRequest::new(
+                interlude_protocol::url::TRACK_METHOD,
+                Some(json!({ "elicitationId": id })),
+            );
+            peer.send_request(ClientRequest::CustomRequest(request))
+                .await
+        }
+    };
+    // Unknown ids and other users' flows are refused.
+    assert!(track("AAAAAAAAAAAAAAAAAAAAAA".into()).await.is_err());
+    let theirs = interlude_server::url::Flow::new(
+        UserId::new("mallory"),
+        "api_key:openai",
+        1,
+        10_000_000_000_000,
+    );
+    store.insert_flow(&theirs).unwrap();
+    assert!(track(theirs.id.as_str().to_owned()).await.is_err());
+
+    let waiting = tokio::spawn(track(id));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !waiting.is_finished(),
+        "track answers only once the flow is over"
+    );
+    let (status, _) = Browser::signed_in_as("ada")
+        .post_key(&url, &origin, "sk-draft")
+        .await;
+    assert_eq!(status, 200);
+    let answer = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let ServerResult::CustomResult(result) = answer else {
+        panic!("expected a custom result, got {answer:?}");
+    };
+    assert_eq!(result.0, json!({"status": "complete"}));
+    let again = call(&peer(&s), "needs_key_draft", None, None)
+        .await
+        .unwrap();
+    assert_eq!(text_of(&again), "using the key");
 }

@@ -19,11 +19,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use interlude_protocol::url::{ELICITATION_COMPLETE_METHOD, URL_ELICITATION_REQUIRED};
+use interlude_protocol::url::{
+    ELICITATION_COMPLETE_METHOD, ELICITATION_REQUIRED_DRAFT, URL_ELICITATION_REQUIRED,
+};
 use interlude_protocol::{Answer, ProtocolEra};
 use rmcp::ErrorData;
 use rmcp::model::{CustomNotification, ElicitationAction, ServerNotification};
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -232,6 +234,9 @@ impl std::fmt::Debug for UrlFlows {
             .finish_non_exhaustive()
     }
 }
+
+/// How often [`UrlFlows::track`] looks at the store again.
+const TRACK_POLL: Duration = Duration::from_millis(250);
 
 /// How long a flow stays open by default.
 pub const DEFAULT_FLOW_TTL: Duration = Duration::from_secs(15 * 60);
@@ -509,6 +514,28 @@ impl UrlFlows {
         kind: &FlowKind,
         message: &str,
     ) -> Result<ErrorData, FlowError> {
+        self.required_with(URL_ELICITATION_REQUIRED, ask, kind, message)
+    }
+
+    /// [`UrlFlows::required`] in the shape of the out-of-band draft (seed 003): code `-32604`,
+    /// the same `data.elicitations`. For clients written against the draft; pair it with
+    /// [`UrlFlows::track`].
+    pub fn required_draft(
+        &self,
+        ask: &Ask,
+        kind: &FlowKind,
+        message: &str,
+    ) -> Result<ErrorData, FlowError> {
+        self.required_with(ELICITATION_REQUIRED_DRAFT, ask, kind, message)
+    }
+
+    fn required_with(
+        &self,
+        code: rmcp::model::ErrorCode,
+        ask: &Ask,
+        kind: &FlowKind,
+        message: &str,
+    ) -> Result<ErrorData, FlowError> {
         let user = self.user(ask)?;
         let flow = self.start(user, kind)?;
         let elicitation_id = flow.id.as_str().to_owned();
@@ -518,7 +545,7 @@ impl UrlFlows {
             Some((ask.context().peer.clone(), elicitation_id.clone())),
         );
         Ok(ErrorData::new(
-            URL_ELICITATION_REQUIRED,
+            code,
             message.to_owned(),
             Some(json!({"elicitations": [{
                 "mode": "url",
@@ -527,6 +554,78 @@ impl UrlFlows {
                 "elicitationId": elicitation_id,
             }]})),
         ))
+    }
+
+    /// Answers the draft's `elicitation/track` request (seed 003; call it from
+    /// `ServerHandler::on_custom_request` for that method): once the flow named by
+    /// `elicitationId` is over, `{"status": "complete"}` (or `declined`, `failed`, `expired`);
+    /// meanwhile a progress notification on the request's `_meta.progressToken`, if it has one.
+    /// An id that is unknown, or names another user's flow, is an error (-32602).
+    pub async fn track(
+        &self,
+        params: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Value, ErrorData> {
+        let unknown = || {
+            ErrorData::invalid_params(
+                "`elicitationId` names no URL elicitation of yours",
+                Some(json!({ "field": "elicitationId" })),
+            )
+        };
+        let id = params
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(Value::as_str)
+            .and_then(|id| FlowId::parse(id).ok())
+            .ok_or_else(unknown)?;
+        let user = self.inner.identity.mcp_user(context).ok_or_else(unknown)?;
+        let token = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("progressToken"))
+            .cloned()
+            .or_else(|| {
+                context
+                    .meta
+                    .get_progress_token()
+                    .and_then(|t| serde_json::to_value(t).ok())
+            });
+        let mut told = false;
+        loop {
+            let flow = self
+                .inner
+                .store
+                .flow(&id)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+                .filter(|f| f.user == user)
+                .ok_or_else(unknown)?;
+            // The draft's word for done is `complete`.
+            let status = match flow.status {
+                FlowStatus::Pending if flow.is_expired(now_ms()) => "expired",
+                FlowStatus::Pending => "",
+                FlowStatus::Completed => "complete",
+                ref other => other.name(),
+            };
+            if !status.is_empty() {
+                return Ok(json!({ "status": status }));
+            }
+            if let (false, Some(token)) = (told, &token) {
+                told = true;
+                let progress = serde_json::from_value(json!({
+                    "progressToken": token,
+                    "progress": 0,
+                    "message": "waiting for the person to finish in the browser",
+                }));
+                if let Ok(progress) = progress {
+                    let _ = context.peer.notify_progress(progress).await;
+                }
+            }
+            // The page may run in another process (a shared store): look again now and then.
+            tokio::select! {
+                () = tokio::time::sleep(TRACK_POLL) => {}
+                () = context.ct.cancelled() => {
+                    return Err(ErrorData::internal_error("the tracking request was cancelled", None));
+                }
+            }
+        }
     }
 
     fn wait_for(&self, id: &FlowId, announce: Option<(Peer<RoleServer>, String)>) -> Arc<Notify> {
