@@ -473,20 +473,34 @@ impl Connection {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
-        let run = self.drive(call, name, arguments);
-        match self.inner.link.config.call_timeout {
-            None => run.await,
-            Some(budget) => self
-                .inner
-                .gate
-                .run_with_active_timeout(budget, run)
-                .await
-                .unwrap_or_else(|()| {
-                    Err(HostError::Timeout {
-                        server: self.inner.info.name.clone(),
-                        budget,
-                    })
-                }),
+        let link = &self.inner.link;
+        let cancelled = link.cancel_token(call);
+        // However the call ends (even dropped unfinished), its token goes.
+        let _forget = ForgetCall { link, id: call };
+        let run = async {
+            let run = self.drive(call, name, arguments);
+            match link.config.call_timeout {
+                None => run.await,
+                Some(budget) => self
+                    .inner
+                    .gate
+                    .run_with_active_timeout(budget, run)
+                    .await
+                    .unwrap_or_else(|()| {
+                        Err(HostError::Timeout {
+                            server: self.inner.info.name.clone(),
+                            budget,
+                        })
+                    }),
+            }
+        };
+        // Cancelling drops the call's future: its `tools/call` tells the server, its pending
+        // request is withdrawn.
+        tokio::select! {
+            outcome = run => outcome,
+            () = cancelled.cancelled() => Err(HostError::Cancelled {
+                server: self.inner.info.name.clone(),
+            }),
         }
     }
 
@@ -692,6 +706,18 @@ impl Connection {
         }
         // The tap's token fires when the transport is dropped; make sure, in any case.
         self.inner.closed.cancel();
+    }
+}
+
+/// Forgets a call's cancellation token when the call is over.
+struct ForgetCall<'a> {
+    link: &'a Link,
+    id: CallId,
+}
+
+impl Drop for ForgetCall<'_> {
+    fn drop(&mut self) {
+        self.link.forget_call(self.id);
     }
 }
 

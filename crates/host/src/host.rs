@@ -146,6 +146,12 @@ pub enum HostError {
         /// What came.
         what: String,
     },
+    /// The person cancelled the call ([`Host::cancel_call`]); the server was told.
+    #[error("the call to `{server}` was cancelled")]
+    Cancelled {
+        /// The server's name.
+        server: String,
+    },
 }
 
 /// A change to a server's record.
@@ -221,6 +227,8 @@ pub(crate) struct Link {
     pub(crate) config: Arc<HostConfig>,
     ids: Arc<Ids>,
     registry: Arc<Mutex<Registry>>,
+    /// How to cancel each call in flight.
+    cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
 }
 
 impl Link {
@@ -237,6 +245,21 @@ impl Link {
 
     pub(crate) fn next_call(&self) -> CallId {
         CallId(next(&self.ids.call))
+    }
+
+    /// A token cancelling call `id`, kept until [`Link::forget_call`].
+    pub(crate) fn cancel_token(&self, id: CallId) -> tokio_util::sync::CancellationToken {
+        let token = tokio_util::sync::CancellationToken::new();
+        if let Ok(mut cancels) = self.cancels.lock() {
+            cancels.insert(id, token.clone());
+        }
+        token
+    }
+
+    pub(crate) fn forget_call(&self, id: CallId) {
+        if let Ok(mut cancels) = self.cancels.lock() {
+            cancels.remove(&id);
+        }
     }
 
     pub(crate) fn next_server(&self) -> ServerId {
@@ -357,6 +380,7 @@ impl Host {
                 config: Arc::new(config),
                 ids: Arc::new(Ids::default()),
                 registry,
+                cancels: Arc::default(),
             },
             connections: Arc::new(Mutex::new(BTreeMap::new())),
             audit,
@@ -539,6 +563,33 @@ impl Host {
     /// The record of call `id` (running, or among the recently finished).
     pub fn call(&self, id: CallId) -> Option<Arc<CallRecord>> {
         self.link.registry().call(id)
+    }
+
+    /// Cancels call `id` if it is in flight: the server is told (`notifications/cancelled`),
+    /// whoever awaits the call gets [`HostError::Cancelled`], and requests it raised are
+    /// withdrawn. Returns whether there was such a call.
+    ///
+    /// ```no_run
+    /// # fn run(host: interlude_host::Host, call: interlude_host::CallId) {
+    /// if !host.cancel_call(call) {
+    ///     eprintln!("that call had already ended");
+    /// }
+    /// # }
+    /// ```
+    pub fn cancel_call(&self, id: CallId) -> bool {
+        let token = self
+            .link
+            .cancels
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&id).cloned());
+        match token {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
     }
 
     /// The record of request `id` (pending, or among the recently finished).

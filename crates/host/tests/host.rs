@@ -805,3 +805,41 @@ async fn an_mrtr_url_request_asked_again_in_the_same_call_waits_for_the_person()
         "connected after 2 rounds: Some(\"accept\")"
     );
 }
+
+/// A call cancelled by the person ends at once for whoever awaits it, its pending request is
+/// withdrawn, and the record says so; cancelling it again finds nothing.
+#[tokio::test]
+async fn a_cancelled_call_ends_and_withdraws_its_request() {
+    for version in &ERAS {
+        let surface = RecordingSurface::new(vec![Step::Never]);
+        let mut events = surface.events();
+        let host = Host::start(pinned(version), surface);
+        let (conn, _server) = demo(&host, "demo", version).await;
+        let call = conn.start_call("contact_info", None);
+        let id = call.id();
+        let running = tokio::spawn(call.outcome());
+        let request = wait_for(&mut events, |e| match e {
+            HostEvent::RequestPresented(r) => Some(r.view.id),
+            _ => None,
+        })
+        .await;
+        assert!(host.cancel_call(id));
+        let err = running.await.unwrap().unwrap_err();
+        assert!(
+            matches!(err, interlude_host::HostError::Cancelled { .. }),
+            "{err}"
+        );
+        let closed = wait_for(&mut events, |e| match e {
+            HostEvent::RequestClosed(r) if r.view.id == request => Some(r.clone()),
+            _ => None,
+        })
+        .await;
+        assert!(matches!(closed.status, RequestStatus::Closed(_)));
+        let record = host.call(id).unwrap();
+        assert_eq!(record.status.as_str(), "failed");
+        assert!(
+            !host.cancel_call(id),
+            "{version}: a finished call cannot be cancelled"
+        );
+    }
+}

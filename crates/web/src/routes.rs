@@ -39,6 +39,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/answer", post(answer))
         .route("/api/validate", post(validate))
         .route("/api/call", post(call))
+        .route("/api/cancel", post(cancel))
         .route("/api/servers", post(add_server))
         .route("/api/telemetry", post(telemetry))
         .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
@@ -244,6 +245,22 @@ async fn call(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
     match app.call_tool(server, tool, arguments).await {
         Ok(id) => (StatusCode::ACCEPTED, Json(json!({ "callId": id }))).into_response(),
         Err(e) => bad_request(e),
+    }
+}
+
+/// Cancels a call in flight (`{"callId": n}`): the server is told, its requests are withdrawn.
+async fn cancel(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(id) = field(&body, "callId").and_then(Value::as_u64) else {
+        return bad_request("`callId` must be a call id");
+    };
+    if app.inner.host.cancel_call(interlude_host::CallId(id)) {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no such call in flight"})),
+        )
+            .into_response()
     }
 }
 

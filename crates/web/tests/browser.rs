@@ -1434,3 +1434,49 @@ async fn oauth_flow_with_a_real_openid_provider() {
     .await;
     drop(oidc);
 }
+
+/// "Cancel call" on a running call: the server is told, the request it raised leaves the page,
+/// and the call shows as failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_from_the_page() {
+    let page = harness().await;
+    page.call_from_sidebar("demo-2025", "contact_info").await;
+    page.focused_card("demo-2025", None).await;
+    let button = page
+        .client()
+        .find(Locator::Css(&format!(
+            "{} button.call-cancel",
+            call_selector("demo-2025", "contact_info")
+        )))
+        .await
+        .unwrap();
+    // Out from under the page's sticky header first.
+    page.client()
+        .execute(
+            "arguments[0].scrollIntoView({block: 'center'})",
+            vec![serde_json::to_value(&button).unwrap()],
+        )
+        .await
+        .unwrap();
+    button.click().await.unwrap();
+    page.browser
+        .wait_gone("section.ask", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the request stayed on the page: {e}"));
+    let status = page
+        .browser
+        .wait_js(
+            &format!(
+                "document.querySelector({} + ' .status.failed')?.textContent ?? null",
+                js(&call_selector("demo-2025", "contact_info"))
+            ),
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the call did not show as failed: {e}"));
+    assert!(status.as_str().is_some());
+    assert_eq!(
+        page.app.host().snapshot().calls[0].status.as_str(),
+        "failed"
+    );
+}

@@ -229,7 +229,8 @@ function renderTimeline() {
           h('header', { class: 'call-head' },
             h('span', { class: 'call-title' }, h('span', { class: 'srv' }, `${c.server} › `), c.tool),
             c.rounds ? h('span', { class: 'chip era-mrtr' }, `${c.rounds} input round${c.rounds > 1 ? 's' : ''}`) : null,
-            h('span', { class: `status ${c.status}` }, c.status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, STATUS_TEXT[c.status] || c.status)),
+            h('span', { class: `status ${c.status}` }, c.status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, STATUS_TEXT[c.status] || c.status),
+            c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel the call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null),
           h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), requestBits(reqs), renderResult(c))));
       } else {
         replace(entry.li, h('div', {}, requestBits(reqs)));
