@@ -63,6 +63,22 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
     );
     let mut router = axum::Router::new().nest_service("/mcp", service);
     if let Some((flows, key)) = &options.flows {
+        // Housekeeping: flows past their time expire; finished ones are forgotten after a day.
+        let sweeper = flows.clone();
+        let stop = options.shutdown.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tokio::select! {
+                    _ = every.tick() => {
+                        if let Err(e) = sweeper.expire(Duration::from_secs(24 * 60 * 60)) {
+                            tracing::warn!("cannot expire the demo's flows: {e}");
+                        }
+                    }
+                    () = stop.cancelled() => return,
+                }
+            }
+        });
         router = router.nest("/flows", flows.router());
         if let Some(sign_in) = crate::flows::sign_in_router(&flows.url_of_base(), key) {
             router = router.merge(sign_in);
