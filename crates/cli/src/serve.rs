@@ -70,8 +70,10 @@ fn guide() -> serde_json::Value {
             step("Confirm an action", "A yes/no question before something destructive.", "demo", "confirm_action"),
             step("Enter an API key (URL mode)", "The server sends you to its own page: the key never passes through this host. Consent, open the page, sign in, enter any key; the call goes on when you tell it you are done.", "demo", "weather_api_key"),
             step("Connect a third-party account (URL mode, OAuth)", "The server sends you through its own page to Example Cloud's consent (a provider the demo plays on another port); the tokens stay with the server.", "demo", "connect_cloud_account"),
-            step("Verify a payment (URL mode)", "The server shows what you pay on its own page; you confirm or decline there.", "demo-2025", "verify_payment"),
+            step("Verify a payment (URL mode)", "The server shows what you pay on its own page; you confirm or decline there.", "demo", "verify_payment"),
             step("Enter an API key (URL mode, 2025 era)", "The same over the push era: the call waits, and the server tells the host when the page is done.", "demo-2025", "weather_api_key"),
+            step("Connect a third-party account (URL mode, 2025 era)", "OAuth over the push era: the call waits until Example Cloud sends you back.", "demo-2025", "connect_cloud_account"),
+            step("Verify a payment (URL mode, 2025 era)", "The payment over the push era.", "demo-2025", "verify_payment"),
             step("Defaults (2025 era)", "Every type with a default, prefilled (SEP-1034), over the push era.", "demo-2025", "test_elicitation_sep1034_defaults"),
             step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
         ]
