@@ -1157,6 +1157,28 @@ impl Page {
     }
 }
 
+/// The link the host let through for the latest URL request, once there is one.
+async fn opened_link(page: &Page) -> String {
+    for _ in 0..300 {
+        let found = page
+            .app
+            .host()
+            .snapshot()
+            .requests
+            .iter()
+            .rev()
+            .find_map(|r| match &r.link {
+                Some(interlude_host::LinkState::Opened { url }) => Some(url.clone()),
+                _ => None,
+            });
+        if let Some(url) = found {
+            return url;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no link was opened");
+}
+
 /// 2025-11-25: the consent card shows the link with its origin and the development-origin
 /// note; "Open" opens the server's page in a new tab; after sign-in and the key, the server's
 /// completion notification closes the request and the call returns. The key appears nowhere in
@@ -1176,6 +1198,35 @@ async fn url_flow_through_the_page_2025() {
     let open = card.find(Locator::Css("button.primary")).await.unwrap();
     assert!(open.text().await.unwrap().starts_with("Open"));
     open.click().await.unwrap();
+    // The link forwarded to someone else: a second browser, signed in as another account,
+    // is refused and sees no form.
+    let link = opened_link(&page).await;
+    let other = Browser::start().await.unwrap_or_else(|e| panic!("{e}"));
+    // On the server's own page first (signed out: "Sign in first"), so the cookie is its.
+    other.client().goto(&link).await.unwrap();
+    let mallory =
+        interlude_server::url::SignedCookie::new(interlude_demo::flows::COOKIE, [7u8; 32])
+            .unwrap()
+            .header_value(&interlude_server::url::UserId::new("mallory"));
+    other
+        .client()
+        .execute(
+            "document.cookie = arguments[0]; return true;",
+            vec![json!(format!("{mallory}; path=/"))],
+        )
+        .await
+        .unwrap();
+    other.client().goto(&link).await.unwrap();
+    let refused = other
+        .wait_for("main h1", WAIT)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(refused, "This link is not yours");
+    assert!(other.client().find(Locator::Css("form")).await.is_err());
+    other.close().await;
     page.complete_flow_in_new_tab("wx-secret-2025").await;
     let result = page
         .result_containing("demo-2025", "weather_api_key", "Saved your Weather API key")
