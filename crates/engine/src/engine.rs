@@ -494,48 +494,16 @@ impl Engine {
         now_ms: u64,
         out: &mut Vec<Effect>,
     ) {
-        let Header {
-            id,
-            server,
-            server_name,
-            call,
-            era,
-        } = header;
-        Self::audit(
-            out,
-            now_ms,
-            id,
-            &server_name,
-            AuditEvent::Received {
-                era: era.to_string(),
-                message: message.clone(),
-                fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
-                link: None,
-            },
-        );
+        let fields = schema.fields.iter().map(|f| f.name.clone()).collect();
+        Self::received(&header, &message, fields, None, now_ms, out);
         let prefill = schema.prefill();
         let check = Check::Form(schema.clone());
-        let view = RequestView {
-            id,
-            server,
-            server_name: server_name.clone(),
-            call,
-            era,
-            kind: RequestKind::Form(FormRequest {
-                message,
-                schema,
-                prefill,
-            }),
-        };
-        out.push(Effect::Queued(view));
-        self.inbox.admit(
-            id,
-            Pending {
-                server,
-                server_name,
-                check,
-            },
-        );
+        let kind = RequestKind::Form(FormRequest {
+            message,
+            schema,
+            prefill,
+        });
+        self.enqueue(header, kind, Some(check), out);
     }
 
     /// Queues a URL request, judged by the URL rules first. A refused link is still shown (the
@@ -549,26 +517,10 @@ impl Engine {
         now_ms: u64,
         out: &mut Vec<Effect>,
     ) {
-        let Header {
-            id,
-            server,
-            server_name,
-            call,
-            era,
-        } = header;
         let check = check_url(&url, &self.config.url_policy);
-        Self::audit(
-            out,
-            now_ms,
-            id,
-            &server_name,
-            AuditEvent::Received {
-                era: era.to_string(),
-                message: message.clone(),
-                fields: Vec::new(),
-                link: Some(audit_link(&check, &url)),
-            },
-        );
+        let link = Some(audit_link(&check, &url));
+        Self::received(&header, &message, Vec::new(), link, now_ms, out);
+        let (id, server, call) = (header.id, header.server, header.call);
         let again = call.is_some()
             && self
                 .consented
@@ -579,23 +531,16 @@ impl Engine {
         } else {
             UrlStage::Consent
         };
-        let refused = check.verdict == Verdict::Refuse;
-        let view = RequestView {
-            id,
-            server,
-            server_name: server_name.clone(),
-            call,
-            era,
-            kind: RequestKind::Url(Box::new(UrlRequest {
-                message,
-                url: url.clone(),
-                elicitation_id: elicitation_id.clone(),
-                check: check.clone(),
-                stage,
-            })),
-        };
-        out.push(Effect::Queued(view));
-        if refused {
+        let kind = RequestKind::Url(Box::new(UrlRequest {
+            message,
+            url: url.clone(),
+            elicitation_id: elicitation_id.clone(),
+            check: check.clone(),
+            stage,
+        }));
+        if check.verdict == Verdict::Refuse {
+            let server_name = header.server_name.clone();
+            self.enqueue(header, kind, None, out);
             let message = format!("the host refuses to open this link: {}", reasons(&check));
             let data = Some(serde_json::json!({ "field": "url" }));
             Self::refuse(
@@ -609,21 +554,69 @@ impl Engine {
             );
             return;
         }
-        self.inbox.admit(
+        let pending = Check::Url(Box::new(UrlPending {
+            url,
+            elicitation_id,
+            call,
+            check,
+            stage,
+            resolving: false,
+        }));
+        self.enqueue(header, kind, Some(pending), out);
+    }
+
+    /// Audits a request's arrival.
+    fn received(
+        header: &Header,
+        message: &str,
+        fields: Vec<String>,
+        link: Option<String>,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let event = AuditEvent::Received {
+            era: header.era.to_string(),
+            message: message.to_owned(),
+            fields,
+            link,
+        };
+        Self::audit(out, now_ms, header.id, &header.server_name, event);
+    }
+
+    /// Announces a request to the driver and, unless it was refused at once (`check` is
+    /// `None`), queues it for the person.
+    fn enqueue(
+        &mut self,
+        header: Header,
+        kind: RequestKind,
+        check: Option<Check>,
+        out: &mut Vec<Effect>,
+    ) {
+        let Header {
             id,
-            Pending {
-                server,
-                server_name,
-                check: Check::Url(Box::new(UrlPending {
-                    url,
-                    elicitation_id,
-                    call,
+            server,
+            server_name,
+            call,
+            era,
+        } = header;
+        out.push(Effect::Queued(RequestView {
+            id,
+            server,
+            server_name: server_name.clone(),
+            call,
+            era,
+            kind,
+        }));
+        if let Some(check) = check {
+            self.inbox.admit(
+                id,
+                Pending {
+                    server,
+                    server_name,
                     check,
-                    stage,
-                    resolving: false,
-                })),
-            },
-        );
+                },
+            );
+        }
     }
 
     fn on_answer(
