@@ -1272,23 +1272,69 @@ async fn url_flow_through_the_page_2026() {
     assert!(!page.host_text().contains("wx-secret-2026"));
 }
 
+impl Page {
+    /// Calls `tool` of `server`, consents on its link card, follows the link into the new tab
+    /// and signs in there; returns the page's own window and the first request's id.
+    async fn open_the_flow(
+        &self,
+        server: &str,
+        tool: &str,
+    ) -> (interlude_test_support::fantoccini::wd::WindowHandle, String) {
+        self.call_from_sidebar(server, tool).await;
+        let (card, first) = self.focused_card(server, None).await;
+        card.find(Locator::Css("button.primary"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let home = self.switch_to_new_window().await;
+        self.sign_in_on_the_flow_page().await;
+        (home, first)
+    }
+
+    /// Waits for the page in this window to be headed `text` (its source in the failure).
+    async fn wait_heading(&self, text: &str) {
+        let c = self.client();
+        let found = c
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::XPath(&format!("//h1[text()={}]", xpath_str(text))))
+            .await;
+        if found.is_err() {
+            let html = c.source().await.unwrap_or_default();
+            panic!("no heading {text:?}: {html}");
+        }
+    }
+
+    /// Closes the flow's tab, comes back, and says "I am done" on the request that follows
+    /// `first` (a 2026-07-28 server asking again for the same link).
+    async fn back_and_done(
+        &self,
+        home: interlude_test_support::fantoccini::wd::WindowHandle,
+        server: &str,
+        first: &str,
+    ) {
+        let c = self.client();
+        c.close_window().await.unwrap();
+        c.switch_to_window(home).await.unwrap();
+        let (card, _) = self.focused_card(server, Some(first)).await;
+        card.find(Locator::Css("button.primary"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+}
+
 /// OAuth (2026-07-28): consent opens the server's page, which (once signed in) sends the
 /// browser to Example Cloud's consent; "Allow" comes back to the server's callback, which keeps
 /// the tokens; "I am done" lets the call go on. No token reaches the host or the page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oauth_flow_through_the_page() {
     let (page, _origin) = harness_with_flows().await;
-    page.call_from_sidebar("demo", "connect_cloud_account")
-        .await;
-    let (card, first) = page.focused_card("demo", None).await;
-    card.find(Locator::Css("button.primary"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let home = page.switch_to_new_window().await;
-    page.sign_in_on_the_flow_page().await;
+    let (home, first) = page.open_the_flow("demo", "connect_cloud_account").await;
     let c = page.client();
     let allow = c
         .wait()
@@ -1298,26 +1344,10 @@ async fn oauth_flow_through_the_page() {
         .unwrap_or_else(|e| panic!("no consent page at Example Cloud: {e}"));
     page.artifact("oauth-consent").await;
     allow.click().await.unwrap();
-    let connected = c
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::XPath("//h1[text()='Example Cloud is connected']"))
-        .await;
-    if connected.is_err() {
-        let html = c.source().await.unwrap_or_default();
-        panic!("not connected: {html}");
-    }
+    page.wait_heading("Example Cloud is connected").await;
     let html = c.source().await.unwrap();
     assert!(!html.contains("ecl_"), "no token on the page");
-    c.close_window().await.unwrap();
-    c.switch_to_window(home).await.unwrap();
-    let (card, _) = page.focused_card("demo", Some(&first)).await;
-    card.find(Locator::Css("button.primary"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    page.back_and_done(home, "demo", &first).await;
     let result = page
         .result_containing(
             "demo",
@@ -1407,17 +1437,7 @@ async fn oauth_flow_with_a_real_openid_provider() {
         .with_scopes(["openid"])
     })
     .await;
-    page.call_from_sidebar("demo", "connect_cloud_account")
-        .await;
-    let (card, first) = page.focused_card("demo", None).await;
-    card.find(Locator::Css("button.primary"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let home = page.switch_to_new_window().await;
-    page.sign_in_on_the_flow_page().await;
+    let (home, first) = page.open_the_flow("demo", "connect_cloud_account").await;
     let c = page.client();
     // The provider's own login page (development interactions: any name and password).
     let login = c
@@ -1459,24 +1479,8 @@ async fn oauth_flow_with_a_real_openid_provider() {
         }
     };
     consent.click().await.unwrap();
-    let connected = c
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::XPath("//h1[text()='Example Cloud is connected']"))
-        .await;
-    if connected.is_err() {
-        let html = c.source().await.unwrap_or_default();
-        panic!("not connected: {html}");
-    }
-    c.close_window().await.unwrap();
-    c.switch_to_window(home).await.unwrap();
-    let (card, _) = page.focused_card("demo", Some(&first)).await;
-    card.find(Locator::Css("button.primary"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    page.wait_heading("Example Cloud is connected").await;
+    page.back_and_done(home, "demo", &first).await;
     page.result_containing(
         "demo",
         "connect_cloud_account",
