@@ -71,7 +71,7 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
             loop {
                 tokio::select! {
                     _ = every.tick() => {
-                        if let Err(e) = sweeper.expire(Duration::from_secs(24 * 60 * 60)) {
+                        if let Err(e) = sweeper.expire(Duration::from_secs(24 * 60 * 60)).await {
                             tracing::warn!("cannot expire the demo's flows: {e}");
                         }
                     }

@@ -256,6 +256,7 @@ impl DemoServer {
                 let scope = flows
                     .store()
                     .secret(&flow.user, "oauth:cloud")
+                    .await
                     .ok()
                     .flatten()
                     .and_then(|s| serde_json::from_slice::<Value>(s.expose()).ok())
@@ -320,6 +321,7 @@ impl DemoServer {
                 let length = flows
                     .store()
                     .secret(&flow.user, "weather")
+                    .await
                     .ok()
                     .flatten()
                     .map_or(0, |s| s.expose().len());

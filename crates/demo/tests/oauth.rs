@@ -191,6 +191,7 @@ async fn connecting_an_account_through_oauth_refuses_every_wrong_turn() {
     let tokens = rig
         .store
         .secret(&UserId::new("you"), "oauth:cloud")
+        .await
         .unwrap()
         .expect("the tokens are kept for the user");
     assert!(
@@ -234,6 +235,7 @@ async fn a_denied_consent_ends_the_call_without_an_account() {
     assert!(
         rig.store
             .secret(&UserId::new("you"), "oauth:cloud")
+            .await
             .unwrap()
             .is_none()
     );

@@ -179,10 +179,24 @@ async fn one_flow(rig: &Rig) {
     assert!(matches!(done, ServerResult::CallToolResult(_)), "{done:?}");
 }
 
-/// Flows per second over `flows` flows, `concurrency` at a time.
-async fn measure(rig: &Arc<Rig>, flows: usize, concurrency: usize) -> f64 {
+/// CPU time this process has used so far, in nanoseconds, over all its threads (Linux's
+/// `schedstat`: nanosecond-precise, unlike `utime`'s clock ticks).
+fn cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Over `flows` flows, `concurrency` at a time: flows per second, and CPU µs per flow (client,
+/// server and store together, all in this process).
+async fn measure(rig: &Arc<Rig>, flows: usize, concurrency: usize) -> (f64, f64) {
     one_flow(rig).await;
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let cpu = cpu_ns();
     let start = Instant::now();
     let workers: Vec<_> = (0..concurrency)
         .map(|_| {
@@ -198,10 +212,14 @@ async fn measure(rig: &Arc<Rig>, flows: usize, concurrency: usize) -> f64 {
     for w in workers {
         w.await.unwrap();
     }
-    flows as f64 / start.elapsed().as_secs_f64()
+    let rate = flows as f64 / start.elapsed().as_secs_f64();
+    (
+        rate,
+        cpu_ns().saturating_sub(cpu) as f64 / 1_000.0 / flows as f64,
+    )
 }
 
-fn pending(store: &dyn FlowStore, count: usize) {
+async fn pending(store: &dyn FlowStore, count: usize) {
     let now = u64::try_from(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -209,7 +227,9 @@ fn pending(store: &dyn FlowStore, count: usize) {
             .as_millis(),
     )
     .unwrap();
-    for i in 0..count {
+    // In batches of 64 calls made together: quick to set up, and little memory in flight (the
+    // memory per pending flow is measured around this).
+    let flow = |i: usize| {
         let mut flow = Flow::new(
             UserId::new(format!("user-{i}")),
             "api_key:bench",
@@ -217,7 +237,14 @@ fn pending(store: &dyn FlowStore, count: usize) {
             3_600_000,
         );
         flow.data = json!({"label": "Bench key"});
-        store.insert_flow(&flow).unwrap();
+        flow
+    };
+    for start in (0..count).step_by(64) {
+        let flows: Vec<Flow> = (start..count.min(start + 64)).map(flow).collect();
+        for inserted in futures::future::join_all(flows.iter().map(|f| store.insert_flow(f))).await
+        {
+            inserted.unwrap();
+        }
     }
 }
 
@@ -251,7 +278,7 @@ fn arg(name: &str, default: usize) -> usize {
 fn main() {
     let flows = arg("--flows", 1000);
     let pending_flows = arg("--pending", 1000);
-    let reps = arg("--reps", 3);
+    let reps = arg("--reps", 5);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -263,23 +290,32 @@ fn main() {
     );
     let mut results = Vec::new();
     for (name, concurrency) in [("sequential", 1usize), ("32 at a time", 32)] {
-        let mut memory = Vec::new();
-        let mut sqlite = Vec::new();
+        let (mut memory, mut sqlite) = (Vec::new(), Vec::new());
+        let (mut memory_cpu, mut sqlite_cpu) = (Vec::new(), Vec::new());
         for rep in 0..reps {
             let mem: Arc<dyn FlowStore> = Arc::new(MemoryStore::default());
-            pending(&*mem, pending_flows);
+            runtime.block_on(pending(&*mem, pending_flows));
             let r = Arc::new(runtime.block_on(rig(mem)));
-            memory.push(runtime.block_on(measure(&r, flows, concurrency)));
+            let (rate, cpu) = runtime.block_on(measure(&r, flows, concurrency));
+            memory.push(rate);
+            memory_cpu.push(cpu);
             let path = dir.join(format!("flows-{concurrency}-{rep}.sqlite"));
             let sql: Arc<dyn FlowStore> = Arc::new(SqliteStore::open(&path).unwrap());
-            pending(&*sql, pending_flows);
+            runtime.block_on(pending(&*sql, pending_flows));
             let r = Arc::new(runtime.block_on(rig(sql)));
-            sqlite.push(runtime.block_on(measure(&r, flows, concurrency)));
+            let (rate, cpu) = runtime.block_on(measure(&r, flows, concurrency));
+            sqlite.push(rate);
+            sqlite_cpu.push(cpu);
         }
         let (m, s) = (median(memory.clone()), median(sqlite.clone()));
+        let (mc, sc) = (median(memory_cpu), median(sqlite_cpu));
         println!(
             "url_flows: {name}: in memory {m:.0} flows/s {memory:.0?}, SQLite {s:.0} flows/s {sqlite:.0?}; SQLite costs {:.2}× the in-memory path (target < 2×)",
             m / s
+        );
+        println!(
+            "url_flows: {name}: CPU per flow: in memory {mc:.0} µs, SQLite {sc:.0} µs ({:.2}×)",
+            sc / mc
         );
         results.push(m / s);
     }
@@ -296,7 +332,7 @@ fn main() {
         ),
     ] {
         let before = rss_kib();
-        pending(&*store, 10_000);
+        runtime.block_on(pending(&*store, 10_000));
         let after = rss_kib();
         println!(
             "url_flows: memory per pending flow, {name}: {:.2} KiB (10 000 pending)",

@@ -82,11 +82,12 @@ impl KeyServer {
     }
 
     async fn needs_key(&self, ask: &Ask) -> Result<CallToolResult, AskError> {
-        match self.flows.secret(ask, "openai")? {
+        match self.flows.secret(ask, "openai").await? {
             Some(key) => Ok(text(format!("using a key of {} bytes", key.expose().len()))),
             None => Err(self
                 .flows
-                .required(ask, &kind(), "Enter your OpenAI API key first")?
+                .required(ask, &kind(), "Enter your OpenAI API key first")
+                .await?
                 .into()),
         }
     }
@@ -139,11 +140,12 @@ impl ServerHandler for KeyServer {
             "set_api_key" => respond(self.set_api_key(&ask).await),
             "needs_key" => respond(self.needs_key(&ask).await),
             "pay" => respond(self.pay(&ask).await),
-            "needs_key_draft" => respond(match self.flows.secret(&ask, "openai") {
+            "needs_key_draft" => respond(match self.flows.secret(&ask, "openai").await {
                 Ok(Some(_)) => Ok(text("using the key")),
                 Ok(None) => self
                     .flows
                     .required_draft(&ask, &kind(), "Enter your OpenAI API key first")
+                    .await
                     .map_err(AskError::from)
                     .and_then(|e| Err(e.into())),
                 Err(e) => Err(e.into()),
@@ -422,12 +424,14 @@ async fn push_flow_completes_on_its_page_for_its_user_only() {
     assert_eq!(text_of(&result), "stored for ada");
     let secret = store
         .secret(&UserId::new("ada"), "openai")
+        .await
         .unwrap()
         .unwrap();
     assert_eq!(secret.expose(), b"sk-ada-123");
     assert!(
         store
             .secret(&UserId::new("mallory"), "openai")
+            .await
             .unwrap()
             .is_none()
     );
@@ -604,6 +608,7 @@ async fn a_client_without_url_mode_is_refused() {
     assert!(
         store
             .pending_flows_of(&UserId::new("ada"), 0)
+            .await
             .unwrap()
             .is_empty()
     );
@@ -680,7 +685,7 @@ async fn the_draft_s_elicitation_required_error_and_track() {
         1,
         10_000_000_000_000,
     );
-    store.insert_flow(&theirs).unwrap();
+    store.insert_flow(&theirs).await.unwrap();
     assert!(track(theirs.id.as_str().to_owned()).await.is_err());
 
     let waiting = tokio::spawn(track(id));

@@ -10,7 +10,6 @@
 )]
 
 use std::path::PathBuf;
-use std::sync::Barrier;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use interlude_server::url::{
@@ -39,17 +38,19 @@ macro_rules! suite {
     ($($name:ident),* $(,)?) => {
         mod memory {
             use super::*;
-            $(#[test] fn $name() { super::$name(&MemoryStore::default()); })*
+            $(#[tokio::test] async fn $name() { super::$name(&MemoryStore::default()).await; })*
         }
         mod sqlite {
             use super::*;
-            $(#[test] fn $name() { super::$name(&SqliteStore::in_memory().unwrap()); })*
+            $(#[tokio::test] async fn $name() {
+                super::$name(&SqliteStore::in_memory().unwrap()).await;
+            })*
         }
         mod sqlite_file {
             use super::*;
-            $(#[test] fn $name() {
+            $(#[tokio::test] async fn $name() {
                 let db = TempDb::new(stringify!($name));
-                super::$name(&SqliteStore::open(&db.path).unwrap());
+                super::$name(&SqliteStore::open(&db.path).unwrap()).await;
             })*
         }
     };
@@ -69,129 +70,125 @@ suite!(
     secrets_are_per_user_and_overwritten,
     times_beyond_i64_are_refused,
     completing_with_a_secret_keeps_both_or_neither,
+    a_failing_call_leaves_the_others_made_with_it,
 );
 
-fn insert_and_read(store: &dyn FlowStore) {
+async fn insert_and_read(store: &dyn FlowStore) {
     let mut flow = flow_at(alice(), T0);
     flow.kind = "oauth:github".to_owned();
     flow.elicitation_id = Some("el-7".to_owned());
     flow.session = Some("session-abc".to_owned());
     flow.lookup = Some("state-xyz".to_owned());
     flow.data = json!({"pkce_verifier": "v3r1f13r", "scopes": ["repo", "read:user"]});
-    store.insert_flow(&flow).unwrap();
+    store.insert_flow(&flow).await.unwrap();
 
-    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow.clone()));
-    assert_eq!(store.flow(&FlowId::new_random()).unwrap(), None);
+    assert_eq!(store.flow(&flow.id).await.unwrap(), Some(flow.clone()));
+    assert_eq!(store.flow(&FlowId::new_random()).await.unwrap(), None);
 
     // A flow with none of the optional parts reads back as it was too.
     let bare = flow_at(bob(), T0 + 1);
-    store.insert_flow(&bare).unwrap();
-    assert_eq!(store.flow(&bare.id).unwrap(), Some(bare));
+    store.insert_flow(&bare).await.unwrap();
+    assert_eq!(store.flow(&bare.id).await.unwrap(), Some(bare));
 }
 
-fn duplicate_id_is_refused(store: &dyn FlowStore) {
+async fn duplicate_id_is_refused(store: &dyn FlowStore) {
     let flow = flow_at(alice(), T0);
-    store.insert_flow(&flow).unwrap();
+    store.insert_flow(&flow).await.unwrap();
     let mut again = flow_at(bob(), T0 + 5);
     again.id = flow.id.clone();
-    match store.insert_flow(&again) {
+    match store.insert_flow(&again).await {
         Err(StoreError::DuplicateId(id)) => assert_eq!(id, flow.id),
         other => panic!("expected DuplicateId, got {other:?}"),
     }
-    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow));
+    assert_eq!(store.flow(&flow.id).await.unwrap(), Some(flow));
 }
 
-fn duplicate_lookup_is_refused(store: &dyn FlowStore) {
+async fn duplicate_lookup_is_refused(store: &dyn FlowStore) {
     let mut first = flow_at(alice(), T0);
     first.lookup = Some("state-1".to_owned());
-    store.insert_flow(&first).unwrap();
+    store.insert_flow(&first).await.unwrap();
 
     let mut second = flow_at(bob(), T0);
     second.lookup = Some("state-1".to_owned());
     assert!(matches!(
-        store.insert_flow(&second),
+        store.insert_flow(&second).await,
         Err(StoreError::DuplicateLookup)
     ));
-    assert_eq!(store.flow(&second.id).unwrap(), None);
+    assert_eq!(store.flow(&second.id).await.unwrap(), None);
     assert_eq!(
-        store.flow_by_lookup("state-1").unwrap().map(|f| f.id),
+        store.flow_by_lookup("state-1").await.unwrap().map(|f| f.id),
         Some(first.id)
     );
 
     // Flows without a lookup key never collide.
-    store.insert_flow(&flow_at(alice(), T0)).unwrap();
-    store.insert_flow(&flow_at(alice(), T0)).unwrap();
+    store.insert_flow(&flow_at(alice(), T0)).await.unwrap();
+    store.insert_flow(&flow_at(alice(), T0)).await.unwrap();
 }
 
-fn finds_a_flow_by_its_lookup_key(store: &dyn FlowStore) {
+async fn finds_a_flow_by_its_lookup_key(store: &dyn FlowStore) {
     let mut flow = flow_at(alice(), T0);
     flow.lookup = Some("oauth-state-Qm9vYmFy".to_owned());
-    store.insert_flow(&flow).unwrap();
-    store.insert_flow(&flow_at(alice(), T0)).unwrap();
+    store.insert_flow(&flow).await.unwrap();
+    store.insert_flow(&flow_at(alice(), T0)).await.unwrap();
 
     assert_eq!(
-        store.flow_by_lookup("oauth-state-Qm9vYmFy").unwrap(),
+        store.flow_by_lookup("oauth-state-Qm9vYmFy").await.unwrap(),
         Some(flow)
     );
-    assert_eq!(store.flow_by_lookup("oauth-state-other").unwrap(), None);
-    assert_eq!(store.flow_by_lookup("").unwrap(), None);
+    assert_eq!(
+        store.flow_by_lookup("oauth-state-other").await.unwrap(),
+        None
+    );
+    assert_eq!(store.flow_by_lookup("").await.unwrap(), None);
 }
 
-fn completes_exactly_once_when_requests_race(store: &dyn FlowStore) {
+async fn completes_exactly_once_when_requests_race(store: &dyn FlowStore) {
     const RACERS: usize = 8;
     for round in 0..10 {
         let flow = flow_at(alice(), T0);
-        store.insert_flow(&flow).unwrap();
-        let winners = AtomicUsize::new(0);
-        let start = Barrier::new(RACERS);
-        std::thread::scope(|scope| {
-            for _ in 0..RACERS {
-                scope.spawn(|| {
-                    start.wait();
-                    if store
-                        .transition(
-                            &flow.id,
-                            &FlowStatus::Pending,
-                            FlowStatus::Completed,
-                            T0 + 1,
-                        )
-                        .unwrap()
-                    {
-                        winners.fetch_add(1, Ordering::SeqCst);
-                    }
-                });
-            }
+        store.insert_flow(&flow).await.unwrap();
+        // Every call is under way before any is awaited: they meet in the store together.
+        let racers = (0..RACERS).map(|_| {
+            store.transition(
+                &flow.id,
+                &FlowStatus::Pending,
+                FlowStatus::Completed,
+                T0 + 1,
+            )
         });
-        assert_eq!(winners.into_inner(), 1, "round {round}");
+        let results = futures::future::join_all(racers.collect::<Vec<_>>()).await;
+        let winners = results.into_iter().filter(|r| *r.as_ref().unwrap()).count();
+        assert_eq!(winners, 1, "round {round}");
         assert_eq!(
-            store.flow(&flow.id).unwrap().unwrap().status,
+            store.flow(&flow.id).await.unwrap().unwrap().status,
             FlowStatus::Completed
         );
     }
 }
 
-fn an_expired_flow_cannot_complete(store: &dyn FlowStore) {
+async fn an_expired_flow_cannot_complete(store: &dyn FlowStore) {
     let flow = flow_at(alice(), T0);
-    store.insert_flow(&flow).unwrap();
-    let complete = |at| {
+    store.insert_flow(&flow).await.unwrap();
+    let complete = async |at| {
         store
             .transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, at)
+            .await
             .unwrap()
     };
     // Expired from `expires_at_ms` on, however long after.
-    assert!(!complete(flow.expires_at_ms));
-    assert!(!complete(flow.expires_at_ms + MINUTE));
-    assert!(!complete(u64::MAX));
+    assert!(!complete(flow.expires_at_ms).await);
+    assert!(!complete(flow.expires_at_ms + MINUTE).await);
+    assert!(!complete(u64::MAX).await);
     assert_eq!(
-        store.flow(&flow.id).unwrap().unwrap().status,
+        store.flow(&flow.id).await.unwrap().unwrap().status,
         FlowStatus::Pending
     );
     // One millisecond earlier it still could.
-    assert!(complete(flow.expires_at_ms - 1));
+    assert!(complete(flow.expires_at_ms - 1).await);
 
     // Other moves do not depend on the time.
     let late = flow_at(alice(), T0);
-    store.insert_flow(&late).unwrap();
+    store.insert_flow(&late).await.unwrap();
     assert!(
         store
             .transition(
@@ -200,13 +197,14 @@ fn an_expired_flow_cannot_complete(store: &dyn FlowStore) {
                 FlowStatus::Declined,
                 late.expires_at_ms + 1
             )
+            .await
             .unwrap()
     );
 }
 
-fn transition_compares_the_variant(store: &dyn FlowStore) {
+async fn transition_compares_the_variant(store: &dyn FlowStore) {
     let flow = flow_at(alice(), T0);
-    store.insert_flow(&flow).unwrap();
+    store.insert_flow(&flow).await.unwrap();
     let failed = |reason: &str| FlowStatus::Failed {
         reason: reason.to_owned(),
     };
@@ -215,6 +213,7 @@ fn transition_compares_the_variant(store: &dyn FlowStore) {
     assert!(
         !store
             .transition(&flow.id, &FlowStatus::Declined, FlowStatus::Completed, T0)
+            .await
             .unwrap()
     );
     assert!(
@@ -225,6 +224,7 @@ fn transition_compares_the_variant(store: &dyn FlowStore) {
                 FlowStatus::Completed,
                 T0
             )
+            .await
             .unwrap()
     );
 
@@ -236,10 +236,11 @@ fn transition_compares_the_variant(store: &dyn FlowStore) {
                 failed("provider said no"),
                 T0 + 1
             )
+            .await
             .unwrap()
     );
     assert_eq!(
-        store.flow(&flow.id).unwrap().unwrap().status,
+        store.flow(&flow.id).await.unwrap().unwrap().status,
         failed("provider said no")
     );
     // `from` matches by variant: any reason matches a Failed flow.
@@ -251,10 +252,11 @@ fn transition_compares_the_variant(store: &dyn FlowStore) {
                 failed("second reason"),
                 T0 + 2
             )
+            .await
             .unwrap()
     );
     assert_eq!(
-        store.flow(&flow.id).unwrap().unwrap().status,
+        store.flow(&flow.id).await.unwrap().unwrap().status,
         failed("second reason")
     );
     // A finished flow does not complete from `Pending`.
@@ -266,16 +268,17 @@ fn transition_compares_the_variant(store: &dyn FlowStore) {
                 FlowStatus::Completed,
                 T0 + 3
             )
+            .await
             .unwrap()
     );
 }
 
-fn expire_marks_then_deletes(store: &dyn FlowStore) {
+async fn expire_marks_then_deletes(store: &dyn FlowStore) {
     let keep = 5 * MINUTE;
     // Done at T0 + 1 min.
     let mut done = flow_at(alice(), T0);
     done.lookup = Some("state-done".to_owned());
-    store.insert_flow(&done).unwrap();
+    store.insert_flow(&done).await.unwrap();
     assert!(
         store
             .transition(
@@ -284,47 +287,48 @@ fn expire_marks_then_deletes(store: &dyn FlowStore) {
                 FlowStatus::Completed,
                 T0 + MINUTE
             )
+            .await
             .unwrap()
     );
     // Pending, expiring at T0 + 10 min.
     let stale = flow_at(alice(), T0);
-    store.insert_flow(&stale).unwrap();
+    store.insert_flow(&stale).await.unwrap();
     // Pending, expiring at T0 + 30 min.
     let live = flow_at(bob(), T0 + 20 * MINUTE);
-    store.insert_flow(&live).unwrap();
+    store.insert_flow(&live).await.unwrap();
 
     // Before anything is due, nothing changes.
-    assert_eq!(store.expire(T0 + 2 * MINUTE, keep).unwrap(), 0);
+    assert_eq!(store.expire(T0 + 2 * MINUTE, keep).await.unwrap(), 0);
 
     // At T0 + 10 min: `stale` is marked; `done` (finished 9 min ago) is deleted.
     let now = T0 + 10 * MINUTE;
-    assert_eq!(store.expire(now, keep).unwrap(), 2);
-    assert_eq!(store.flow(&done.id).unwrap(), None);
-    assert_eq!(store.flow_by_lookup("state-done").unwrap(), None);
-    let marked = store.flow(&stale.id).unwrap().unwrap();
+    assert_eq!(store.expire(now, keep).await.unwrap(), 2);
+    assert_eq!(store.flow(&done.id).await.unwrap(), None);
+    assert_eq!(store.flow_by_lookup("state-done").await.unwrap(), None);
+    let marked = store.flow(&stale.id).await.unwrap().unwrap();
     assert_eq!(marked.status, FlowStatus::Expired);
     assert_eq!(
-        store.flow(&live.id).unwrap().unwrap().status,
+        store.flow(&live.id).await.unwrap().unwrap().status,
         FlowStatus::Pending
     );
 
     // A marked flow counts as finished when it was marked, and is kept that long.
-    assert_eq!(store.expire(now + keep - 1, keep).unwrap(), 0);
-    assert!(store.flow(&stale.id).unwrap().is_some());
-    assert_eq!(store.expire(now + keep, keep).unwrap(), 1);
-    assert_eq!(store.flow(&stale.id).unwrap(), None);
+    assert_eq!(store.expire(now + keep - 1, keep).await.unwrap(), 0);
+    assert!(store.flow(&stale.id).await.unwrap().is_some());
+    assert_eq!(store.expire(now + keep, keep).await.unwrap(), 1);
+    assert_eq!(store.flow(&stale.id).await.unwrap(), None);
 
     // A deleted flow's lookup key is free again.
     let mut reuse = flow_at(alice(), now);
     reuse.lookup = Some("state-done".to_owned());
-    store.insert_flow(&reuse).unwrap();
+    store.insert_flow(&reuse).await.unwrap();
     assert_eq!(
-        store.flow(&live.id).unwrap().unwrap().status,
+        store.flow(&live.id).await.unwrap().unwrap().status,
         FlowStatus::Pending
     );
 }
 
-fn pending_flows_of_a_user(store: &dyn FlowStore) {
+async fn pending_flows_of_a_user(store: &dyn FlowStore) {
     let older = flow_at(alice(), T0);
     let newer = flow_at(alice(), T0 + MINUTE);
     let short = Flow::new(alice(), "payment", T0, MINUTE);
@@ -332,17 +336,19 @@ fn pending_flows_of_a_user(store: &dyn FlowStore) {
     let bobs = flow_at(bob(), T0);
     // Inserted out of order: the answer is sorted by start.
     for flow in [&newer, &short, &declined, &bobs, &older] {
-        store.insert_flow(flow).unwrap();
+        store.insert_flow(flow).await.unwrap();
     }
     assert!(
         store
             .transition(&declined.id, &FlowStatus::Pending, FlowStatus::Declined, T0)
+            .await
             .unwrap()
     );
 
-    let ids = |now| -> Vec<FlowId> {
+    let ids = async |now| -> Vec<FlowId> {
         store
             .pending_flows_of(&alice(), now)
+            .await
             .unwrap()
             .into_iter()
             .map(|f| f.id)
@@ -353,84 +359,104 @@ fn pending_flows_of_a_user(store: &dyn FlowStore) {
     first_two.sort();
     let mut expected = first_two;
     expected.push(newer.id.clone());
-    assert_eq!(ids(T0 + 1), expected);
+    assert_eq!(ids(T0 + 1).await, expected);
     // A minute in, `short` has expired even though nobody marked it.
-    assert_eq!(ids(T0 + MINUTE), vec![older.id.clone(), newer.id.clone()]);
+    assert_eq!(
+        ids(T0 + MINUTE).await,
+        vec![older.id.clone(), newer.id.clone()]
+    );
     assert!(
         store
             .pending_flows_of(&UserId::new("nobody"), T0)
+            .await
             .unwrap()
             .is_empty()
     );
 }
 
-fn set_data_replaces_the_data(store: &dyn FlowStore) {
+async fn set_data_replaces_the_data(store: &dyn FlowStore) {
     let flow = flow_at(alice(), T0);
-    store.insert_flow(&flow).unwrap();
+    store.insert_flow(&flow).await.unwrap();
     let data = json!({"pkce_verifier": "dBjftJeZ4CVP", "redirect": "/done?x=1&y='2'"});
-    assert!(store.set_data(&flow.id, data.clone()).unwrap());
-    let read = store.flow(&flow.id).unwrap().unwrap();
+    assert!(store.set_data(&flow.id, data.clone()).await.unwrap());
+    let read = store.flow(&flow.id).await.unwrap().unwrap();
     assert_eq!(read.data, data);
     assert_eq!(read.status, FlowStatus::Pending);
-    assert!(!store.set_data(&FlowId::new_random(), json!(1)).unwrap());
+    assert!(
+        !store
+            .set_data(&FlowId::new_random(), json!(1))
+            .await
+            .unwrap()
+    );
 }
 
-fn secrets_are_per_user_and_overwritten(store: &dyn FlowStore) {
+async fn secrets_are_per_user_and_overwritten(store: &dyn FlowStore) {
     store
         .put_secret(&alice(), "openai", &Secret::from("sk-alice-1"), T0)
+        .await
         .unwrap();
     store
         .put_secret(&bob(), "openai", &Secret::from("sk-bob"), T0)
+        .await
         .unwrap();
-    let read = |user: &UserId, name: &str| {
+    let read = async |user: &UserId, name: &str| {
         store
             .secret(user, name)
+            .await
             .unwrap()
             .map(|s| s.expose().to_vec())
     };
-    assert_eq!(read(&alice(), "openai"), Some(b"sk-alice-1".to_vec()));
-    assert_eq!(read(&bob(), "openai"), Some(b"sk-bob".to_vec()));
-    assert_eq!(read(&UserId::new("github|2"), "openai"), None);
-    assert_eq!(read(&alice(), "github"), None);
+    assert_eq!(read(&alice(), "openai").await, Some(b"sk-alice-1".to_vec()));
+    assert_eq!(read(&bob(), "openai").await, Some(b"sk-bob".to_vec()));
+    assert_eq!(read(&UserId::new("github|2"), "openai").await, None);
+    assert_eq!(read(&alice(), "github").await, None);
 
     // A second put replaces the first.
     store
         .put_secret(&alice(), "openai", &Secret::from("sk-alice-2"), T0 + 1)
+        .await
         .unwrap();
-    assert_eq!(read(&alice(), "openai"), Some(b"sk-alice-2".to_vec()));
-    assert_eq!(read(&bob(), "openai"), Some(b"sk-bob".to_vec()));
+    assert_eq!(read(&alice(), "openai").await, Some(b"sk-alice-2".to_vec()));
+    assert_eq!(read(&bob(), "openai").await, Some(b"sk-bob".to_vec()));
 
     // Bytes that are not UTF-8 come back as they went in.
     let raw = vec![0u8, 0xff, 0xfe, 7];
     store
         .put_secret(&alice(), "raw", &Secret::from(raw.clone()), T0)
+        .await
         .unwrap();
-    let back = store.secret(&alice(), "raw").unwrap().unwrap();
+    let back = store.secret(&alice(), "raw").await.unwrap().unwrap();
     assert_eq!(back.expose(), raw.as_slice());
     assert_eq!(back.expose_str(), None);
 
     // Deleting is per user too.
-    assert!(store.delete_secret(&alice(), "openai").unwrap());
-    assert!(!store.delete_secret(&alice(), "openai").unwrap());
-    assert_eq!(read(&alice(), "openai"), None);
-    assert_eq!(read(&bob(), "openai"), Some(b"sk-bob".to_vec()));
+    assert!(store.delete_secret(&alice(), "openai").await.unwrap());
+    assert!(!store.delete_secret(&alice(), "openai").await.unwrap());
+    assert_eq!(read(&alice(), "openai").await, None);
+    assert_eq!(read(&bob(), "openai").await, Some(b"sk-bob".to_vec()));
 }
 
-fn completing_with_a_secret_keeps_both_or_neither(store: &dyn FlowStore) {
+async fn completing_with_a_secret_keeps_both_or_neither(store: &dyn FlowStore) {
     let flow = flow_at(alice(), T0);
-    store.insert_flow(&flow).unwrap();
+    store.insert_flow(&flow).await.unwrap();
     let key = Secret::from("sk-1");
     assert!(
         store
             .complete_with_secret(&flow.id, &alice(), "openai", &key, T0 + 1)
+            .await
             .unwrap()
     );
     assert_eq!(
-        store.flow(&flow.id).unwrap().unwrap().status,
+        store.flow(&flow.id).await.unwrap().unwrap().status,
         FlowStatus::Completed
     );
     assert_eq!(
-        store.secret(&alice(), "openai").unwrap().unwrap().expose(),
+        store
+            .secret(&alice(), "openai")
+            .await
+            .unwrap()
+            .unwrap()
+            .expose(),
         b"sk-1"
     );
     // Done already: nothing changes, nothing is kept.
@@ -438,43 +464,77 @@ fn completing_with_a_secret_keeps_both_or_neither(store: &dyn FlowStore) {
     assert!(
         !store
             .complete_with_secret(&flow.id, &alice(), "openai", &again, T0 + 2)
+            .await
             .unwrap()
     );
     assert_eq!(
-        store.secret(&alice(), "openai").unwrap().unwrap().expose(),
+        store
+            .secret(&alice(), "openai")
+            .await
+            .unwrap()
+            .unwrap()
+            .expose(),
         b"sk-1"
     );
     // Expired: neither.
     let late = flow_at(bob(), T0);
-    store.insert_flow(&late).unwrap();
+    store.insert_flow(&late).await.unwrap();
     let after = late.expires_at_ms;
     assert!(
         !store
             .complete_with_secret(&late.id, &bob(), "openai", &key, after)
+            .await
             .unwrap()
     );
-    assert!(store.secret(&bob(), "openai").unwrap().is_none());
+    assert!(store.secret(&bob(), "openai").await.unwrap().is_none());
     assert_eq!(
-        store.flow(&late.id).unwrap().unwrap().status,
+        store.flow(&late.id).await.unwrap().unwrap().status,
         FlowStatus::Pending
     );
 }
 
-fn times_beyond_i64_are_refused(store: &dyn FlowStore) {
+async fn a_failing_call_leaves_the_others_made_with_it(store: &dyn FlowStore) {
+    // Calls made together (which `SqliteStore` commits in one transaction): the duplicate is
+    // refused, the rest are kept, each caller hears of its own call only.
+    let first = flow_at(alice(), T0);
+    store.insert_flow(&first).await.unwrap();
+    let mut duplicate = flow_at(bob(), T0);
+    duplicate.id = first.id.clone();
+    let (before, after) = (flow_at(bob(), T0 + 1), flow_at(bob(), T0 + 2));
+    let (key, owner) = (Secret::from("sk-together"), alice());
+    let (a, b, c, d) = futures::join!(
+        store.insert_flow(&before),
+        store.insert_flow(&duplicate),
+        store.complete_with_secret(&first.id, &owner, "openai", &key, T0 + 3),
+        store.insert_flow(&after),
+    );
+    a.unwrap();
+    assert!(matches!(b, Err(StoreError::DuplicateId(_))), "{b:?}");
+    assert!(c.unwrap());
+    d.unwrap();
+    assert_eq!(store.flow(&before.id).await.unwrap(), Some(before));
+    assert_eq!(store.flow(&after.id).await.unwrap(), Some(after));
+    let kept = store.flow(&first.id).await.unwrap().unwrap();
+    assert_eq!((kept.user, kept.status), (alice(), FlowStatus::Completed));
+    let secret = store.secret(&alice(), "openai").await.unwrap().unwrap();
+    assert_eq!(secret.expose_str(), Some("sk-together"));
+}
+
+async fn times_beyond_i64_are_refused(store: &dyn FlowStore) {
     let mut flow = flow_at(alice(), T0);
     flow.expires_at_ms = u64::MAX;
     assert!(matches!(
-        store.insert_flow(&flow),
+        store.insert_flow(&flow).await,
         Err(StoreError::TimeOutOfRange {
             what: "expires_at_ms",
             ..
         })
     ));
-    assert_eq!(store.flow(&flow.id).unwrap(), None);
+    assert_eq!(store.flow(&flow.id).await.unwrap(), None);
     // The largest time it keeps is kept as it is.
     flow.expires_at_ms = i64::MAX as u64;
-    store.insert_flow(&flow).unwrap();
-    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow));
+    store.insert_flow(&flow).await.unwrap();
+    assert_eq!(store.flow(&flow.id).await.unwrap(), Some(flow));
 }
 
 #[test]
@@ -584,24 +644,29 @@ impl Drop for TempDb {
     }
 }
 
-#[test]
-fn sqlite_keeps_flows_and_secrets_across_a_restart() {
+#[tokio::test]
+async fn sqlite_keeps_flows_and_secrets_across_a_restart() {
     let db = TempDb::new("restart");
     let mut flow = flow_at(alice(), T0);
     flow.lookup = Some("state-restart".to_owned());
     flow.data = json!({"pkce_verifier": "abc"});
     {
         let store = SqliteStore::open(&db.path).unwrap();
-        store.insert_flow(&flow).unwrap();
+        store.insert_flow(&flow).await.unwrap();
         store
             .put_secret(&alice(), "github", &Secret::from("gho_token"), T0 + 1)
+            .await
             .unwrap();
     } // The server stops.
 
     let store = SqliteStore::open(&db.path).unwrap();
-    assert_eq!(store.flow(&flow.id).unwrap(), Some(flow.clone()));
+    assert_eq!(store.flow(&flow.id).await.unwrap(), Some(flow.clone()));
     assert_eq!(
-        store.flow_by_lookup("state-restart").unwrap().map(|f| f.id),
+        store
+            .flow_by_lookup("state-restart")
+            .await
+            .unwrap()
+            .map(|f| f.id),
         Some(flow.id.clone())
     );
     assert!(
@@ -612,11 +677,13 @@ fn sqlite_keeps_flows_and_secrets_across_a_restart() {
                 FlowStatus::Completed,
                 T0 + 2
             )
+            .await
             .unwrap()
     );
     assert_eq!(
         store
             .secret(&alice(), "github")
+            .await
             .unwrap()
             .unwrap()
             .expose_str(),
@@ -627,37 +694,27 @@ fn sqlite_keeps_flows_and_secrets_across_a_restart() {
     // And the completion itself survives the next restart.
     let store = SqliteStore::open(&db.path).unwrap();
     assert_eq!(
-        store.flow(&flow.id).unwrap().unwrap().status,
+        store.flow(&flow.id).await.unwrap().unwrap().status,
         FlowStatus::Completed
     );
 }
 
-#[test]
-fn sqlite_connections_to_one_file_complete_a_flow_once() {
+#[tokio::test]
+async fn sqlite_connections_to_one_file_complete_a_flow_once() {
     // Two servers (two connections) sharing one file, racing to complete the same flow.
     let db = TempDb::new("two-connections");
     let first = SqliteStore::open(&db.path).unwrap();
     let second = SqliteStore::open(&db.path).unwrap();
     for round in 0..5 {
         let flow = flow_at(alice(), T0);
-        first.insert_flow(&flow).unwrap();
-        let winners = AtomicUsize::new(0);
-        let start = Barrier::new(4);
-        std::thread::scope(|scope| {
-            for store in [&first, &second, &first, &second] {
-                let (flow, winners, start) = (&flow, &winners, &start);
-                scope.spawn(move || {
-                    start.wait();
-                    if store
-                        .transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, T0)
-                        .unwrap()
-                    {
-                        winners.fetch_add(1, Ordering::SeqCst);
-                    }
-                });
-            }
+        first.insert_flow(&flow).await.unwrap();
+        // Two threads, each with its connection, race on the file.
+        let racers = [&first, &second, &first, &second].map(|store| {
+            store.transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, T0)
         });
-        assert_eq!(winners.into_inner(), 1, "round {round}");
+        let results = futures::future::join_all(racers).await;
+        let winners = results.into_iter().filter(|r| *r.as_ref().unwrap()).count();
+        assert_eq!(winners, 1, "round {round}");
     }
 }
 
@@ -685,7 +742,7 @@ fn sqlite_refuses_a_file_of_a_newer_schema() {
     }
     match SqliteStore::open(&db.path) {
         Err(StoreError::NewerSchema { found, known }) => {
-            assert_eq!((found, known), (99, 1));
+            assert_eq!((found, known), (99, 2));
         }
         other => panic!("expected NewerSchema, got {other:?}"),
     }
@@ -699,13 +756,14 @@ fn sqlite_refuses_a_folder_that_does_not_exist() {
 }
 
 #[cfg(unix)]
-#[test]
-fn sqlite_file_is_private_to_its_owner() {
+#[tokio::test]
+async fn sqlite_file_is_private_to_its_owner() {
     use std::os::unix::fs::PermissionsExt;
     let db = TempDb::new("private");
     let store = SqliteStore::open(&db.path).unwrap();
     store
         .put_secret(&alice(), "k", &Secret::from("v"), T0)
+        .await
         .unwrap();
     let mode = std::fs::metadata(&db.path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "{mode:o}");

@@ -344,12 +344,13 @@ impl UrlFlows {
     }
 
     /// The secret `name` of this call's user, if a flow stored one.
-    pub fn secret(&self, ask: &Ask, name: &str) -> Result<Option<Secret>, FlowError> {
+    pub async fn secret(&self, ask: &Ask, name: &str) -> Result<Option<Secret>, FlowError> {
         let user = self.user(ask)?;
-        Ok(self.inner.store.secret(&user, name)?)
+        Ok(self.inner.store.secret(&user, name).await?)
     }
 
-    fn start(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
+    /// A new flow of `kind` for `user`, not yet stored.
+    fn new_flow(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
         let ttl = u64::try_from(self.inner.ttl.as_millis()).unwrap_or(u64::MAX);
         let mut flow = Flow::new(user, kind.as_stored(), now_ms(), ttl);
         flow.data = kind.data();
@@ -360,8 +361,20 @@ impl UrlFlows {
             // The `state` the provider sends back finds the flow; unguessable, like its id.
             flow.lookup = Some(crate::url::oauth::random_token());
         }
-        self.inner.store.insert_flow(&flow)?;
+        Ok(flow)
+    }
+
+    /// Stores `flow`: it has started.
+    async fn store_new(&self, flow: &Flow) -> Result<(), FlowError> {
+        self.inner.store.insert_flow(flow).await?;
         tracing::info!(flow = %flow.id, kind = %flow.kind, "URL flow started");
+        Ok(())
+    }
+
+    /// Starts a new flow of `kind` for `user`.
+    async fn start(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
+        let flow = self.new_flow(user, kind)?;
+        self.store_new(&flow).await?;
         Ok(flow)
     }
 
@@ -382,7 +395,7 @@ impl UrlFlows {
         let user = self.user(ask)?;
         match ask.era() {
             ProtocolEra::Push => self.run_push(ask, user, kind, message.into()).await,
-            ProtocolEra::Mrtr => self.run_round_trip(ask, &user, kind, message.into()),
+            ProtocolEra::Mrtr => self.run_round_trip(ask, &user, kind, message.into()).await,
         }
     }
 
@@ -393,7 +406,7 @@ impl UrlFlows {
         kind: &FlowKind,
         message: String,
     ) -> Result<Answer<Flow>, AskError> {
-        let flow = self.start(user, kind)?;
+        let flow = self.start(user, kind).await?;
         let elicitation_id = flow.id.as_str().to_owned();
         let done = self.wait_for(
             &flow.id,
@@ -408,7 +421,7 @@ impl UrlFlows {
         match result.action {
             ElicitationAction::Accept => {}
             ElicitationAction::Decline => {
-                self.end(&flow.id, FlowStatus::Declined)?;
+                self.end(&flow.id, FlowStatus::Declined).await?;
                 return Ok(Answer::Declined);
             }
             _ => {
@@ -417,14 +430,20 @@ impl UrlFlows {
                     FlowStatus::Failed {
                         reason: "the person dismissed the request".into(),
                     },
-                )?;
+                )
+                .await?;
                 return Ok(Answer::Cancelled);
             }
         }
         // Consent given: the flow goes on in the browser, for as long as it may.
         loop {
             let notified = done.notified();
-            let current = self.inner.store.flow(&flow.id).map_err(FlowError::from)?;
+            let current = self
+                .inner
+                .store
+                .flow(&flow.id)
+                .await
+                .map_err(FlowError::from)?;
             let Some(current) = current else {
                 return Ok(Answer::Cancelled);
             };
@@ -443,7 +462,7 @@ impl UrlFlows {
         }
     }
 
-    fn run_round_trip(
+    async fn run_round_trip(
         &self,
         ask: &Ask,
         user: &UserId,
@@ -451,16 +470,25 @@ impl UrlFlows {
         message: String,
     ) -> Result<Answer<Flow>, AskError> {
         let config = &ask.config;
-        let mut rt = ask.round_trip()?;
-        let round = rt.next_url(config, message.clone(), || {
-            let flow = self.start(user.clone(), kind)?;
-            Ok((flow.id.as_str().to_owned(), self.url_of(&flow.id)))
-        })?;
+        // A first round starts the flow: made here, stored before the question goes out. The
+        // call's round-trip state is not held across the store's awaits.
+        let mut started = None;
+        let round = ask.round_trip()?.next_url(config, message.clone(), || {
+            let flow = self.new_flow(user.clone(), kind)?;
+            let asked = (flow.id.as_str().to_owned(), self.url_of(&flow.id));
+            started = Some(flow);
+            Ok(asked)
+        });
+        if let Some(flow) = started {
+            self.store_new(&flow).await?;
+        }
+        let round = round?;
         let id = FlowId::parse(&round.flow).map_err(|e| AskError::RequestState(e.to_string()))?;
         let flow = self
             .inner
             .store
             .flow(&id)
+            .await
             .map_err(FlowError::from)?
             .filter(|f| &f.user == user)
             .ok_or_else(|| AskError::RequestState("the flow it names is not this user's".into()))?;
@@ -469,13 +497,15 @@ impl UrlFlows {
                 FlowStatus::Completed => Ok(Answer::Accepted(flow)),
                 FlowStatus::Pending if !flow.is_expired(now_ms()) => {
                     let url = self.url_of(&flow.id);
-                    Err(rt.ask_url_again(config, round.key, message, url))
+                    Err(ask
+                        .round_trip()?
+                        .ask_url_again(config, round.key, message, url))
                 }
                 FlowStatus::Declined => Ok(Answer::Declined),
                 _ => Ok(Answer::Cancelled),
             },
             ElicitationAction::Decline => {
-                self.end(&flow.id, FlowStatus::Declined)?;
+                self.end(&flow.id, FlowStatus::Declined).await?;
                 Ok(Answer::Declined)
             }
             _ => {
@@ -484,7 +514,8 @@ impl UrlFlows {
                     FlowStatus::Failed {
                         reason: "the person dismissed the request".into(),
                     },
-                )?;
+                )
+                .await?;
                 Ok(Answer::Cancelled)
             }
         }
@@ -500,36 +531,38 @@ impl UrlFlows {
     /// use rmcp::model::{CallToolResult, ContentBlock};
     ///
     /// async fn forecast(flows: &UrlFlows, ask: &Ask) -> ToolResult {
-    ///     let Some(key) = flows.secret(ask, "weather")? else {
+    ///     let Some(key) = flows.secret(ask, "weather").await? else {
     ///         let kind = FlowKind::api_key("weather", "Weather API key");
-    ///         return Err(flows.required(ask, &kind, "Enter your Weather API key first")?.into());
+    ///         return Err(flows.required(ask, &kind, "Enter your Weather API key first").await?.into());
     ///     };
     ///     let text = format!("called the weather service with a {}-byte key", key.expose().len());
     ///     Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
     /// }
     /// ```
-    pub fn required(
+    pub async fn required(
         &self,
         ask: &Ask,
         kind: &FlowKind,
         message: &str,
     ) -> Result<ErrorData, FlowError> {
         self.required_with(URL_ELICITATION_REQUIRED, ask, kind, message)
+            .await
     }
 
     /// [`UrlFlows::required`] in the shape of the out-of-band draft (seed 003): code `-32604`,
     /// the same `data.elicitations`. For clients written against the draft; pair it with
     /// [`UrlFlows::track`].
-    pub fn required_draft(
+    pub async fn required_draft(
         &self,
         ask: &Ask,
         kind: &FlowKind,
         message: &str,
     ) -> Result<ErrorData, FlowError> {
         self.required_with(ELICITATION_REQUIRED_DRAFT, ask, kind, message)
+            .await
     }
 
-    fn required_with(
+    async fn required_with(
         &self,
         code: rmcp::model::ErrorCode,
         ask: &Ask,
@@ -537,7 +570,7 @@ impl UrlFlows {
         message: &str,
     ) -> Result<ErrorData, FlowError> {
         let user = self.user(ask)?;
-        let flow = self.start(user, kind)?;
+        let flow = self.start(user, kind).await?;
         let elicitation_id = flow.id.as_str().to_owned();
         // Nobody waits in this process; the client still hears of the completion.
         let _ = self.wait_for(
@@ -594,6 +627,7 @@ impl UrlFlows {
                 .inner
                 .store
                 .flow(&id)
+                .await
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
                 .filter(|f| f.user == user)
                 .ok_or_else(unknown)?;
@@ -642,10 +676,11 @@ impl UrlFlows {
         done
     }
 
-    fn end(&self, id: &FlowId, to: FlowStatus) -> Result<(), FlowError> {
+    async fn end(&self, id: &FlowId, to: FlowStatus) -> Result<(), FlowError> {
         self.inner
             .store
-            .transition(id, &FlowStatus::Pending, to, now_ms())?;
+            .transition(id, &FlowStatus::Pending, to, now_ms())
+            .await?;
         Ok(())
     }
 
@@ -661,9 +696,16 @@ impl UrlFlows {
         let store = &self.inner.store;
         let moved = match secret {
             Some((name, secret)) => {
-                store.complete_with_secret(id, &flow.user, name, secret, now_ms())?
+                store
+                    .complete_with_secret(id, &flow.user, name, secret, now_ms())
+                    .await?
             }
-            None => store.transition(id, &FlowStatus::Pending, FlowStatus::Completed, now_ms())?,
+            None => {
+                let completed = FlowStatus::Completed;
+                store
+                    .transition(id, &FlowStatus::Pending, completed, now_ms())
+                    .await?
+            }
         };
         if !moved {
             return Ok(false);
@@ -697,21 +739,22 @@ impl UrlFlows {
 
     /// Ends `flow` as failed (its page could not do its work: the third party refused, …) and
     /// wakes the call waiting for it. False when it was no longer pending.
-    pub(crate) fn fail(&self, flow: &Flow, reason: String) -> Result<bool, FlowError> {
-        self.end_and_wake(flow, FlowStatus::Failed { reason })
+    pub(crate) async fn fail(&self, flow: &Flow, reason: String) -> Result<bool, FlowError> {
+        self.end_and_wake(flow, FlowStatus::Failed { reason }).await
     }
 
     /// Ends `flow` as declined on its page (the person said no there) and wakes the call
     /// waiting for it. False when it was no longer pending.
-    pub(crate) fn decline(&self, flow: &Flow) -> Result<bool, FlowError> {
-        self.end_and_wake(flow, FlowStatus::Declined)
+    pub(crate) async fn decline(&self, flow: &Flow) -> Result<bool, FlowError> {
+        self.end_and_wake(flow, FlowStatus::Declined).await
     }
 
-    fn end_and_wake(&self, flow: &Flow, to: FlowStatus) -> Result<bool, FlowError> {
+    async fn end_and_wake(&self, flow: &Flow, to: FlowStatus) -> Result<bool, FlowError> {
         let moved = self
             .inner
             .store
-            .transition(&flow.id, &FlowStatus::Pending, to, now_ms())?;
+            .transition(&flow.id, &FlowStatus::Pending, to, now_ms())
+            .await?;
         let waiting = self
             .inner
             .waiting
@@ -727,9 +770,9 @@ impl UrlFlows {
 
     /// Marks flows past their time as expired and forgets finished flows older than `keep`.
     /// Returns how many changed. Call it now and then (a server's housekeeping).
-    pub fn expire(&self, keep: Duration) -> Result<usize, FlowError> {
+    pub async fn expire(&self, keep: Duration) -> Result<usize, FlowError> {
         let keep = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX);
-        Ok(self.inner.store.expire(now_ms(), keep)?)
+        Ok(self.inner.store.expire(now_ms(), keep).await?)
     }
 }
 

@@ -56,7 +56,7 @@ async fn confirmed(flows: &UrlFlows, flow: &Flow, title: &str, decision: Option<
     let server = escape(&flows.inner.server_name);
     let outcome = match decision {
         Some("confirm") => flows.complete(flow, None).await,
-        Some("decline") => flows.decline(flow),
+        Some("decline") => flows.decline(flow).await,
         _ => return form_page(flows, flow, None),
     };
     match (outcome, decision) {
@@ -98,10 +98,10 @@ async fn callback(
     headers: HeaderMap,
     axum::extract::Query(q): axum::extract::Query<Callback>,
 ) -> Response {
-    let found = q
-        .state
-        .as_deref()
-        .map(|state| flows.inner.store.flow_by_lookup(state));
+    let found = match q.state.as_deref() {
+        Some(state) => Some(flows.inner.store.flow_by_lookup(state).await),
+        None => None,
+    };
     let flow = match found {
         Some(Ok(Some(flow))) => flow,
         Some(Err(e)) => {
@@ -133,7 +133,10 @@ async fn callback(
     let title = escape(&provider.title);
     if let Some(error) = q.error {
         let reason = q.error_description.unwrap_or_else(|| error.clone());
-        if let Err(e) = flows.fail(&flow, format!("{}: {reason}", provider.title)) {
+        if let Err(e) = flows
+            .fail(&flow, format!("{}: {reason}", provider.title))
+            .await
+        {
             tracing::warn!(flow = %flow.id, "cannot end the flow: {e}");
         }
         return page(
@@ -257,7 +260,7 @@ fn escape(text: &str) -> String {
 
 /// The flow `id` names, if the person opening it may use it now; else the page saying why.
 #[allow(clippy::result_large_err)]
-fn usable(flows: &UrlFlows, id: &str, headers: &HeaderMap) -> Result<Flow, Response> {
+async fn usable(flows: &UrlFlows, id: &str, headers: &HeaderMap) -> Result<Flow, Response> {
     let missing = || {
         page(
             StatusCode::NOT_FOUND,
@@ -268,7 +271,7 @@ fn usable(flows: &UrlFlows, id: &str, headers: &HeaderMap) -> Result<Flow, Respo
     let Ok(id) = FlowId::parse(id) else {
         return Err(missing());
     };
-    let flow = match flows.inner.store.flow(&id) {
+    let flow = match flows.inner.store.flow(&id).await {
         Ok(Some(flow)) => flow,
         Ok(None) => return Err(missing()),
         Err(e) => {
@@ -336,7 +339,7 @@ async fn show(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let flow = match usable(&flows, &id, &headers) {
+    let flow = match usable(&flows, &id, &headers).await {
         Ok(flow) => flow,
         Err(refusal) => return refusal,
     };
@@ -424,7 +427,7 @@ async fn submit(
     headers: HeaderMap,
     Form(form): Form<Submitted>,
 ) -> Response {
-    let flow = match usable(&flows, &id, &headers) {
+    let flow = match usable(&flows, &id, &headers).await {
         Ok(flow) => flow,
         Err(refusal) => return refusal,
     };

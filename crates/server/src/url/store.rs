@@ -12,16 +12,19 @@
 //! control the clock. A flow is expired from `expires_at_ms` on (`now_ms >= expires_at_ms`).
 //! Stored times must fit in an `i64` (SQLite's integer): larger ones are refused on insert.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
+use std::future::Future;
+use std::pin::Pin;
 use std::str::FromStr;
-use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
 
 use rand::RngCore;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
+
+mod memory;
+mod sqlite;
+
+pub use memory::MemoryStore;
+pub use sqlite::SqliteStore;
 
 /// How many random bytes a [`FlowId`] carries (128 bits).
 const FLOW_ID_BYTES: usize = 16;
@@ -388,116 +391,139 @@ pub enum StoreError {
     /// The file could not be created.
     #[error("cannot create the flow store file: {0}")]
     Io(#[source] std::io::Error),
+    /// The call was dropped unanswered (the code running it panicked); nothing is known of
+    /// its effect.
+    #[error("the flow store has stopped")]
+    Stopped,
     /// The database failed (not a database, disk full, locked by another process too long…).
     #[error("flow store database error: {0}")]
     Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// What every [`FlowStore`] method returns: a boxed future of the result, so a store can be a
+/// trait object (`Arc<dyn FlowStore>`) and do its work when and where it suits it.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// A future already resolved to `result` (for stores that answer at once).
+pub fn ready<'a, T: Send + 'a>(result: Result<T, StoreError>) -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(result))
+}
+
 /// Where URL-mode flows and their secrets are kept.
 ///
-/// The methods are synchronous: [`SqliteStore`]'s are short reads and writes of a local file (one
-/// small transaction each, synced to disk before the call returns), fine to call from an async
-/// handler. A store shared by several replicas (Redis, a SQL server) would be asynchronous by
-/// nature; such an implementation would drive its own runtime behind this trait, or the trait
-/// grows async siblings then.
+/// The methods are asynchronous, so that a caller never blocks its thread waiting for another
+/// caller's work: [`SqliteStore`] runs a call at once when its connection is free and otherwise
+/// queues it, committing the calls that meet in one transaction; a store shared by several
+/// replicas (Redis, a SQL server) awaits its network. A call's changes are durable when its
+/// future resolves. A call may start its work before its future is first polled (both stores
+/// here do): dropping the future does not undo it.
 ///
 /// # Example: a flow from start to completion
 /// ```
 /// use interlude_server::url::{Flow, FlowStatus, FlowStore, Secret, SqliteStore, UserId};
 ///
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let store = SqliteStore::in_memory()?;
 /// let alice = UserId::new("github|583231");
 /// let now = 1_767_225_600_000;
 ///
 /// // A tool call starts a flow for its user and sends the person to its page.
 /// let flow = Flow::new(alice.clone(), "api_key:openai", now, 10 * 60 * 1000);
-/// store.insert_flow(&flow)?;
+/// store.insert_flow(&flow).await?;
 ///
 /// // The page, having checked that the person is `alice`, keeps the key and completes the flow.
-/// let opened = store.flow(&flow.id)?.ok_or("no such flow")?;
+/// let opened = store.flow(&flow.id).await?.ok_or("no such flow")?;
 /// assert_eq!(opened.user, alice);
-/// store.put_secret(&alice, "openai", &Secret::from("sk-live-1234"), now + 5_000)?;
-/// assert!(store.transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, now + 5_000)?);
+/// let key = Secret::from("sk-live-1234");
+/// assert!(store.complete_with_secret(&flow.id, &alice, "openai", &key, now + 5_000).await?);
 /// // The same form submitted twice completes nothing the second time.
-/// assert!(!store.transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, now + 6_000)?);
+/// let again = FlowStatus::Completed;
+/// assert!(!store.transition(&flow.id, &FlowStatus::Pending, again, now + 6_000).await?);
 ///
 /// // The tool's retry finds the flow complete and the key kept for alice (and only for her).
-/// assert_eq!(store.flow(&flow.id)?.map(|f| f.status), Some(FlowStatus::Completed));
-/// let key = store.secret(&alice, "openai")?.ok_or("no key")?;
+/// let status = store.flow(&flow.id).await?.map(|f| f.status);
+/// assert_eq!(status, Some(FlowStatus::Completed));
+/// let key = store.secret(&alice, "openai").await?.ok_or("no key")?;
 /// assert_eq!(key.expose_str(), Some("sk-live-1234"));
-/// assert!(store.secret(&UserId::new("github|1"), "openai")?.is_none());
+/// assert!(store.secret(&UserId::new("github|1"), "openai").await?.is_none());
 /// # Ok(()) }
 /// ```
 pub trait FlowStore: Send + Sync + 'static {
     /// Stores a new flow. Refuses one whose id is already stored ([`StoreError::DuplicateId`])
     /// or whose `lookup` key another stored flow has ([`StoreError::DuplicateLookup`]).
-    fn insert_flow(&self, flow: &Flow) -> Result<(), StoreError>;
+    fn insert_flow<'a>(&'a self, flow: &'a Flow) -> StoreFuture<'a, ()>;
 
     /// The flow with this id, if stored. A pending flow past its expiry stays `Pending` here
     /// until [`FlowStore::expire`] runs: check [`Flow::is_expired`].
-    fn flow(&self, id: &FlowId) -> Result<Option<Flow>, StoreError>;
+    fn flow<'a>(&'a self, id: &'a FlowId) -> StoreFuture<'a, Option<Flow>>;
 
     /// The flow whose `lookup` key is `lookup` (an OAuth callback's `state`), if stored.
-    fn flow_by_lookup(&self, lookup: &str) -> Result<Option<Flow>, StoreError>;
+    fn flow_by_lookup<'a>(&'a self, lookup: &'a str) -> StoreFuture<'a, Option<Flow>>;
 
     /// Compare-and-set: moves the flow to `to` if its status is now the variant of `from` (a
     /// `Failed` matches any `Failed`), atomically. Returns whether it moved; `false` for an
     /// unknown id, for a flow in another status, and for a move to `Completed` at or after its
     /// `expires_at_ms`. So when two requests race to complete a flow, exactly one gets `true`.
-    fn transition(
-        &self,
-        id: &FlowId,
-        from: &FlowStatus,
+    fn transition<'a>(
+        &'a self,
+        id: &'a FlowId,
+        from: &'a FlowStatus,
         to: FlowStatus,
         now_ms: u64,
-    ) -> Result<bool, StoreError>;
+    ) -> StoreFuture<'a, bool>;
 
     /// Replaces the flow's `data`. Returns whether the flow is stored.
-    fn set_data(&self, id: &FlowId, data: Value) -> Result<bool, StoreError>;
+    fn set_data<'a>(&'a self, id: &'a FlowId, data: Value) -> StoreFuture<'a, bool>;
 
     /// The user's pending flows not yet expired at `now_ms`, oldest first.
-    fn pending_flows_of(&self, user: &UserId, now_ms: u64) -> Result<Vec<Flow>, StoreError>;
+    fn pending_flows_of<'a>(&'a self, user: &'a UserId, now_ms: u64) -> StoreFuture<'a, Vec<Flow>>;
 
     /// Housekeeping, to run now and then. First deletes the finished flows that finished at
     /// least `keep_finished_ms` before `now_ms`; then marks `Expired` the pending flows whose
     /// time is up (they count as finished at `now_ms`, so a late retry still finds them
     /// `Expired` for `keep_finished_ms`). Returns how many flows were deleted or marked.
-    fn expire(&self, now_ms: u64, keep_finished_ms: u64) -> Result<usize, StoreError>;
+    fn expire(&self, now_ms: u64, keep_finished_ms: u64) -> StoreFuture<'_, usize>;
 
     /// Keeps `secret` as the user's secret called `name`, replacing any earlier one.
-    fn put_secret(
-        &self,
-        user: &UserId,
-        name: &str,
-        secret: &Secret,
+    fn put_secret<'a>(
+        &'a self,
+        user: &'a UserId,
+        name: &'a str,
+        secret: &'a Secret,
         now_ms: u64,
-    ) -> Result<(), StoreError>;
+    ) -> StoreFuture<'a, ()>;
 
     /// The user's secret called `name`, if kept. Another user's secret of the same name is
     /// never returned.
-    fn secret(&self, user: &UserId, name: &str) -> Result<Option<Secret>, StoreError>;
+    fn secret<'a>(&'a self, user: &'a UserId, name: &'a str) -> StoreFuture<'a, Option<Secret>>;
 
     /// Forgets the user's secret called `name`. Returns whether there was one.
-    fn delete_secret(&self, user: &UserId, name: &str) -> Result<bool, StoreError>;
+    fn delete_secret<'a>(&'a self, user: &'a UserId, name: &'a str) -> StoreFuture<'a, bool>;
 
     /// Completes flow `id` and keeps `secret` as its user's secret `name`, both or neither:
     /// nothing is kept for a flow that was no longer pending or in time. Returns whether it
     /// completed. The default puts the secret after a successful transition; a store with
     /// transactions does both in one.
-    fn complete_with_secret(
-        &self,
-        id: &FlowId,
-        user: &UserId,
-        name: &str,
-        secret: &Secret,
+    fn complete_with_secret<'a>(
+        &'a self,
+        id: &'a FlowId,
+        user: &'a UserId,
+        name: &'a str,
+        secret: &'a Secret,
         now_ms: u64,
-    ) -> Result<bool, StoreError> {
-        if !self.transition(id, &FlowStatus::Pending, FlowStatus::Completed, now_ms)? {
-            return Ok(false);
-        }
-        self.put_secret(user, name, secret, now_ms)?;
-        Ok(true)
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let completed = FlowStatus::Completed;
+            if !self
+                .transition(id, &FlowStatus::Pending, completed, now_ms)
+                .await?
+            {
+                return Ok(false);
+            }
+            self.put_secret(user, name, secret, now_ms).await?;
+            Ok(true)
+        })
     }
 }
 
@@ -517,646 +543,6 @@ fn to_db_time(what: &'static str, value: u64) -> Result<i64, StoreError> {
 /// `now` compares the same as `i64::MAX`.
 fn clamp_time(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
-}
-
-/// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`], nothing survives the
-/// process. For tests, and for servers whose flows may be lost on a restart.
-#[derive(Default)]
-pub struct MemoryStore {
-    state: Mutex<MemoryState>,
-}
-
-#[derive(Default)]
-struct MemoryState {
-    flows: HashMap<FlowId, MemoryFlow>,
-    /// `lookup` key → the flow that has it.
-    lookups: HashMap<String, FlowId>,
-    secrets: HashMap<(UserId, String), Secret>,
-}
-
-struct MemoryFlow {
-    flow: Flow,
-    /// When it left `Pending` (for [`FlowStore::expire`]).
-    finished_at_ms: Option<u64>,
-}
-
-impl MemoryStore {
-    fn state(&self) -> MutexGuard<'_, MemoryState> {
-        // Every change below is complete before anything can panic, so a poisoned lock still
-        // guards consistent data.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl fmt::Debug for MemoryStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = self.state();
-        f.debug_struct("MemoryStore")
-            .field("flows", &state.flows.len())
-            .field("secrets", &state.secrets.len())
-            .finish()
-    }
-}
-
-impl FlowStore for MemoryStore {
-    fn insert_flow(&self, flow: &Flow) -> Result<(), StoreError> {
-        check_times(flow)?;
-        let mut state = self.state();
-        if state.flows.contains_key(&flow.id) {
-            return Err(StoreError::DuplicateId(flow.id.clone()));
-        }
-        if let Some(lookup) = &flow.lookup {
-            if state.lookups.contains_key(lookup) {
-                return Err(StoreError::DuplicateLookup);
-            }
-            state.lookups.insert(lookup.clone(), flow.id.clone());
-        }
-        let finished_at_ms = flow.status.is_finished().then_some(flow.created_at_ms);
-        state.flows.insert(
-            flow.id.clone(),
-            MemoryFlow {
-                flow: flow.clone(),
-                finished_at_ms,
-            },
-        );
-        Ok(())
-    }
-
-    fn flow(&self, id: &FlowId) -> Result<Option<Flow>, StoreError> {
-        Ok(self.state().flows.get(id).map(|f| f.flow.clone()))
-    }
-
-    fn flow_by_lookup(&self, lookup: &str) -> Result<Option<Flow>, StoreError> {
-        let state = self.state();
-        Ok(state
-            .lookups
-            .get(lookup)
-            .and_then(|id| state.flows.get(id))
-            .map(|f| f.flow.clone()))
-    }
-
-    fn transition(
-        &self,
-        id: &FlowId,
-        from: &FlowStatus,
-        to: FlowStatus,
-        now_ms: u64,
-    ) -> Result<bool, StoreError> {
-        let mut state = self.state();
-        let Some(stored) = state.flows.get_mut(id) else {
-            return Ok(false);
-        };
-        if !stored.flow.status.same_variant(from)
-            || (to == FlowStatus::Completed && stored.flow.is_expired(now_ms))
-        {
-            return Ok(false);
-        }
-        stored.finished_at_ms = to.is_finished().then_some(now_ms);
-        stored.flow.status = to;
-        Ok(true)
-    }
-
-    fn set_data(&self, id: &FlowId, data: Value) -> Result<bool, StoreError> {
-        Ok(match self.state().flows.get_mut(id) {
-            Some(stored) => {
-                stored.flow.data = data;
-                true
-            }
-            None => false,
-        })
-    }
-
-    fn pending_flows_of(&self, user: &UserId, now_ms: u64) -> Result<Vec<Flow>, StoreError> {
-        let state = self.state();
-        let mut flows: Vec<Flow> = state
-            .flows
-            .values()
-            .map(|f| &f.flow)
-            .filter(|f| &f.user == user && f.status == FlowStatus::Pending && !f.is_expired(now_ms))
-            .cloned()
-            .collect();
-        flows.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
-        Ok(flows)
-    }
-
-    fn expire(&self, now_ms: u64, keep_finished_ms: u64) -> Result<usize, StoreError> {
-        let mut guard = self.state();
-        let state = &mut *guard;
-        let mut changed = 0;
-        if let Some(cutoff) = now_ms.checked_sub(keep_finished_ms) {
-            let old: Vec<FlowId> = state
-                .flows
-                .iter()
-                .filter(|(_, f)| f.finished_at_ms.is_some_and(|at| at <= cutoff))
-                .map(|(id, _)| id.clone())
-                .collect();
-            for id in old {
-                if let Some(removed) = state.flows.remove(&id) {
-                    if let Some(lookup) = removed.flow.lookup {
-                        state.lookups.remove(&lookup);
-                    }
-                    changed += 1;
-                }
-            }
-        }
-        for stored in state.flows.values_mut() {
-            if stored.flow.status == FlowStatus::Pending && stored.flow.is_expired(now_ms) {
-                stored.flow.status = FlowStatus::Expired;
-                stored.finished_at_ms = Some(now_ms);
-                changed += 1;
-            }
-        }
-        Ok(changed)
-    }
-
-    fn put_secret(
-        &self,
-        user: &UserId,
-        name: &str,
-        secret: &Secret,
-        _now_ms: u64,
-    ) -> Result<(), StoreError> {
-        self.state()
-            .secrets
-            .insert((user.clone(), name.to_owned()), secret.clone());
-        Ok(())
-    }
-
-    fn secret(&self, user: &UserId, name: &str) -> Result<Option<Secret>, StoreError> {
-        Ok(self
-            .state()
-            .secrets
-            .get(&(user.clone(), name.to_owned()))
-            .cloned())
-    }
-
-    fn delete_secret(&self, user: &UserId, name: &str) -> Result<bool, StoreError> {
-        Ok(self
-            .state()
-            .secrets
-            .remove(&(user.clone(), name.to_owned()))
-            .is_some())
-    }
-}
-
-/// The schema, one entry per version: entry `n` takes a store from version `n` to `n + 1`
-/// (version 0 is an empty file). A change to the schema is a new entry, never an edit of an old
-/// one, so every file ever written can be brought up to date.
-const MIGRATIONS: &[&str] = &[
-    // Version 1.
-    "CREATE TABLE flows (
-        id             TEXT    NOT NULL PRIMARY KEY,
-        user_id        TEXT    NOT NULL,
-        kind           TEXT    NOT NULL,
-        status         TEXT    NOT NULL
-            CHECK (status IN ('pending', 'completed', 'declined', 'failed', 'expired')),
-        failure_reason TEXT,
-        created_at_ms  INTEGER NOT NULL,
-        expires_at_ms  INTEGER NOT NULL,
-        finished_at_ms INTEGER,
-        elicitation_id TEXT,
-        session        TEXT,
-        lookup         TEXT    UNIQUE,
-        data           TEXT    NOT NULL
-    ) STRICT;
-    CREATE INDEX flows_by_user ON flows (user_id, status);
-    CREATE INDEX flows_pending_by_expiry ON flows (expires_at_ms) WHERE status = 'pending';
-    CREATE INDEX flows_by_finish ON flows (finished_at_ms) WHERE finished_at_ms IS NOT NULL;
-    CREATE TABLE secrets (
-        user_id       TEXT    NOT NULL,
-        name          TEXT    NOT NULL,
-        value         BLOB    NOT NULL,
-        updated_at_ms INTEGER NOT NULL,
-        PRIMARY KEY (user_id, name)
-    ) STRICT, WITHOUT ROWID;",
-];
-
-/// The columns a [`Flow`] is read from, in [`RawFlow`]'s order.
-const FLOW_COLUMNS: &str = "id, user_id, kind, status, failure_reason, created_at_ms, \
-                            expires_at_ms, elicitation_id, session, lookup, data";
-
-/// A [`FlowStore`] in an SQLite file: every change is on disk when the call returns, so a
-/// restart of the server mid-flow loses nothing.
-///
-/// The file is the store's own (its tables are `flows`, `secrets` and `schema_version`). Secrets
-/// are kept as they are, not encrypted: on Unix a file the store creates is readable by its owner
-/// only; keep it somewhere backups and other users do not reach.
-///
-/// One connection behind a mutex serves every call; another process may open the same file (a
-/// second server, an admin's `sqlite3`), and each write waits up to 5 s for the other's lock.
-pub struct SqliteStore {
-    conn: Mutex<Connection>,
-}
-
-impl fmt::Debug for SqliteStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SqliteStore").finish_non_exhaustive()
-    }
-}
-
-impl SqliteStore {
-    /// Opens the store in the file at `path`, creating the file (its folder must exist) and the
-    /// schema if needed, and bringing an older schema up to date. The journal is write-ahead
-    /// (WAL) with `synchronous = NORMAL`: every committed change survives the server process
-    /// stopping or crashing at any point (what a restart mid-flow needs); only a crash of the
-    /// whole machine may lose the last few commits, which then read as flows still pending (the
-    /// person starts again). Full sync would add a disk flush to every write: ≈ 1.6× slower per
-    /// flow here. A file that is not such a store — another database, garbage, a newer schema —
-    /// is an error, and is left as it was.
-    ///
-    /// ```
-    /// use interlude_server::url::{Flow, FlowStatus, FlowStore, SqliteStore, UserId};
-    ///
-    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let path = std::env::temp_dir().join(format!("flows-doc-{}.sqlite", std::process::id()));
-    /// let now = 1_767_225_600_000;
-    /// let flow = Flow::new(UserId::new("alice"), "oauth:github", now, 600_000);
-    ///
-    /// let store = SqliteStore::open(&path)?;
-    /// store.insert_flow(&flow)?;
-    /// drop(store); // the server restarts
-    ///
-    /// let store = SqliteStore::open(&path)?;
-    /// assert!(store.transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, now + 1)?);
-    /// # drop(store);
-    /// # for suffix in ["", "-wal", "-shm"] {
-    /// #     let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    /// # }
-    /// # Ok(()) }
-    /// ```
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let path = path.as_ref();
-        create_private(path)?;
-        let conn = Connection::open(path).map_err(backend)?;
-        conn.busy_timeout(Duration::from_secs(5)).map_err(backend)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-            .map_err(backend)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            tracing::warn!(
-                path = %path.display(),
-                journal_mode = %mode,
-                "the flow store's file system does not allow a write-ahead log; using {mode}"
-            );
-        }
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(backend)?;
-        Self::with_connection(conn)
-    }
-
-    /// A store in memory with the SQLite implementation (nothing survives it being dropped).
-    pub fn in_memory() -> Result<Self, StoreError> {
-        Self::with_connection(Connection::open_in_memory().map_err(backend)?)
-    }
-
-    fn with_connection(mut conn: Connection) -> Result<Self, StoreError> {
-        migrate(&mut conn)?;
-        Ok(SqliteStore {
-            conn: Mutex::new(conn),
-        })
-    }
-
-    fn conn(&self) -> MutexGuard<'_, Connection> {
-        // A panic while the lock was held left no transaction open (rusqlite rolls back on
-        // drop), so the connection is fine to use.
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn query_flows(
-        &self,
-        sql: &str,
-        params: impl rusqlite::Params,
-    ) -> Result<Vec<Flow>, StoreError> {
-        let conn = self.conn();
-        let mut statement = conn.prepare(sql).map_err(backend)?;
-        let raws = statement
-            .query_map(params, RawFlow::read)
-            .map_err(backend)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(backend)?;
-        raws.into_iter().map(RawFlow::into_flow).collect()
-    }
-}
-
-/// On Unix, creates the file at `path` readable and writable by its owner only, unless it exists
-/// (SQLite gives its `-wal` and `-shm` files the same permissions). Elsewhere SQLite creates it.
-fn create_private(path: &Path) -> Result<(), StoreError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let created = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path);
-        match created {
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(StoreError::Io(e)),
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = path;
-    Ok(())
-}
-
-/// Brings the schema up to [`MIGRATIONS`]' last version, in one transaction.
-fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(backend)?;
-    tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL) STRICT")
-        .map_err(backend)?;
-    let found: Option<i64> = tx
-        .query_row("SELECT max(version) FROM schema_version", [], |row| {
-            row.get(0)
-        })
-        .map_err(backend)?;
-    let found = found.unwrap_or(0);
-    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-    if found > known {
-        return Err(StoreError::NewerSchema { found, known });
-    }
-    let applied = usize::try_from(found)
-        .map_err(|_| StoreError::Corrupt("schema_version.version".to_owned()))?;
-    if applied == MIGRATIONS.len() {
-        return Ok(());
-    }
-    for step in MIGRATIONS.iter().skip(applied) {
-        tx.execute_batch(step).map_err(backend)?;
-    }
-    tx.execute("DELETE FROM schema_version", [])
-        .map_err(backend)?;
-    tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [known])
-        .map_err(backend)?;
-    tx.commit().map_err(backend)
-}
-
-fn backend(e: rusqlite::Error) -> StoreError {
-    StoreError::Backend(Box::new(e))
-}
-
-/// A stored flow's columns as SQLite returns them, before they are checked.
-struct RawFlow {
-    id: String,
-    user: String,
-    kind: String,
-    status: String,
-    failure_reason: Option<String>,
-    created_at_ms: i64,
-    expires_at_ms: i64,
-    elicitation_id: Option<String>,
-    session: Option<String>,
-    lookup: Option<String>,
-    data: String,
-}
-
-impl RawFlow {
-    fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(RawFlow {
-            id: row.get(0)?,
-            user: row.get(1)?,
-            kind: row.get(2)?,
-            status: row.get(3)?,
-            failure_reason: row.get(4)?,
-            created_at_ms: row.get(5)?,
-            expires_at_ms: row.get(6)?,
-            elicitation_id: row.get(7)?,
-            session: row.get(8)?,
-            lookup: row.get(9)?,
-            data: row.get(10)?,
-        })
-    }
-
-    fn into_flow(self) -> Result<Flow, StoreError> {
-        let corrupt = |column: &str| StoreError::Corrupt(format!("flows.{column}"));
-        let status = match self.status.as_str() {
-            "pending" => FlowStatus::Pending,
-            "completed" => FlowStatus::Completed,
-            "declined" => FlowStatus::Declined,
-            "failed" => FlowStatus::Failed {
-                reason: self.failure_reason.unwrap_or_default(),
-            },
-            "expired" => FlowStatus::Expired,
-            _ => return Err(corrupt("status")),
-        };
-        Ok(Flow {
-            id: FlowId::parse(&self.id).map_err(|_| corrupt("id"))?,
-            user: UserId(self.user),
-            kind: self.kind,
-            status,
-            created_at_ms: u64::try_from(self.created_at_ms)
-                .map_err(|_| corrupt("created_at_ms"))?,
-            expires_at_ms: u64::try_from(self.expires_at_ms)
-                .map_err(|_| corrupt("expires_at_ms"))?,
-            elicitation_id: self.elicitation_id,
-            session: self.session,
-            lookup: self.lookup,
-            data: serde_json::from_str(&self.data).map_err(|_| corrupt("data"))?,
-        })
-    }
-}
-
-impl SqliteStore {
-    /// Runs one statement, from the connection's statement cache (the same few run again and
-    /// again).
-    fn execute(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
-        let conn = self.conn();
-        let mut statement = conn.prepare_cached(sql)?;
-        statement.execute(params)
-    }
-
-    /// Reads one row with a cached statement.
-    fn query_row<T>(
-        &self,
-        sql: &str,
-        params: impl rusqlite::Params,
-        read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-    ) -> rusqlite::Result<T> {
-        let conn = self.conn();
-        let mut statement = conn.prepare_cached(sql)?;
-        statement.query_row(params, read)
-    }
-}
-
-impl FlowStore for SqliteStore {
-    fn insert_flow(&self, flow: &Flow) -> Result<(), StoreError> {
-        let created = to_db_time("created_at_ms", flow.created_at_ms)?;
-        let expires = to_db_time("expires_at_ms", flow.expires_at_ms)?;
-        let finished = flow.status.is_finished().then_some(created);
-        let data = flow.data.to_string();
-        self.execute(
-            "INSERT INTO flows (id, user_id, kind, status, failure_reason, created_at_ms, \
-                 expires_at_ms, finished_at_ms, elicitation_id, session, lookup, data) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![
-                flow.id.as_str(),
-                flow.user.as_str(),
-                flow.kind,
-                flow.status.name(),
-                flow.status.reason(),
-                created,
-                expires,
-                finished,
-                flow.elicitation_id,
-                flow.session,
-                flow.lookup,
-                data,
-            ],
-        )
-        .map_err(|e| match &e {
-            rusqlite::Error::SqliteFailure(failure, _)
-                if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
-            {
-                StoreError::DuplicateId(flow.id.clone())
-            }
-            rusqlite::Error::SqliteFailure(failure, _)
-                if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
-            {
-                StoreError::DuplicateLookup
-            }
-            _ => backend(e),
-        })?;
-        Ok(())
-    }
-
-    fn flow(&self, id: &FlowId) -> Result<Option<Flow>, StoreError> {
-        let raw = self
-            .query_row(
-                &format!("SELECT {FLOW_COLUMNS} FROM flows WHERE id = ?1"),
-                [id.as_str()],
-                RawFlow::read,
-            )
-            .optional()
-            .map_err(backend)?;
-        raw.map(RawFlow::into_flow).transpose()
-    }
-
-    fn flow_by_lookup(&self, lookup: &str) -> Result<Option<Flow>, StoreError> {
-        let raw = self
-            .query_row(
-                &format!("SELECT {FLOW_COLUMNS} FROM flows WHERE lookup = ?1"),
-                [lookup],
-                RawFlow::read,
-            )
-            .optional()
-            .map_err(backend)?;
-        raw.map(RawFlow::into_flow).transpose()
-    }
-
-    fn transition(
-        &self,
-        id: &FlowId,
-        from: &FlowStatus,
-        to: FlowStatus,
-        now_ms: u64,
-    ) -> Result<bool, StoreError> {
-        let now = clamp_time(now_ms);
-        let finished = to.is_finished().then_some(now);
-        // Completing needs the flow unexpired: `expires_at_ms > now`.
-        let deadline = (to == FlowStatus::Completed).then_some(now);
-        let changed = self
-            .execute(
-                "UPDATE flows SET status = ?1, failure_reason = ?2, finished_at_ms = ?3 \
-                 WHERE id = ?4 AND status = ?5 AND (?6 IS NULL OR expires_at_ms > ?6)",
-                params![
-                    to.name(),
-                    to.reason(),
-                    finished,
-                    id.as_str(),
-                    from.name(),
-                    deadline
-                ],
-            )
-            .map_err(backend)?;
-        Ok(changed == 1)
-    }
-
-    fn set_data(&self, id: &FlowId, data: Value) -> Result<bool, StoreError> {
-        let changed = self
-            .execute(
-                "UPDATE flows SET data = ?1 WHERE id = ?2",
-                params![data.to_string(), id.as_str()],
-            )
-            .map_err(backend)?;
-        Ok(changed == 1)
-    }
-
-    fn pending_flows_of(&self, user: &UserId, now_ms: u64) -> Result<Vec<Flow>, StoreError> {
-        self.query_flows(
-            &format!(
-                "SELECT {FLOW_COLUMNS} FROM flows \
-                 WHERE user_id = ?1 AND status = 'pending' AND expires_at_ms > ?2 \
-                 ORDER BY created_at_ms, id"
-            ),
-            params![user.as_str(), clamp_time(now_ms)],
-        )
-    }
-
-    fn expire(&self, now_ms: u64, keep_finished_ms: u64) -> Result<usize, StoreError> {
-        let now = clamp_time(now_ms);
-        let mut conn = self.conn();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(backend)?;
-        let mut changed = 0;
-        if let Some(cutoff) = now_ms.checked_sub(keep_finished_ms) {
-            changed += tx
-                .execute(
-                    "DELETE FROM flows WHERE status <> 'pending' AND finished_at_ms <= ?1",
-                    [clamp_time(cutoff)],
-                )
-                .map_err(backend)?;
-        }
-        changed += tx
-            .execute(
-                "UPDATE flows SET status = 'expired', failure_reason = NULL, finished_at_ms = ?1 \
-                 WHERE status = 'pending' AND expires_at_ms <= ?1",
-                [now],
-            )
-            .map_err(backend)?;
-        tx.commit().map_err(backend)?;
-        Ok(changed)
-    }
-
-    fn put_secret(
-        &self,
-        user: &UserId,
-        name: &str,
-        secret: &Secret,
-        now_ms: u64,
-    ) -> Result<(), StoreError> {
-        self.execute(
-            "INSERT INTO secrets (user_id, name, value, updated_at_ms) VALUES (?1, ?2, ?3, ?4) \
-                 ON CONFLICT (user_id, name) \
-                 DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms",
-            params![user.as_str(), name, secret.expose(), clamp_time(now_ms)],
-        )
-        .map_err(backend)?;
-        Ok(())
-    }
-
-    fn secret(&self, user: &UserId, name: &str) -> Result<Option<Secret>, StoreError> {
-        let value: Option<Vec<u8>> = self
-            .query_row(
-                "SELECT value FROM secrets WHERE user_id = ?1 AND name = ?2",
-                params![user.as_str(), name],
-                |row| row.get(0),
-            )
-            .optional()
-            .map_err(backend)?;
-        Ok(value.map(Secret))
-    }
-
-    fn delete_secret(&self, user: &UserId, name: &str) -> Result<bool, StoreError> {
-        let changed = self
-            .execute(
-                "DELETE FROM secrets WHERE user_id = ?1 AND name = ?2",
-                params![user.as_str(), name],
-            )
-            .map_err(backend)?;
-        Ok(changed == 1)
-    }
 }
 
 #[cfg(test)]

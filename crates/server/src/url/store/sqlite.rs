@@ -1,0 +1,721 @@
+//! [`SqliteStore`]: flows and secrets in an SQLite file.
+//!
+//! One connection, and calls combined: a call made while the connection is free runs at once on
+//! the caller's thread (one statement, one commit, no hand-off); a call made while another runs
+//! joins a queue and its caller awaits, without blocking its thread. Whoever holds the connection
+//! runs the whole queue before letting go, in one transaction with one commit (group commit).
+//! So a call alone costs what it would without the queue, and many calls together cost one
+//! commit instead of one each. A call that changes several rows runs in a savepoint of its own,
+//! so it is still all or nothing; a call that fails leaves the others of its batch untouched.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::{
+    Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, StoreFuture, UserId, check_times,
+    clamp_time, to_db_time,
+};
+
+/// The schema, one entry per version: entry `n` takes a store from version `n` to `n + 1`
+/// (version 0 is an empty file). A change to the schema is a new entry, never an edit of an old
+/// one, so every file ever written can be brought up to date.
+const MIGRATIONS: &[&str] = &[
+    // Version 1.
+    "CREATE TABLE flows (
+        id             TEXT    NOT NULL PRIMARY KEY,
+        user_id        TEXT    NOT NULL,
+        kind           TEXT    NOT NULL,
+        status         TEXT    NOT NULL
+            CHECK (status IN ('pending', 'completed', 'declined', 'failed', 'expired')),
+        failure_reason TEXT,
+        created_at_ms  INTEGER NOT NULL,
+        expires_at_ms  INTEGER NOT NULL,
+        finished_at_ms INTEGER,
+        elicitation_id TEXT,
+        session        TEXT,
+        lookup         TEXT    UNIQUE,
+        data           TEXT    NOT NULL
+    ) STRICT;
+    CREATE INDEX flows_by_user ON flows (user_id, status);
+    CREATE INDEX flows_pending_by_expiry ON flows (expires_at_ms) WHERE status = 'pending';
+    CREATE INDEX flows_by_finish ON flows (finished_at_ms) WHERE finished_at_ms IS NOT NULL;
+    CREATE TABLE secrets (
+        user_id       TEXT    NOT NULL,
+        name          TEXT    NOT NULL,
+        value         BLOB    NOT NULL,
+        updated_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (user_id, name)
+    ) STRICT, WITHOUT ROWID;",
+    // Version 2: flows keyed by their id alone (one B-tree fewer to write per change), and no
+    // indexes for housekeeping: `expire` runs once in a while and scans, where every status
+    // change used to update two more indexes.
+    "CREATE TABLE flows_v2 (
+        id             TEXT    NOT NULL PRIMARY KEY,
+        user_id        TEXT    NOT NULL,
+        kind           TEXT    NOT NULL,
+        status         TEXT    NOT NULL
+            CHECK (status IN ('pending', 'completed', 'declined', 'failed', 'expired')),
+        failure_reason TEXT,
+        created_at_ms  INTEGER NOT NULL,
+        expires_at_ms  INTEGER NOT NULL,
+        finished_at_ms INTEGER,
+        elicitation_id TEXT,
+        session        TEXT,
+        lookup         TEXT    UNIQUE,
+        data           TEXT    NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO flows_v2 SELECT id, user_id, kind, status, failure_reason, created_at_ms,
+        expires_at_ms, finished_at_ms, elicitation_id, session, lookup, data FROM flows;
+    DROP TABLE flows;
+    ALTER TABLE flows_v2 RENAME TO flows;
+    CREATE INDEX flows_by_user ON flows (user_id, status);",
+];
+
+/// A `SELECT` of a whole flow, in [`RawFlow`]'s column order, followed by `$tail`.
+macro_rules! select_flows {
+    ($tail:literal) => {
+        concat!(
+            "SELECT id, user_id, kind, status, failure_reason, created_at_ms, expires_at_ms, \
+             elicitation_id, session, lookup, data FROM flows ",
+            $tail
+        )
+    };
+}
+
+/// A [`FlowStore`] in an SQLite file: every change is on disk when its call's future resolves,
+/// so a restart of the server mid-flow loses nothing.
+///
+/// The file is the store's own (its tables are `flows`, `secrets` and `schema_version`). Secrets
+/// are kept as they are, not encrypted: on Unix a file the store creates is readable by its owner
+/// only; keep it somewhere backups and other users do not reach.
+///
+/// One connection serves every call; calls that meet are committed together (see the module
+/// documentation). A call's work is done on the thread of whoever holds the connection, briefly
+/// (a few short statements per call): fine on an async runtime's workers. Another process may
+/// open the same file (a second server, an admin's `sqlite3`); a transaction waits up to 5 s for
+/// the other's lock.
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+    /// Calls waiting for the connection, run by whoever holds it before it lets go.
+    queue: Mutex<Vec<Job>>,
+}
+
+/// One call, to run with the connection.
+struct Job {
+    /// Whether it may change the file (a batch of reads needs no transaction).
+    writes: bool,
+    run: Box<dyn FnOnce(&Connection) -> Deliver + Send>,
+}
+
+/// Hands one call's result to its caller, once the batch it ran in is committed — or failed to
+/// be (`Some(error)`: its changes are gone, and so is what it read of the batch's).
+type Deliver = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
+
+impl fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteStore").finish_non_exhaustive()
+    }
+}
+
+impl SqliteStore {
+    /// Opens the store in the file at `path`, creating the file (its folder must exist) and the
+    /// schema if needed, and bringing an older schema up to date. The journal is write-ahead
+    /// (WAL) with `synchronous = NORMAL`: every committed change survives the server process
+    /// stopping or crashing at any point (what a restart mid-flow needs); only a crash of the
+    /// whole machine may lose the last few commits, which then read as flows still pending (the
+    /// person starts again). Full sync would add a disk flush to every commit. A file that is not
+    /// such a store — another database, garbage, a newer schema — is an error, and is left as it
+    /// was.
+    ///
+    /// ```
+    /// use interlude_server::url::{Flow, FlowStatus, FlowStore, SqliteStore, UserId};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let path = std::env::temp_dir().join(format!("flows-doc-{}.sqlite", std::process::id()));
+    /// let now = 1_767_225_600_000;
+    /// let flow = Flow::new(UserId::new("alice"), "oauth:github", now, 600_000);
+    ///
+    /// let store = SqliteStore::open(&path)?;
+    /// store.insert_flow(&flow).await?;
+    /// drop(store); // the server restarts
+    ///
+    /// let store = SqliteStore::open(&path)?;
+    /// let done = FlowStatus::Completed;
+    /// assert!(store.transition(&flow.id, &FlowStatus::Pending, done, now + 1).await?);
+    /// # drop(store);
+    /// # for suffix in ["", "-wal", "-shm"] {
+    /// #     let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    /// # }
+    /// # Ok(()) }
+    /// ```
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref();
+        create_private(path)?;
+        let conn = Connection::open(path).map_err(backend)?;
+        conn.busy_timeout(Duration::from_secs(5)).map_err(backend)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(backend)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::warn!(
+                path = %path.display(),
+                journal_mode = %mode,
+                "the flow store's file system does not allow a write-ahead log; using {mode}"
+            );
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(backend)?;
+        Self::with_connection(conn)
+    }
+
+    /// A store in memory with the SQLite implementation (nothing survives it being dropped).
+    pub fn in_memory() -> Result<Self, StoreError> {
+        Self::with_connection(Connection::open_in_memory().map_err(backend)?)
+    }
+
+    fn with_connection(mut conn: Connection) -> Result<Self, StoreError> {
+        migrate(&mut conn)?;
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+            queue: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Queues `work` and runs the queue if the connection is free; its result arrives once the
+    /// batch it ran in is committed.
+    fn call<T: Send + 'static>(
+        &self,
+        writes: bool,
+        work: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> StoreFuture<'static, T> {
+        let (reply, answer) = oneshot::channel();
+        let run = Box::new(move |conn: &Connection| -> Deliver {
+            let result = work(conn);
+            Box::new(move |failed: Option<&rusqlite::Error>| {
+                let result = match failed {
+                    Some(e) => Err(StoreError::Backend(
+                        format!("the transaction was not committed: {e}").into(),
+                    )),
+                    None => result,
+                };
+                // The caller may have stopped waiting; its changes stand all the same.
+                let _ = reply.send(result);
+            })
+        });
+        self.queue().push(Job { writes, run });
+        self.combine();
+        Box::pin(async move { answer.await.unwrap_or(Err(StoreError::Stopped)) })
+    }
+
+    fn queue(&self) -> MutexGuard<'_, Vec<Job>> {
+        // Pushing and taking cannot panic half-way: the queue is whole.
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs the queue while the connection is free and the queue is not empty. A caller that
+    /// finds the connection taken leaves: its call was queued before it looked, and whoever
+    /// holds the connection looks at the queue again after letting go, so no call is left
+    /// behind.
+    fn combine(&self) {
+        loop {
+            let conn = match self.conn.try_lock() {
+                Ok(conn) => conn,
+                // A panic mid-batch left no transaction open that the next batch would join:
+                // `run_batch` begins with a rollback of anything left over.
+                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                Err(TryLockError::WouldBlock) => return,
+            };
+            let batch = std::mem::take(&mut *self.queue());
+            if batch.is_empty() {
+                return;
+            }
+            run_batch(&conn, batch);
+            drop(conn);
+            if self.queue().is_empty() {
+                return;
+            }
+        }
+    }
+}
+
+/// Runs `batch`: one call alone as it is (its statements commit themselves); several in one
+/// transaction, answered after the commit.
+fn run_batch(conn: &Connection, batch: Vec<Job>) {
+    if !conn.is_autocommit() {
+        let _ = execute(conn, "ROLLBACK", []);
+    }
+    let writes = batch.iter().filter(|job| job.writes).count();
+    // If the transaction cannot begin (another process held the lock too long), each call runs
+    // on its own and meets the same lock, with its own error.
+    let in_transaction = writes > 1
+        && match execute(conn, "BEGIN IMMEDIATE", []) {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::warn!("the flow store cannot begin a transaction: {e}");
+                false
+            }
+        };
+    let deliveries: Vec<Deliver> = batch.into_iter().map(|job| (job.run)(conn)).collect();
+    let failed = if in_transaction {
+        execute(conn, "COMMIT", []).err()
+    } else {
+        None
+    };
+    if let Some(e) = &failed {
+        tracing::error!("the flow store cannot commit: {e}");
+        if !conn.is_autocommit() {
+            let _ = execute(conn, "ROLLBACK", []);
+        }
+    }
+    for deliver in deliveries {
+        deliver(failed.as_ref());
+    }
+}
+
+/// Runs one statement, from the connection's statement cache (the same few run again and
+/// again).
+fn execute(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
+/// Reads one flow with a cached statement.
+fn one_flow(conn: &Connection, sql: &str, key: &str) -> Result<Option<Flow>, StoreError> {
+    let raw = conn
+        .prepare_cached(sql)
+        .and_then(|mut statement| statement.query_row([key], RawFlow::read))
+        .optional()
+        .map_err(backend)?;
+    raw.map(RawFlow::into_flow).transpose()
+}
+
+/// Runs `work` in a savepoint: its changes stand together or not at all.
+fn atomically<T>(
+    conn: &Connection,
+    work: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    execute(conn, "SAVEPOINT call", []).map_err(backend)?;
+    let result = work();
+    let ended = match result {
+        Ok(_) => execute(conn, "RELEASE call", []),
+        Err(_) => {
+            execute(conn, "ROLLBACK TO call", []).and_then(|_| execute(conn, "RELEASE call", []))
+        }
+    };
+    ended.map_err(backend)?;
+    result
+}
+
+/// Compare-and-set of a flow's status (see [`FlowStore::transition`]).
+fn transition(
+    conn: &Connection,
+    id: &FlowId,
+    from: &FlowStatus,
+    to: &FlowStatus,
+    now_ms: u64,
+) -> Result<bool, StoreError> {
+    let now = clamp_time(now_ms);
+    let finished = to.is_finished().then_some(now);
+    // Completing needs the flow unexpired: `expires_at_ms > now`.
+    let deadline = (*to == FlowStatus::Completed).then_some(now);
+    let changed = execute(
+        conn,
+        "UPDATE flows SET status = ?1, failure_reason = ?2, finished_at_ms = ?3 \
+         WHERE id = ?4 AND status = ?5 AND (?6 IS NULL OR expires_at_ms > ?6)",
+        params![
+            to.name(),
+            to.reason(),
+            finished,
+            id.as_str(),
+            from.name(),
+            deadline
+        ],
+    )
+    .map_err(backend)?;
+    Ok(changed == 1)
+}
+
+fn put_secret(
+    conn: &Connection,
+    user: &UserId,
+    name: &str,
+    secret: &Secret,
+    now_ms: u64,
+) -> Result<(), StoreError> {
+    execute(
+        conn,
+        "INSERT INTO secrets (user_id, name, value, updated_at_ms) VALUES (?1, ?2, ?3, ?4) \
+         ON CONFLICT (user_id, name) \
+         DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms",
+        params![user.as_str(), name, secret.expose(), clamp_time(now_ms)],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
+impl FlowStore for SqliteStore {
+    fn insert_flow<'a>(&'a self, flow: &'a Flow) -> StoreFuture<'a, ()> {
+        let flow = flow.clone();
+        self.call(true, move |conn| {
+            check_times(&flow)?;
+            let created = to_db_time("created_at_ms", flow.created_at_ms)?;
+            let expires = to_db_time("expires_at_ms", flow.expires_at_ms)?;
+            let finished = flow.status.is_finished().then_some(created);
+            execute(
+                conn,
+                "INSERT INTO flows (id, user_id, kind, status, failure_reason, created_at_ms, \
+                 expires_at_ms, finished_at_ms, elicitation_id, session, lookup, data) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    flow.id.as_str(),
+                    flow.user.as_str(),
+                    flow.kind,
+                    flow.status.name(),
+                    flow.status.reason(),
+                    created,
+                    expires,
+                    finished,
+                    flow.elicitation_id,
+                    flow.session,
+                    flow.lookup,
+                    flow.data.to_string(),
+                ],
+            )
+            .map_err(|e| match &e {
+                rusqlite::Error::SqliteFailure(failure, _)
+                    if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+                {
+                    StoreError::DuplicateId(flow.id.clone())
+                }
+                rusqlite::Error::SqliteFailure(failure, _)
+                    if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE =>
+                {
+                    StoreError::DuplicateLookup
+                }
+                _ => backend(e),
+            })?;
+            Ok(())
+        })
+    }
+
+    fn flow<'a>(&'a self, id: &'a FlowId) -> StoreFuture<'a, Option<Flow>> {
+        let id = id.clone();
+        self.call(false, move |conn| {
+            one_flow(conn, select_flows!("WHERE id = ?1"), id.as_str())
+        })
+    }
+
+    fn flow_by_lookup<'a>(&'a self, lookup: &'a str) -> StoreFuture<'a, Option<Flow>> {
+        let lookup = lookup.to_owned();
+        self.call(false, move |conn| {
+            one_flow(conn, select_flows!("WHERE lookup = ?1"), &lookup)
+        })
+    }
+
+    fn transition<'a>(
+        &'a self,
+        id: &'a FlowId,
+        from: &'a FlowStatus,
+        to: FlowStatus,
+        now_ms: u64,
+    ) -> StoreFuture<'a, bool> {
+        let (id, from) = (id.clone(), from.clone());
+        self.call(true, move |conn| transition(conn, &id, &from, &to, now_ms))
+    }
+
+    fn set_data<'a>(&'a self, id: &'a FlowId, data: Value) -> StoreFuture<'a, bool> {
+        let id = id.clone();
+        self.call(true, move |conn| {
+            let changed = execute(
+                conn,
+                "UPDATE flows SET data = ?1 WHERE id = ?2",
+                params![data.to_string(), id.as_str()],
+            )
+            .map_err(backend)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn pending_flows_of<'a>(&'a self, user: &'a UserId, now_ms: u64) -> StoreFuture<'a, Vec<Flow>> {
+        let user = user.clone();
+        self.call(false, move |conn| {
+            let mut statement = conn
+                .prepare_cached(select_flows!(
+                    "WHERE user_id = ?1 AND status = 'pending' AND expires_at_ms > ?2 \
+                     ORDER BY created_at_ms, id"
+                ))
+                .map_err(backend)?;
+            let raws = statement
+                .query_map(params![user.as_str(), clamp_time(now_ms)], RawFlow::read)
+                .map_err(backend)?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(backend)?;
+            raws.into_iter().map(RawFlow::into_flow).collect()
+        })
+    }
+
+    fn expire(&self, now_ms: u64, keep_finished_ms: u64) -> StoreFuture<'_, usize> {
+        self.call(true, move |conn| {
+            atomically(conn, || {
+                let mut changed = 0;
+                if let Some(cutoff) = now_ms.checked_sub(keep_finished_ms) {
+                    changed += execute(
+                        conn,
+                        "DELETE FROM flows WHERE status <> 'pending' AND finished_at_ms <= ?1",
+                        [clamp_time(cutoff)],
+                    )
+                    .map_err(backend)?;
+                }
+                changed += execute(
+                    conn,
+                    "UPDATE flows SET status = 'expired', failure_reason = NULL, \
+                     finished_at_ms = ?1 WHERE status = 'pending' AND expires_at_ms <= ?1",
+                    [clamp_time(now_ms)],
+                )
+                .map_err(backend)?;
+                Ok(changed)
+            })
+        })
+    }
+
+    fn put_secret<'a>(
+        &'a self,
+        user: &'a UserId,
+        name: &'a str,
+        secret: &'a Secret,
+        now_ms: u64,
+    ) -> StoreFuture<'a, ()> {
+        let (user, name, secret) = (user.clone(), name.to_owned(), secret.clone());
+        self.call(true, move |conn| {
+            put_secret(conn, &user, &name, &secret, now_ms)
+        })
+    }
+
+    fn secret<'a>(&'a self, user: &'a UserId, name: &'a str) -> StoreFuture<'a, Option<Secret>> {
+        let (user, name) = (user.clone(), name.to_owned());
+        self.call(false, move |conn| {
+            let value: Option<Vec<u8>> = conn
+                .prepare_cached("SELECT value FROM secrets WHERE user_id = ?1 AND name = ?2")
+                .and_then(|mut statement| {
+                    statement.query_row(params![user.as_str(), name], |row| row.get(0))
+                })
+                .optional()
+                .map_err(backend)?;
+            Ok(value.map(Secret))
+        })
+    }
+
+    fn delete_secret<'a>(&'a self, user: &'a UserId, name: &'a str) -> StoreFuture<'a, bool> {
+        let (user, name) = (user.clone(), name.to_owned());
+        self.call(true, move |conn| {
+            let changed = execute(
+                conn,
+                "DELETE FROM secrets WHERE user_id = ?1 AND name = ?2",
+                params![user.as_str(), name],
+            )
+            .map_err(backend)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn complete_with_secret<'a>(
+        &'a self,
+        id: &'a FlowId,
+        user: &'a UserId,
+        name: &'a str,
+        secret: &'a Secret,
+        now_ms: u64,
+    ) -> StoreFuture<'a, bool> {
+        let (id, user) = (id.clone(), user.clone());
+        let (name, secret) = (name.to_owned(), secret.clone());
+        self.call(true, move |conn| {
+            atomically(conn, || {
+                let completed = FlowStatus::Completed;
+                if !transition(conn, &id, &FlowStatus::Pending, &completed, now_ms)? {
+                    return Ok(false);
+                }
+                put_secret(conn, &user, &name, &secret, now_ms)?;
+                Ok(true)
+            })
+        })
+    }
+}
+
+fn backend(e: rusqlite::Error) -> StoreError {
+    StoreError::Backend(Box::new(e))
+}
+
+/// On Unix, creates the file at `path` readable and writable by its owner only, unless it exists
+/// (SQLite gives its `-wal` and `-shm` files the same permissions). Elsewhere SQLite creates it.
+fn create_private(path: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path);
+        match created {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(StoreError::Io(e)),
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// Brings the schema up to [`MIGRATIONS`]' last version, in one transaction.
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL) STRICT")
+        .map_err(backend)?;
+    let found: Option<i64> = tx
+        .query_row("SELECT max(version) FROM schema_version", [], |row| {
+            row.get(0)
+        })
+        .map_err(backend)?;
+    let found = found.unwrap_or(0);
+    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    if found > known {
+        return Err(StoreError::NewerSchema { found, known });
+    }
+    let applied = usize::try_from(found)
+        .map_err(|_| StoreError::Corrupt("schema_version.version".to_owned()))?;
+    if applied == MIGRATIONS.len() {
+        return Ok(());
+    }
+    for step in MIGRATIONS.iter().skip(applied) {
+        tx.execute_batch(step).map_err(backend)?;
+    }
+    tx.execute("DELETE FROM schema_version", [])
+        .map_err(backend)?;
+    tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [known])
+        .map_err(backend)?;
+    tx.commit().map_err(backend)
+}
+
+/// A stored flow's columns as SQLite returns them, before they are checked.
+struct RawFlow {
+    id: String,
+    user: String,
+    kind: String,
+    status: String,
+    failure_reason: Option<String>,
+    created_at_ms: i64,
+    expires_at_ms: i64,
+    elicitation_id: Option<String>,
+    session: Option<String>,
+    lookup: Option<String>,
+    data: String,
+}
+
+impl RawFlow {
+    fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(RawFlow {
+            id: row.get(0)?,
+            user: row.get(1)?,
+            kind: row.get(2)?,
+            status: row.get(3)?,
+            failure_reason: row.get(4)?,
+            created_at_ms: row.get(5)?,
+            expires_at_ms: row.get(6)?,
+            elicitation_id: row.get(7)?,
+            session: row.get(8)?,
+            lookup: row.get(9)?,
+            data: row.get(10)?,
+        })
+    }
+
+    fn into_flow(self) -> Result<Flow, StoreError> {
+        let corrupt = |column: &str| StoreError::Corrupt(format!("flows.{column}"));
+        let status = match self.status.as_str() {
+            "pending" => FlowStatus::Pending,
+            "completed" => FlowStatus::Completed,
+            "declined" => FlowStatus::Declined,
+            "failed" => FlowStatus::Failed {
+                reason: self.failure_reason.unwrap_or_default(),
+            },
+            "expired" => FlowStatus::Expired,
+            _ => return Err(corrupt("status")),
+        };
+        Ok(Flow {
+            id: FlowId::parse(&self.id).map_err(|_| corrupt("id"))?,
+            user: UserId(self.user),
+            kind: self.kind,
+            status,
+            created_at_ms: u64::try_from(self.created_at_ms)
+                .map_err(|_| corrupt("created_at_ms"))?,
+            expires_at_ms: u64::try_from(self.expires_at_ms)
+                .map_err(|_| corrupt("expires_at_ms"))?,
+            elicitation_id: self.elicitation_id,
+            session: self.session,
+            lookup: self.lookup,
+            data: serde_json::from_str(&self.data).map_err(|_| corrupt("data"))?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_store_of_schema_version_1_is_brought_up_to_date_with_its_flows() {
+        // A file as the first release wrote it: version 1's tables and one flow in them.
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL) STRICT;
+             INSERT INTO schema_version (version) VALUES (1);",
+        )
+        .unwrap();
+        let now = 1_767_225_600_000;
+        let mut flow = Flow::new(UserId::new("ada"), "oauth:cloud", now, 600_000);
+        flow.lookup = Some("state-1".to_owned());
+        flow.data = serde_json::json!({"pkce_verifier": "v"});
+        conn.execute(
+            "INSERT INTO flows (id, user_id, kind, status, created_at_ms, expires_at_ms, \
+             lookup, data) VALUES (?1, 'ada', 'oauth:cloud', 'pending', ?2, ?3, 'state-1', ?4)",
+            params![
+                flow.id.as_str(),
+                to_db_time("created", now).unwrap(),
+                to_db_time("expires", now + 600_000).unwrap(),
+                flow.data.to_string()
+            ],
+        )
+        .unwrap();
+
+        let store = SqliteStore::with_connection(conn).unwrap();
+        assert_eq!(store.flow(&flow.id).await.unwrap(), Some(flow.clone()));
+        assert_eq!(
+            store.flow_by_lookup("state-1").await.unwrap(),
+            Some(flow.clone())
+        );
+        let conn = store.conn.lock().unwrap();
+        let version: i64 = conn
+            .query_row("SELECT version FROM schema_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, 2);
+        let without_rowid: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'flows' AND sql LIKE '%WITHOUT ROWID%'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(without_rowid, 1);
+    }
+}
