@@ -74,6 +74,7 @@ fn guide() -> serde_json::Value {
             step("Enter an API key (URL mode, 2025 era)", "The same over the push era: the call waits, and the server tells the host when the page is done.", "demo-2025", "weather_api_key"),
             step("Connect a third-party account (URL mode, 2025 era)", "OAuth over the push era: the call waits until Example Cloud sends you back.", "demo-2025", "connect_cloud_account"),
             step("Verify a payment (URL mode, 2025 era)", "The payment over the push era.", "demo-2025", "verify_payment"),
+            step("A call that needs a key first (-32042, 2025 era)", "The forecast fails with -32042 until the key is entered: the host shows the link, waits for the server's word (or your “I’m done”), then calls again by itself.", "demo-2025", "weather_forecast"),
             step("Defaults (2025 era)", "Every type with a default, prefilled (SEP-1034), over the push era.", "demo-2025", "test_elicitation_sep1034_defaults"),
             step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
         ]

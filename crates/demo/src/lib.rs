@@ -10,6 +10,9 @@
 //!   sends the person to its own page to enter an API key, to connect an account at a third
 //!   party through OAuth, or to confirm a payment, none of which passes through the client
 //!   (when the demo runs with its pages, see [`flows`] and [`provider`]);
+//! - `weather_forecast`: a tool that cannot go on without that API key — `-32042` on 2025-11-25
+//!   (the host opens the page, waits, calls again), a URL round trip on 2026-07-28; the demo
+//!   forgets the key after each forecast, so every call shows the flow;
 //! - `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
 //!   the fixtures the MCP conformance suite's server scenarios call, with their exact schemas.
 //!

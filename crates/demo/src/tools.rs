@@ -2,7 +2,7 @@
 //! pushes a request on a 2025 session and, on a 2026-07-28 request, hands `?` the
 //! `input_required` result that [`asking`] turns into the tool's response.
 
-use interlude_server::url::{FlowKind, UrlFlows};
+use interlude_server::url::{FlowError, FlowKind, UrlFlows};
 use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, ToolResult, asking};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -297,6 +297,45 @@ impl DemoServer {
             Answer::Declined => text("You declined the payment; order 4711 is not paid."),
             Answer::Cancelled => text("Cancelled; order 4711 is not paid."),
         })
+    }
+
+    #[tool(
+        description = "A weather forecast, which needs your weather service's API key: without one the call fails with -32042 on 2025-11-25 (the host opens the key page, waits, and calls again) or asks for it on 2026-07-28. The demo forgets the key after each forecast, so every call shows the flow."
+    )]
+    async fn weather_forecast(&self, ask: Ask) -> ToolResult {
+        let Some(flows) = &self.flows else {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                "This demo server runs without its pages, so it cannot ask for a key.",
+            )]));
+        };
+        let key = match flows.secret(&ask, "weather").await? {
+            Some(key) => key,
+            None => {
+                let kind = FlowKind::api_key("weather", "Weather API key");
+                let message = "The forecast needs your weather service's API key: enter it on the demo server's own page.";
+                match flows.require(&ask, &kind, message).await? {
+                    Answer::Accepted(_) => match flows.secret(&ask, "weather").await? {
+                        Some(key) => key,
+                        None => return Ok(text("The page finished without a key; no forecast.")),
+                    },
+                    Answer::Declined => {
+                        return Ok(text("You declined to enter a key; no forecast."));
+                    }
+                    Answer::Cancelled => return Ok(text("Cancelled; no forecast.")),
+                }
+            }
+        };
+        let user = flows.user(&ask)?;
+        // Forgotten at once, so that the next call shows the flow again.
+        flows
+            .store()
+            .delete_secret(&user, "weather")
+            .await
+            .map_err(FlowError::from)?;
+        Ok(text(format!(
+            "Tomorrow in Lisbon: sunny, 21 °C (asked the weather service with your {}-character key; the demo has forgotten it again).",
+            key.expose().len()
+        )))
     }
 
     #[tool(

@@ -50,7 +50,8 @@ pub enum AuditEvent {
     },
     /// The person consented to open a URL request's link, and it passed every check.
     Consented,
-    /// The person said they were done in the browser (a link consented to earlier in the call).
+    /// The person said they were done in the browser (a link consented to earlier in the call,
+    /// or one whose completion the host was waiting for).
     Done,
     /// The server said the link's flow finished.
     Completed,

@@ -172,6 +172,15 @@ pub enum Input {
         /// The flow.
         elicitation_id: String,
     },
+    /// The person says they are done in the browser with the link of URL request `id`, which
+    /// they consented to earlier and whose server has not yet said its flow finished (a
+    /// 2025-11-25 notification may come late, or never). The wait for it ends
+    /// ([`Effect::LinkDone`]); a notification after this is ignored. Ignored for a link nothing
+    /// waits for.
+    LinkDone {
+        /// The request.
+        id: RequestId,
+    },
     /// A server disconnected: everything it asked is closed.
     ServerGone {
         /// The server.
@@ -282,6 +291,12 @@ pub enum Effect {
         /// The request (replied to earlier, when the person consented).
         id: RequestId,
     },
+    /// The person said they are done with URL request `id`'s link before its server said so
+    /// ([`Input::LinkDone`]): stop waiting for it.
+    LinkDone {
+        /// The request (replied to earlier, when the person consented).
+        id: RequestId,
+    },
     /// Record this.
     Audit(AuditRecord),
 }
@@ -348,6 +363,7 @@ impl Engine {
                 server,
                 elicitation_id,
             } => self.on_url_completed(server, &elicitation_id, now_ms, &mut out),
+            Input::LinkDone { id } => self.on_link_done(id, now_ms, &mut out),
             Input::ServerGone { server, reason } => {
                 for id in self.inbox.of_server(server) {
                     self.close(id, reason.clone(), now_ms, &mut out);
@@ -767,6 +783,16 @@ impl Engine {
         let (id, name) = (flow.id, flow.server_name.clone());
         Self::audit(out, now_ms, id, &name, AuditEvent::Completed);
         out.push(Effect::Completed { id });
+    }
+
+    fn on_link_done(&mut self, id: RequestId, now_ms: u64, out: &mut Vec<Effect>) {
+        let Some(flow) = self.consented.iter_mut().find(|c| c.waiting && c.id == id) else {
+            return;
+        };
+        flow.waiting = false;
+        let name = flow.server_name.clone();
+        Self::audit(out, now_ms, id, &name, AuditEvent::Done);
+        out.push(Effect::LinkDone { id });
     }
 
     fn close(&mut self, id: RequestId, reason: String, now_ms: u64, out: &mut Vec<Effect>) {

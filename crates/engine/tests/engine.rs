@@ -1477,6 +1477,35 @@ fn completion_closes_the_flow_once_and_only_from_its_server() {
     assert!(e.handle(done("a", "flow-1"), 5).is_empty(), "repeated");
 }
 
+/// The person may say they are done before the server does: the wait ends once, and the
+/// server's late notification changes nothing more.
+#[test]
+fn the_person_saying_done_ends_the_wait_once() {
+    let mut e = engine();
+    let url = format!("https://{PUBLIC}/key");
+    e.handle(
+        url_request(1, "a", ProtocolEra::Push, 7, link(&url, Some("flow-1"))),
+        0,
+    );
+    let done = Input::LinkDone { id: RequestId(1) };
+    assert!(e.handle(done.clone(), 1).is_empty(), "not consented to yet");
+    e.handle(consent(1), 2);
+    let fx = e.handle(done.clone(), 3);
+    assert!(fx.contains(&Effect::LinkDone { id: RequestId(1) }));
+    assert!(audits(&fx).iter().any(|a| a.event == AuditEvent::Done));
+    assert!(e.handle(done, 4).is_empty(), "repeated");
+    let late = Input::UrlCompleted {
+        server: server_id("a"),
+        elicitation_id: "flow-1".into(),
+    };
+    assert!(
+        e.handle(late, 5).is_empty(),
+        "the server's word after the person's"
+    );
+    let unknown = Input::LinkDone { id: RequestId(9) };
+    assert!(e.handle(unknown, 6).is_empty());
+}
+
 /// 2026-07-28: a server that asks again for the same link in the same call (its flow is not
 /// finished) gets "done" from the person, without a second consent, lookup or opening.
 #[test]

@@ -592,6 +592,30 @@ impl Host {
         }
     }
 
+    /// The person says they are done in the browser with URL request `id`'s link, before its
+    /// server said so: the host stops waiting for it (after a `-32042` error, the call is
+    /// retried now rather than at the server's word or after `url_wait`). Returns whether the
+    /// request's link was one still awaited.
+    ///
+    /// ```no_run
+    /// # fn run(host: interlude_host::Host, request: interlude_host::RequestId) {
+    /// if !host.link_done(request) {
+    ///     eprintln!("nothing was waiting for that link");
+    /// }
+    /// # }
+    /// ```
+    pub fn link_done(&self, id: RequestId) -> bool {
+        let awaited = self
+            .link
+            .registry()
+            .request(id)
+            .is_some_and(|r| r.awaits_link());
+        if awaited {
+            self.link.submit(HostInput::Engine(Input::LinkDone { id }));
+        }
+        awaited
+    }
+
     /// The record of request `id` (pending, or among the recently finished).
     pub fn request(&self, id: RequestId) -> Option<Arc<RequestRecord>> {
         self.link.registry().request(id)
@@ -730,6 +754,13 @@ impl<S: Surface> Core<S> {
                 }
                 Effect::Completed { id } => {
                     let event = self.record(|r| r.complete_request(id));
+                    self.tell(event, sink);
+                    if let Some(tx) = self.completions.remove(&id) {
+                        let _ = tx.send(());
+                    }
+                }
+                Effect::LinkDone { id } => {
+                    let event = self.record(|r| r.link_done(id));
                     self.tell(event, sink);
                     if let Some(tx) = self.completions.remove(&id) {
                         let _ = tx.send(());

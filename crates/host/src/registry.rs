@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use interlude_engine::{CallId, Notice, Reply, RequestId, RequestView, ServerId};
+use interlude_engine::{CallId, Notice, Reply, RequestId, RequestKind, RequestView, ServerId};
 use interlude_protocol::ProtocolEra;
 use interlude_schema::FieldError;
 use rmcp::model::{CallToolResult, JsonObject, Tool};
@@ -180,6 +180,17 @@ pub struct RequestRecord {
     pub link: Option<LinkState>,
 }
 
+impl RequestRecord {
+    /// Whether the host waits for the server's word that this URL request's flow finished (a
+    /// 2025-11-25 link with an `elicitationId`, opened, not yet finished): the person may say
+    /// they are done instead ([`Host::link_done`](crate::Host::link_done)). A 2026-07-28 link
+    /// is never waited for this way: its server asks again, and the person answers that.
+    pub fn awaits_link(&self) -> bool {
+        matches!(self.link, Some(LinkState::Opened { .. }))
+            && matches!(&self.view.kind, RequestKind::Url(url) if url.elicitation_id.is_some())
+    }
+}
+
 /// What became of a URL request's link after the person consented to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -192,6 +203,12 @@ pub enum LinkState {
     },
     /// The server said the flow finished.
     Completed {
+        /// The link.
+        url: String,
+    },
+    /// The person said they were done in the browser before the server said so (for a
+    /// `-32042` link, the call is retried now).
+    Done {
         /// The link.
         url: String,
     },
@@ -231,7 +248,8 @@ pub enum HostEvent {
     /// A URL request's link passed every check after the person consented: open it in the
     /// person's own browser, or show it to them (see [`LinkState::Opened`]).
     RequestOpened(Arc<RequestRecord>),
-    /// The server said a URL request's flow finished ([`LinkState::Completed`]).
+    /// A URL request's flow finished: the server said so ([`LinkState::Completed`]), or the
+    /// person did ([`LinkState::Done`]).
     RequestCompleted(Arc<RequestRecord>),
 }
 
@@ -438,6 +456,16 @@ impl Registry {
             _ => return None,
         };
         Arc::make_mut(record).link = Some(LinkState::Completed { url });
+        Some(HostEvent::RequestCompleted(record.clone()))
+    }
+
+    pub(crate) fn link_done(&mut self, id: RequestId) -> Option<HostEvent> {
+        let record = self.requests.get_mut(&id)?;
+        let url = match &record.link {
+            Some(LinkState::Opened { url } | LinkState::Ended { url }) => url.clone(),
+            _ => return None,
+        };
+        Arc::make_mut(record).link = Some(LinkState::Done { url });
         Some(HostEvent::RequestCompleted(record.clone()))
     }
 

@@ -759,6 +759,49 @@ async fn url_required_then_retry(tool: &str) {
     ));
 }
 
+/// After a `-32042`, the person may say they are done before the server does (its notification
+/// may never come): the call is retried at once, not after `url_wait`; the server's late word
+/// changes nothing.
+#[tokio::test]
+async fn a_url_required_call_is_retried_when_the_person_says_done() {
+    let version = ProtocolVersion::V_2025_11_25;
+    let (host, conn, server, mut events) = link_host(&version, vec![consent()]).await;
+    let call = conn.start_call("needs_key", None);
+    let running = tokio::spawn(call.outcome());
+    let opened = wait_for(&mut events, |e| match e {
+        HostEvent::RequestOpened(r) => Some(r.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(!running.is_finished(), "the call waits for the link");
+    assert!(host.link_done(opened.view.id));
+    let done = wait_for(&mut events, |e| match e {
+        HostEvent::RequestCompleted(r) => Some(r.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(matches!(
+        done.link,
+        Some(interlude_host::LinkState::Done { .. })
+    ));
+    let outcome = tokio::time::timeout(Duration::from_secs(5), running)
+        .await
+        .expect("retried at the person's word, well before url_wait (10 s)")
+        .unwrap()
+        .unwrap();
+    assert_eq!(text_of(&outcome.result), "key stored");
+    assert!(
+        !host.link_done(opened.view.id),
+        "nothing waits for it any more"
+    );
+    server.finish.notify_one();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(matches!(
+        host.request(opened.view.id).unwrap().link,
+        Some(interlude_host::LinkState::Done { .. })
+    ));
+}
+
 /// A `-32042` the person declines ends the call with the server's reason and the person's.
 #[tokio::test]
 async fn a_declined_url_required_error_ends_the_call() {

@@ -40,6 +40,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/validate", post(validate))
         .route("/api/call", post(call))
         .route("/api/cancel", post(cancel))
+        .route("/api/link-done", post(link_done))
         .route("/api/servers", post(add_server))
         .route("/api/telemetry", post(telemetry))
         .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
@@ -259,6 +260,23 @@ async fn cancel(State(app): State<WebApp>, Json(body): Json<Value>) -> Response 
         (
             StatusCode::NOT_FOUND,
             Json(json!({"error": "no such call in flight"})),
+        )
+            .into_response()
+    }
+}
+
+/// The person is done in the browser with a URL request's link (`{"id": n}`): the host stops
+/// waiting for the server's word (a call that needed the link is retried now).
+async fn link_done(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(id) = field(&body, "id").and_then(Value::as_u64) else {
+        return bad_request("`id` must be a request id");
+    };
+    if app.inner.host.link_done(RequestId(id)) {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "nothing is waiting for that request's link"})),
         )
             .into_response()
     }

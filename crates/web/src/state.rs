@@ -123,6 +123,8 @@ struct LinkEntry {
     state: Option<&'static str>,
     /// The link to open, once the host let it through.
     open_url: Option<String>,
+    /// The host waits for the server's word on it: the person may say they are done.
+    awaited: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -289,7 +291,7 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
             url.message.clone(),
             Vec::new(),
             serde_json::Map::new(),
-            Some(link_entry(url, r.link.as_ref())),
+            Some(link_entry(url, r.link.as_ref(), r.awaits_link())),
         ),
     };
     let (status, outcome, sent, notice) = match &r.status {
@@ -335,7 +337,7 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
     }
 }
 
-fn link_entry(url: &UrlRequest, state: Option<&LinkState>) -> LinkEntry {
+fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> LinkEntry {
     let check = &url.check;
     let display = check.display.as_ref();
     let (host_prefix, domain, host_suffix) = match display {
@@ -348,6 +350,7 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>) -> LinkEntry {
     let (state, open_url) = match state {
         Some(LinkState::Opened { url }) => (Some("opened"), Some(url.clone())),
         Some(LinkState::Completed { url }) => (Some("completed"), Some(url.clone())),
+        Some(LinkState::Done { url }) => (Some("done"), Some(url.clone())),
         Some(LinkState::Ended { url }) => (Some("ended"), Some(url.clone())),
         _ => (None, None),
     };
@@ -377,6 +380,7 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>) -> LinkEntry {
         },
         state,
         open_url,
+        awaited,
     }
 }
 

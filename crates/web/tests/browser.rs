@@ -1116,7 +1116,19 @@ impl Page {
     async fn complete_flow_in_new_tab(&self, key: &str) {
         let home = self.switch_to_new_window().await;
         let c = self.client();
-        self.sign_in_on_the_flow_page().await;
+        // Signed in by an earlier flow of the same test, the key field shows at once.
+        let signed_in = self
+            .browser
+            .wait_js(
+                "document.querySelector('input#secret') ? 'key' : \
+                 (document.querySelector(\"main a[href*='/sign-in']\") ? 'sign-in' : null)",
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("neither a key field nor a sign-in link: {e}"));
+        if signed_in == json!("sign-in") {
+            self.sign_in_on_the_flow_page().await;
+        }
         let input = c
             .wait()
             .at_most(WAIT)
@@ -1243,6 +1255,82 @@ async fn url_flow_through_the_page_2025() {
     assert!(!page.host_text().contains("wx-secret-2025"));
     let html = page.client().source().await.unwrap();
     assert!(!html.contains("wx-secret-2025"));
+}
+
+/// 2025-11-25 `-32042`: the forecast needs a key first. The host shows the required link as a
+/// request of the call, waits for the server's word once the key is entered, and calls again by
+/// itself; the second call gets the forecast. And on another call, "I’m done" ends the wait at
+/// the person's word: the record says so while the call goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_needs_a_key_first_2025() {
+    let (page, _origin) = harness_with_flows().await;
+    page.call_from_sidebar("demo-2025", "weather_forecast")
+        .await;
+    let (card, _) = page.focused_card("demo-2025", None).await;
+    let text = card.text().await.unwrap();
+    assert!(text.contains("needs your weather service"), "{text}");
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let waiting = "document.querySelector('[data-link=\"opened\"] button.link-done') ? true : null";
+    page.browser
+        .wait_js(waiting, WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no waiting record with “I’m done”: {e}"));
+    page.artifact("url-required-waiting").await;
+    page.complete_flow_in_new_tab("wx-forecast-2025").await;
+    let result = page
+        .result_containing("demo-2025", "weather_forecast", "Tomorrow in Lisbon")
+        .await;
+    assert!(result.contains("16-character key"), "{result}");
+    assert!(!page.host_text().contains("wx-forecast-2025"));
+    let call = &page.app.host().snapshot().calls[0];
+    assert_eq!(call.requests.len(), 1, "one link, then one retry");
+
+    // "I’m done" before the server's word.
+    page.call_from_sidebar("demo-2025", "weather_api_key").await;
+    let (card, _) = page.focused_card("demo-2025", None).await;
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(waiting, WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no waiting record with “I’m done”: {e}"));
+    let button = page
+        .client()
+        .find(Locator::Css("[data-link=\"opened\"] button.link-done"))
+        .await
+        .unwrap();
+    page.client()
+        .execute(
+            "arguments[0].scrollIntoView({block: 'center'})",
+            vec![serde_json::to_value(&button).unwrap()],
+        )
+        .await
+        .unwrap();
+    button.click().await.unwrap();
+    let said = page
+        .browser
+        .wait_js(
+            "document.querySelector('[data-link=\"done\"]')?.textContent ?? null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the record did not say done: {e}"));
+    assert!(
+        said.as_str().unwrap().contains("You said you were done"),
+        "{said}"
+    );
+    page.complete_flow_in_new_tab("wx-secret-done").await;
+    page.result_containing("demo-2025", "weather_api_key", "Saved your Weather API key")
+        .await;
 }
 
 /// 2026-07-28: consent opens the page; the server asks again for the same link while the flow

@@ -521,6 +521,44 @@ impl UrlFlows {
         }
     }
 
+    /// For a tool that cannot go on before a flow of `kind` is done, in either era: on
+    /// 2025-11-25 the call ends with the `-32042` error of [`UrlFlows::required`] (the client
+    /// opens the link, waits for the flow, and calls again: the tool then finds what the flow
+    /// stored); on 2026-07-28, which has no such error, the same as [`UrlFlows::run`].
+    ///
+    /// ```no_run
+    /// use interlude_server::url::{FlowKind, UrlFlows};
+    /// use interlude_server::{Answer, Ask, ToolResult};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// async fn forecast(flows: &UrlFlows, ask: &Ask) -> ToolResult {
+    ///     if flows.secret(ask, "weather").await?.is_none() {
+    ///         let kind = FlowKind::api_key("weather", "Weather API key");
+    ///         let done = flows.require(ask, &kind, "Enter your Weather API key first").await?;
+    ///         if !matches!(done, Answer::Accepted(_)) {
+    ///             return Ok(CallToolResult::success(vec![ContentBlock::text("No key, no forecast.")]));
+    ///         }
+    ///     }
+    ///     Ok(CallToolResult::success(vec![ContentBlock::text("Sunny, 21 °C")]))
+    /// }
+    /// ```
+    pub async fn require(
+        &self,
+        ask: &Ask,
+        kind: &FlowKind,
+        message: &str,
+    ) -> Result<Answer<Flow>, AskError> {
+        match ask.era() {
+            ProtocolEra::Push => {
+                if !ask.supports_url() {
+                    return Err(AskError::Unsupported { mode: "url" });
+                }
+                Err(AskError::Tool(self.required(ask, kind, message).await?))
+            }
+            ProtocolEra::Mrtr => self.run(ask, kind, message).await,
+        }
+    }
+
     /// The 2025-11-25 `-32042` error for a tool that cannot go on before a flow of `kind` is
     /// done: the tool returns it, the client opens the link and retries the call once the
     /// completion notification arrives. Starts the flow.

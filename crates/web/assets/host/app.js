@@ -202,7 +202,7 @@ function requestBits(reqs) {
   for (const r of reqs) {
     if (r.status === 'active') out.push(askSlotFor(r));
     else if (r.status === 'queued') out.push(h('div', { class: 'request-record' }, h('strong', {}, 'Waiting in the queue'), h('span', { class: 'what' }, ` — ${r.server} asks: `), r.message));
-    else out.push(r.kind === 'url' ? renderLinkRecord(r) : renderRecord(r));
+    else out.push(r.kind === 'url' ? renderLinkRecord(r, (id) => api.post('/api/link-done', { id })) : renderRecord(r));
   }
   return out;
 }

@@ -85,8 +85,12 @@ export function renderLinkAsk(req, api) {
   };
 }
 
-/** The record of a URL request after an answer: refused, declined, or the link's progress. */
-export function renderLinkRecord(req) {
+/**
+ * The record of a URL request after an answer: refused, declined, or the link's progress. While
+ * the host waits for the server's word, `done(id)` tells it the person finished (the wait ends;
+ * a call that needed the link is retried now).
+ */
+export function renderLinkRecord(req, done) {
   const link = req.link;
   if (link.state === 'opened' && link.openUrl && consentedHere.has(req.id)) {
     // Opened for the click that consented, if the browser still counts it as the person's.
@@ -98,15 +102,21 @@ export function renderLinkRecord(req) {
   let body = null;
   if (req.outcome === 'consent' && link.state === 'completed') {
     what = 'Finished in the browser';
+  } else if (req.outcome === 'consent' && link.state === 'done') {
+    what = 'You said you were done';
   } else if (req.outcome === 'consent' && link.state === 'ended') {
     what = 'Opened in the browser';
   } else if (req.outcome === 'consent' && link.stage === 'waiting') {
     what = 'You said you were done';
   } else if (req.outcome === 'consent') {
     what = 'Waiting for you in the browser';
-    body = link.openUrl
-      ? h('a', { class: 'link-open', href: link.openUrl, target: '_blank', rel: 'noopener noreferrer' }, `Open ${link.domain || 'the link'} again ↗`)
-      : null;
+    body = h('div', { class: 'link-actions' },
+      link.openUrl
+        ? h('a', { class: 'link-open', href: link.openUrl, target: '_blank', rel: 'noopener noreferrer' }, `Open ${link.domain || 'the link'} again ↗`)
+        : null,
+      link.awaited
+        ? h('button', { type: 'button', class: 'ghost link-done', title: 'Tell the host you finished in the browser: it stops waiting for the server\'s word (a call that needed this link is retried now).', onclick: () => done(req.id) }, 'I’m done')
+        : null);
   } else if (req.outcome === 'error') {
     what = 'Not opened: refused by the host';
   } else if (req.outcome === 'decline') {
