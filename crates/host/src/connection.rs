@@ -547,19 +547,40 @@ impl Connection {
         params.arguments = arguments;
         let max_rounds = link.config.max_rounds;
         let mut state_only_rounds = 0u32;
-        let mut url_retried = false;
+        // 2025-11-25 `-32042` answers handled so far, and every link they listed.
+        let mut url_required = 0usize;
+        let mut links_seen: Vec<String> = Vec::new();
         for round in 0..=max_rounds {
             if round > 0 {
                 link.submit(HostInput::Call(CallUpdate::Round(call)));
             }
             let response = match self.send_call(call, params.clone()).await {
                 Ok(response) => response,
-                Err(rmcp::ServiceError::McpError(error))
-                    if is_url_required(error.code) && !url_retried =>
-                {
+                Err(rmcp::ServiceError::McpError(error)) if is_url_required(error.code) => {
                     // 2025-11-25 (-32042, or the draft's -32604): the call needs URL flows
                     // first. Present each, wait for their completion, then retry the call once.
-                    url_retried = true;
+                    // The server may ask again (the person said done too early): new links
+                    // are presented again, a few times; the same links again end the call.
+                    url_required += 1;
+                    let links = required_links(&error);
+                    let repeated =
+                        !links.is_empty() && links.iter().all(|l| links_seen.contains(l));
+                    if url_required > MAX_URL_REQUIRED || repeated {
+                        return Err(HostError::Refused {
+                            server: server.clone(),
+                            reason: format!(
+                                "the call still needs a link opened ({}) after {} {}",
+                                error.message,
+                                url_required - 1,
+                                if repeated {
+                                    "tries, and the server asks for the same link again"
+                                } else {
+                                    "tries"
+                                }
+                            ),
+                        });
+                    }
+                    links_seen.extend(links);
                     self.url_required(call, &error).await?;
                     continue;
                 }
@@ -707,6 +728,24 @@ impl Connection {
         // The tap's token fires when the transport is dropped; make sure, in any case.
         self.inner.closed.cancel();
     }
+}
+
+/// How many `-32042` answers one call may get: each is presented, waited for and retried.
+const MAX_URL_REQUIRED: usize = 3;
+
+/// The links a `-32042` answer lists (`data.elicitations[].url`).
+fn required_links(error: &ErrorData) -> Vec<String> {
+    error
+        .data
+        .as_ref()
+        .and_then(|d| d.get("elicitations"))
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|e| e.get("url").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Forgets a call's cancellation token when the call is over.

@@ -637,6 +637,17 @@ mod link_server {
                     }
                     Ok(text("key stored".into()))
                 }
+                ("always_needs_key", _) => {
+                    // The same link every time, never completed: a server in a loop.
+                    let n = self.key_calls.fetch_add(1, Ordering::SeqCst);
+                    let mut required = url_params(KEY_LINK, None);
+                    required["elicitationId"] = json!(format!("loop-{n}"));
+                    Err(ErrorData::new(
+                        ErrorCode(-32042),
+                        "an API key is needed first",
+                        Some(json!({"elicitations": [required]})),
+                    ))
+                }
                 _ => Err(ErrorData::invalid_params("no such tool", None)),
             }
         }
@@ -800,6 +811,31 @@ async fn a_url_required_call_is_retried_when_the_person_says_done() {
         host.request(opened.view.id).unwrap().link,
         Some(interlude_host::LinkState::Done { .. })
     ));
+}
+
+/// A server that answers the retry with `-32042` for the same link again is in a loop: the call
+/// ends with a clear error instead of asking the person forever.
+#[tokio::test]
+async fn the_same_required_link_again_after_the_retry_ends_the_call() {
+    let version = ProtocolVersion::V_2025_11_25;
+    let (host, conn, _server, mut events) = link_host(&version, vec![consent()]).await;
+    let call = conn.start_call("always_needs_key", None);
+    let running = tokio::spawn(call.outcome());
+    let opened = wait_for(&mut events, |e| match e {
+        HostEvent::RequestOpened(r) => Some(r.clone()),
+        _ => None,
+    })
+    .await;
+    assert!(host.link_done(opened.view.id));
+    let err = tokio::time::timeout(Duration::from_secs(5), running)
+        .await
+        .expect("ended at once")
+        .unwrap()
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("the same link again"), "{text}");
+    assert!(text.contains("an API key is needed first"), "{text}");
+    assert_eq!(host.snapshot().requests.len(), 1, "asked the person once");
 }
 
 /// A `-32042` the person declines ends the call with the server's reason and the person's.

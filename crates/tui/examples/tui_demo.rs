@@ -6,6 +6,7 @@
 //!
 //! `TUI_DEMO_DEV_ORIGIN=http://127.0.0.1:PORT` allows that origin in plain http (a server under
 //! development, such as `interlude-demo --http`, whose URL-flow pages are there).
+//! `TUI_DEMO_PROTOCOL=2025-11-25` speaks exactly that version (default: negotiate).
 // An example's failure message has nowhere to go but stderr.
 #![allow(clippy::print_stderr)]
 
@@ -68,6 +69,20 @@ async fn main() -> ExitCode {
             Ok(o) => config.engine.url_policy.dev_origins = vec![o],
             Err(e) => {
                 eprintln!("tui_demo: TUI_DEMO_DEV_ORIGIN: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if let Ok(version) = std::env::var("TUI_DEMO_PROTOCOL") {
+        let known = [
+            rmcp::model::ProtocolVersion::V_2025_06_18,
+            rmcp::model::ProtocolVersion::V_2025_11_25,
+            rmcp::model::ProtocolVersion::V_2026_07_28,
+        ];
+        match known.into_iter().find(|k| k.as_str() == version) {
+            Some(pinned) => config.protocol = interlude_host::ProtocolChoice::Pin(pinned),
+            None => {
+                eprintln!("tui_demo: TUI_DEMO_PROTOCOL: unknown version {version}");
                 return ExitCode::from(2);
             }
         }

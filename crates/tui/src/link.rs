@@ -173,7 +173,7 @@ fn ask(server: &str, stage: UrlStage) -> Result<Answer<Content>, Stop> {
 }
 
 /// Hands the link to the system's opener, and prints it either way.
-fn open(screen: &Screen, server: &str, link: &str) {
+pub(crate) fn open(screen: &Screen, server: &str, link: &str) {
     screen.ok(&format!(
         "Opening the link in your browser; \"{server}\" was told you consented."
     ));

@@ -11,7 +11,7 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use interlude_engine::{Notice, Reply, RequestId, RequestView};
-use interlude_host::{AnswerSink, CallRecord, HostEvent, RequestStatus, Surface};
+use interlude_host::{AnswerSink, CallRecord, HostEvent, LinkState, RequestStatus, Surface};
 use interlude_schema::FieldError;
 
 /// What the terminal thread is told.
@@ -27,6 +27,18 @@ pub(crate) enum UiEvent {
     Replied(RequestId, Reply),
     /// A tool call ended (its record says how).
     CallEnded(Arc<CallRecord>),
+    /// A link the person consented to is open, and the host waits for its server's word that
+    /// the flow finished (2025-11-25): the person may say they are done instead.
+    LinkWaiting {
+        /// The URL request.
+        id: RequestId,
+        /// The server that asked.
+        server: String,
+        /// The link, as opened.
+        url: String,
+    },
+    /// The wait for request `id`'s link is over (the server or the person said it finished).
+    LinkFinished(RequestId),
     /// Ctrl-C while no prompt was on screen.
     Interrupt,
 }
@@ -69,6 +81,18 @@ impl Surface for TerminalSurface {
                 }
             }
             HostEvent::CallEnded(record) => self.send(UiEvent::CallEnded(record.clone())),
+            HostEvent::RequestOpened(record) if record.awaits_link() => {
+                if let Some(LinkState::Opened { url }) = &record.link {
+                    self.send(UiEvent::LinkWaiting {
+                        id: record.view.id,
+                        server: record.view.server_name.clone(),
+                        url: url.clone(),
+                    });
+                }
+            }
+            HostEvent::RequestCompleted(record) => {
+                self.send(UiEvent::LinkFinished(record.view.id));
+            }
             // Servers, calls starting, requests joining the queue: read from the record when
             // needed.
             _ => {}

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use interlude_engine::RequestId;
 use interlude_host::{Host, ServerRecord, ServerState};
 use tokio::runtime::Handle;
 
@@ -135,9 +136,24 @@ impl Session {
         let running = self.handle.spawn(async move {
             let _ = call.outcome().await;
         });
+        // Links the host waits on (2025-11-25): the person may say they are done, or open one
+        // again, by typing a letter and Enter.
+        let mut waiting: Vec<WaitingLink> = Vec::new();
         loop {
             self.show_notices();
-            match self.events.next() {
+            let event = if waiting.is_empty() {
+                self.events.next()
+            } else {
+                match self.events.next_timeout(KEY_POLL) {
+                    Ok(Some(event)) => Some(event),
+                    Ok(None) => {
+                        self.waiting_keys(&mut waiting);
+                        continue;
+                    }
+                    Err(()) => None,
+                }
+            };
+            match event {
                 None => return Err(TuiError::HostStopped),
                 Some(UiEvent::Present(view, sink)) => {
                     request::answer(&self.screen, &mut self.events, &self.host, *view, &sink)?;
@@ -152,9 +168,78 @@ impl Session {
                         .notice(&format!("Abandoned the call to {server} › {tool_shown}."));
                     return Ok(());
                 }
+                Some(UiEvent::LinkWaiting { id, server, url }) => {
+                    self.screen.line(styled(
+                        Style::Dim,
+                        "   Waiting for you in the browser. Type d and Enter when you are done \
+                         there, o and Enter to open the link again; Ctrl-C abandons the call.",
+                    ));
+                    waiting.push(WaitingLink { id, server, url });
+                }
+                Some(UiEvent::LinkFinished(done)) => {
+                    if let Some(pos) = waiting.iter().position(|w| w.id == done) {
+                        let link = waiting.remove(pos);
+                        self.screen.ok(&format!(
+                            "\"{}\" finished in the browser.",
+                            plain_line(&link.server)
+                        ));
+                    }
+                }
                 Some(UiEvent::Closed(_, notice)) => self.closed_in_queue(&notice),
                 Some(_) => {}
             }
         }
     }
+
+    /// Reads what the person typed while links are waited on: `d` says they are done with the
+    /// latest (the host stops waiting; a call that needed it is retried), `o` opens it again.
+    fn waiting_keys(&self, waiting: &mut Vec<WaitingLink>) {
+        while let Some(key) = typed_letter() {
+            let Some(link) = waiting.last() else {
+                return;
+            };
+            match key {
+                'd' => {
+                    let server = plain_line(&link.server);
+                    if self.host.link_done(link.id) {
+                        self.screen.ok(&format!(
+                            "Told the host you are done with \"{server}\"'s link."
+                        ));
+                    }
+                    waiting.pop();
+                }
+                'o' => crate::link::open(&self.screen, &plain_line(&link.server), &link.url),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A link the host waits on while a call runs.
+#[derive(Debug)]
+struct WaitingLink {
+    id: RequestId,
+    server: String,
+    url: String,
+}
+
+/// How often the keyboard is looked at while links are waited on.
+const KEY_POLL: Duration = Duration::from_millis(100);
+
+/// A letter the person typed, if any, without waiting. The terminal stays in its normal (line)
+/// mode: letters arrive once Enter is pressed, and they are echoed as typed.
+fn typed_letter() -> Option<char> {
+    use crossterm::event::{Event, KeyCode, KeyEventKind, poll, read};
+    while poll(Duration::ZERO).unwrap_or(false) {
+        match read() {
+            Ok(Event::Key(key)) if key.kind == KeyEventKind::Press => {
+                if let KeyCode::Char(c) = key.code {
+                    return Some(c.to_ascii_lowercase());
+                }
+            }
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
 }

@@ -257,7 +257,12 @@ fn call(tmux: &Tmux, tool: &str) {
 
 /// Leaves through the menu's Quit entry and checks the example ended on its own.
 fn quit(tmux: &Tmux) {
-    tmux.wait_for_nth("Call a tool:", 2);
+    quit_at(tmux, 2);
+}
+
+/// [`quit`] once the menu is shown for the `menus`th time.
+fn quit_at(tmux: &Tmux, menus: usize) {
+    tmux.wait_for_nth("Call a tool:", menus);
     tmux.type_text("Quit");
     tmux.wait_for("> Quit");
     tmux.press(&["Enter"]);
@@ -386,37 +391,143 @@ impl Drop for HttpDemo {
     }
 }
 
+/// The terminal surface on the demo served over HTTP (its URL-flow pages allowed as a
+/// development origin), with `$BROWSER` a script that writes down each link it is given.
+struct LinkSession {
+    tmux: Tmux,
+    demo: HttpDemo,
+    dir: PathBuf,
+    opened: PathBuf,
+}
+
+impl LinkSession {
+    /// Up to the tool menu; `protocol` pins the version. `None` when tmux is missing.
+    fn start(protocol: Option<&str>) -> Option<LinkSession> {
+        let program = tmux_program()?;
+        let bins = binaries();
+        let demo = HttpDemo::start(&bins.demo);
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "interlude-tui-url-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let opened = dir.join("opened.txt");
+        let opener = dir.join("open.sh");
+        std::fs::write(
+            &opener,
+            format!("#!/bin/sh\necho \"$1\" >> {}\n", quote(&opened)),
+        )
+        .unwrap();
+        std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let spec = format!("demo={}/mcp", demo.origin);
+        let pin = protocol.map_or_else(String::new, |v| format!("TUI_DEMO_PROTOCOL={v} "));
+        let command = format!(
+            "BROWSER={} TUI_DEMO_DEV_ORIGIN={} {pin}{} {}; echo \"[tui exited $?]\"; sleep 600",
+            quote(&opener),
+            demo.origin,
+            quote(&bins.tui),
+            quote(Path::new(&spec))
+        );
+        let tmux = Tmux::start(program, &command);
+        tmux.wait_for("Call a tool:");
+        Some(LinkSession {
+            tmux,
+            demo,
+            dir,
+            opened,
+        })
+    }
+
+    /// The `n`th link handed to the opener (from 1), once it has been.
+    fn opened_link(&self, n: usize) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&self.opened)
+                && let Some(line) = text.lines().nth(n - 1)
+            {
+                return line.to_owned();
+            }
+            assert!(Instant::now() < deadline, "the opener was not run {n}×");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for LinkSession {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// 2025-11-25 over HTTP: the host waits for the server's word on a consented link; meanwhile
+/// the person can open it again (`o`) or say they are done (`d`). Then the `-32042` path: the
+/// forecast needs the key first, the link is shown and opened, the server's word comes once
+/// the page is done, and the call is retried by itself.
+#[test]
+fn a_waited_link_is_opened_again_said_done_and_a_required_one_retried() {
+    let Some(session) = LinkSession::start(Some("2025-11-25")) else {
+        return;
+    };
+    let tmux = &session.tmux;
+    call(tmux, "weather_api_key");
+    tmux.wait_for("Open the link in my browser");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Waiting for you in the browser. Type d and Enter");
+    let link = session.opened_link(1);
+    tmux.type_text("o");
+    tmux.press(&["Enter"]);
+    assert_eq!(session.opened_link(2), link, "opened again");
+    tmux.type_text("d");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Told the host you are done with \"demo\"'s link.");
+    let page = interlude_test_support::http1::complete_demo_flow(
+        &session.demo.origin,
+        &link,
+        "tui-key-2025",
+    )
+    .unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    tmux.wait_for("Saved your Weather API key (12 characters)");
+
+    // The forecast uses that key (and the demo forgets it)…
+    tmux.wait_for_nth("Call a tool:", 2);
+    tmux.type_text("weather_forecast");
+    tmux.wait_for("> weather_forecast");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("with your 12-character key");
+    // …so the next forecast gets -32042: a request of the same call, then the retry.
+    tmux.wait_for_nth("Call a tool:", 3);
+    call(tmux, "weather_forecast");
+    tmux.wait_for("The forecast needs your weather service's API key");
+    tmux.press(&["Enter"]);
+    tmux.wait_for_nth("Waiting for you in the browser. Type d and Enter", 2);
+    let link = session.opened_link(3);
+    let page = interlude_test_support::http1::complete_demo_flow(
+        &session.demo.origin,
+        &link,
+        "tui-key-32042",
+    )
+    .unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    tmux.wait_for("\"demo\" finished in the browser.");
+    let screen = tmux.wait_for("with your 13-character key");
+    assert!(!screen.contains("tui-key"), "{screen}");
+    quit_at(tmux, 4);
+}
+
 /// URL mode on the terminal (2026-07-28 over HTTP): the link with its origin and the host's
 /// note, consent, the link handed to the system's opener (`$BROWSER`: a script here that writes
 /// it down), the server's page done by "the person", then "I am done" and the server's word.
 #[test]
 fn a_link_is_shown_consented_to_and_opened() {
-    let Some(program) = tmux_program() else {
+    let Some(session) = LinkSession::start(None) else {
         return;
     };
-    let bins = binaries();
-    let demo = HttpDemo::start(&bins.demo);
-    let dir = std::env::temp_dir().join(format!("interlude-tui-url-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let opened = dir.join("opened.txt");
-    let opener = dir.join("open.sh");
-    std::fs::write(
-        &opener,
-        format!("#!/bin/sh\necho \"$1\" >> {}\n", quote(&opened)),
-    )
-    .unwrap();
-    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let spec = format!("demo={}/mcp", demo.origin);
-    let command = format!(
-        "BROWSER={} TUI_DEMO_DEV_ORIGIN={} {} {}; echo \"[tui exited $?]\"; sleep 600",
-        quote(&opener),
-        demo.origin,
-        quote(&bins.tui),
-        quote(Path::new(&spec))
-    );
-    let tmux = Tmux::start(program, &command);
-    tmux.wait_for("Call a tool:");
-    call(&tmux, "weather_api_key");
+    let (tmux, demo, opened) = (&session.tmux, &session.demo, &session.opened);
+    call(tmux, "weather_api_key");
     let screen = tmux.wait_for("Open the link in my browser");
     assert!(
         screen.contains(&format!("Link:   {}/flows/", demo.origin)),
@@ -426,19 +537,7 @@ fn a_link_is_shown_consented_to_and_opened() {
     assert!(!opened.exists(), "nothing is opened before consent");
     tmux.press(&["Enter"]);
     tmux.wait_for("Opening the link in your browser");
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    let link = loop {
-        if let Ok(text) = std::fs::read_to_string(&opened)
-            && let Some(line) = text.lines().next()
-        {
-            break line.to_owned();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the opener was not run"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let link = session.opened_link(1);
     assert!(
         link.starts_with(&format!("{}/flows/", demo.origin)),
         "{link}"
@@ -452,6 +551,5 @@ fn a_link_is_shown_consented_to_and_opened() {
     tmux.wait_for("Saved your Weather API key (9 characters)");
     let screen = tmux.screen();
     assert!(!screen.contains("tui-key-1"), "{screen}");
-    quit(&tmux);
-    let _ = std::fs::remove_dir_all(&dir);
+    quit(tmux);
 }
