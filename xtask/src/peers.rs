@@ -86,8 +86,15 @@ fn npm_peers(root: &Path, node: &Path) -> anyhow::Result<PathBuf> {
     let installed = std::fs::read_to_string(&stamp_path).unwrap_or_default();
     let complete = [
         "@modelcontextprotocol/conformance",
-        "@modelcontextprotocol/server-everything",
+        "@modelcontextprotocol/ext-apps",
         "@modelcontextprotocol/sdk",
+        "@modelcontextprotocol/server-basic-vanillajs",
+        "@modelcontextprotocol/server-budget-allocator",
+        "@modelcontextprotocol/server-debug",
+        "@modelcontextprotocol/server-everything",
+        "@modelcontextprotocol/server-pdf",
+        "@modelcontextprotocol/server-system-monitor",
+        "@modelcontextprotocol/server-threejs",
         "oidc-provider",
     ]
     .iter()
