@@ -7,7 +7,8 @@
 //! (`notifications/elicitation/complete`, error -32042), the -32021 "missing required client
 //! capability" error data of 2026-07-28, and Interlude's vendor `_meta` key tying a push-era
 //! `elicitation/create` to its tool call ([`RELATED_REQUEST_ID_KEY`]). Pure serde data: no I/O,
-//! no async, no HTTP.
+//! no async, no HTTP. And the names and metadata of MCP Apps ([`apps`]), with the spellings
+//! of seed 001, the early draft and ChatGPT's Apps SDK read as aliases.
 //!
 //! # Example
 //! ```
@@ -19,6 +20,7 @@
 //! ```
 
 pub mod answer;
+pub mod apps;
 pub mod era;
 pub mod errors;
 pub mod related;

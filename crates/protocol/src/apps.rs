@@ -1,0 +1,60 @@
+//! MCP Apps (the `io.modelcontextprotocol/ui` extension, stable 2026-01-26): the names, the
+//! metadata a server attaches to tools and `ui://` resources, and the methods a view and its
+//! host exchange — with the older spellings apps still use, read as aliases:
+//!
+//! - seed 001 (the MCP-UI draft): `mcp-ui/…` methods and `_meta` keys, MIME type `text/html`;
+//! - the early SEP draft: `text/html+mcp`, `ui/size-change`, `ui/notifications/sandbox-ready`, …;
+//! - ChatGPT's Apps SDK ("skybridge"): `text/html+skybridge`, `openai/outputTemplate`,
+//!   `openai/widgetCSP`, `openai/widgetAccessible`, …
+//!
+//! Reading is lenient about spelling and strict about meaning: a `resourceUri` that is not a
+//! `ui://` URI is an error naming the key, never a view.
+//!
+//! ```
+//! use interlude_protocol::apps::{ToolUi, Visibility};
+//! use serde_json::json;
+//!
+//! let meta = json!({"ui": {"resourceUri": "ui://clock/view.html", "visibility": ["app"]}});
+//! let ui = ToolUi::from_meta(meta.as_object().unwrap()).unwrap().unwrap();
+//! assert_eq!(ui.resource_uri.as_deref(), Some("ui://clock/view.html"));
+//! assert_eq!(ui.visibility, Visibility::APP_ONLY);
+//! assert!(!ui.visibility.model);
+//! ```
+
+mod meta;
+mod methods;
+
+pub use meta::{
+    Permissions, ResourceCsp, ResourceUi, ToolUi, UiDialect, UiMetaError, Visibility, is_app_mime,
+};
+pub use methods::{Direction, Method, canonical};
+
+/// The extension's id in `capabilities.extensions` (client and server).
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of an app's HTML resource.
+pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The version of the view ⇄ host protocol this host speaks (`ui/initialize`).
+pub const BRIDGE_VERSION: &str = "2026-01-26";
+
+/// The flat tool `_meta` key for the view's resource (deprecated in favour of
+/// `_meta.ui.resourceUri`, still written by servers for older hosts).
+pub const RESOURCE_URI_KEY: &str = "ui/resourceUri";
+
+/// What a host declares under [`EXTENSION_ID`] in its client capabilities: the MIME types it
+/// renders, and `elicitation: {}` when it renders app-rendered elicitations (SEP-3118).
+///
+/// ```
+/// let declared = interlude_protocol::apps::client_extension(true);
+/// assert_eq!(declared["mimeTypes"][0], "text/html;profile=mcp-app");
+/// assert!(declared.contains_key("elicitation"));
+/// ```
+pub fn client_extension(elicitation: bool) -> serde_json::Map<String, serde_json::Value> {
+    let mut declared = serde_json::Map::new();
+    declared.insert("mimeTypes".into(), serde_json::json!([MIME_TYPE]));
+    if elicitation {
+        declared.insert("elicitation".into(), serde_json::json!({}));
+    }
+    declared
+}
