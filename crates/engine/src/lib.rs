@@ -22,6 +22,8 @@
 //! - `rate.rs`: per-server rate limiting ([`EngineConfig`]);
 //! - `audit.rs`: one [`AuditRecord`] per request and per outcome, with values of
 //!   sensitive-looking fields redacted;
+//! - [`csp`]: the Content-Security-Policy and iframe `allow` list of an app view, built from
+//!   what its resource declares;
 //! - [`url_safety`]: the rules for a link a server asks a person to open ([`check_url`]): what is
 //!   refused, what is flagged, and how a consent screen shows it.
 //!
@@ -59,6 +61,7 @@
 
 mod admission;
 mod audit;
+pub mod csp;
 mod engine;
 mod inbox;
 mod rate;
