@@ -180,6 +180,12 @@ impl Ask {
             .is_some_and(|e| e.url.is_some())
     }
 
+    /// Whether the client renders MCP Apps (it declared the `io.modelcontextprotocol/ui`
+    /// extension with the app MIME type): without it, the tool's text is all a person sees.
+    pub fn supports_apps(&self) -> bool {
+        crate::apps::supports_apps(self.context.client_capabilities().as_ref())
+    }
+
     /// The round-trip state, for the URL flows of this call.
     pub(crate) fn round_trip(&self) -> Result<std::sync::MutexGuard<'_, RoundTrip>, AskError> {
         self.round_trip

@@ -25,6 +25,9 @@
 //! Because the handler is re-entered on 2026-07-28, code before an `ask` may run more than once:
 //! keep side effects after the last question, or make them idempotent.
 //!
+//! URL-mode flows (a person's secret or consent on the server's own page) are in [`url`]; MCP
+//! Apps (`ui://` views a host renders next to a tool's result) in [`apps`].
+//!
 //! To serve on stdio, [`stdio()`] is a drop-in for rmcp's `transport::stdio()` that polls the
 //! pipes on tokio's reactor instead of its blocking thread pool (faster, same bytes):
 //! `Server { .. }.serve(interlude_server::stdio()).await?`.
@@ -89,6 +92,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod apps;
 mod ask;
 mod config;
 mod push;

@@ -395,6 +395,87 @@ impl ResourceUi {
     }
 }
 
+impl ResourceUi {
+    /// The `ui` object of a resource's `_meta`, as a server sends it (camelCase keys, only what
+    /// is declared).
+    ///
+    /// ```
+    /// use interlude_protocol::apps::{ResourceCsp, ResourceUi};
+    ///
+    /// let ui = ResourceUi {
+    ///     csp: Some(ResourceCsp { connect_domains: vec!["https://api.example.com".into()],
+    ///                             ..ResourceCsp::default() }),
+    ///     prefers_border: Some(true),
+    ///     ..ResourceUi::default()
+    /// };
+    /// let wire = serde_json::Value::Object(ui.to_wire());
+    /// assert_eq!(wire["csp"]["connectDomains"][0], "https://api.example.com");
+    /// assert_eq!(wire["prefersBorder"], true);
+    /// assert_eq!(ResourceUi::from_meta(None, serde_json::json!({"ui": wire}).as_object()).unwrap(), ui);
+    /// ```
+    pub fn to_wire(&self) -> Map<String, Value> {
+        let mut ui = Map::new();
+        if let Some(csp) = &self.csp {
+            let mut out = Map::new();
+            if !csp.connect_domains.is_empty() {
+                out.insert(
+                    "connectDomains".into(),
+                    Value::from(csp.connect_domains.clone()),
+                );
+            }
+            if !csp.resource_domains.is_empty() {
+                out.insert(
+                    "resourceDomains".into(),
+                    Value::from(csp.resource_domains.clone()),
+                );
+            }
+            if let Some(frames) = &csp.frame_domains {
+                out.insert("frameDomains".into(), Value::from(frames.clone()));
+            }
+            if let Some(base) = &csp.base_uri_domains {
+                out.insert("baseUriDomains".into(), Value::from(base.clone()));
+            }
+            ui.insert("csp".into(), Value::Object(out));
+        }
+        let p = self.permissions;
+        if p != Permissions::default() {
+            let mut out = Map::new();
+            for (on, name) in [
+                (p.camera, "camera"),
+                (p.microphone, "microphone"),
+                (p.geolocation, "geolocation"),
+                (p.clipboard_write, "clipboardWrite"),
+            ] {
+                if on {
+                    out.insert(name.into(), Value::Object(Map::new()));
+                }
+            }
+            ui.insert("permissions".into(), Value::Object(out));
+        }
+        if let Some(domain) = &self.domain {
+            ui.insert("domain".into(), Value::from(domain.clone()));
+        }
+        if let Some(border) = self.prefers_border {
+            ui.insert("prefersBorder".into(), Value::from(border));
+        }
+        ui
+    }
+}
+
+impl Visibility {
+    /// As a tool's `_meta.ui.visibility` lists it.
+    pub fn to_wire(self) -> Value {
+        let mut list = Vec::new();
+        if self.model {
+            list.push(Value::from("model"));
+        }
+        if self.app {
+            list.push(Value::from("app"));
+        }
+        Value::Array(list)
+    }
+}
+
 /// A list of domains at `name` in `object`, or `None` when absent.
 fn domains(
     object: &Map<String, Value>,

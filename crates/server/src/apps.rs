@@ -1,0 +1,363 @@
+//! MCP Apps for server authors: serve `ui://` HTML resources that hosts render next to a tool's
+//! result, link tools to them, mark tools only views may call, and tell whether the client
+//! renders apps at all.
+//!
+//! A view is an HTML document the host shows in a sandboxed iframe; it talks to the host with
+//! the view ⇄ host protocol (`ui/initialize`, `tools/call` back to this server, …). Hosts that
+//! do not render apps ignore all of this and show the tool's `content` — so a tool's text
+//! result must make sense on its own ([`supports_apps`] lets a tool say more when there is no
+//! view).
+//!
+//! ```
+//! use interlude_server::apps::{AppResource, Apps, tool_meta};
+//! use interlude_protocol::apps::Visibility;
+//!
+//! let apps = Apps::new().with(
+//!     AppResource::new("ui://weather/dashboard.html", "<!doctype html><title>Weather</title>")
+//!         .unwrap()
+//!         .title("Weather dashboard")
+//!         .connect_domains(["https://api.weather.example"]),
+//! );
+//! assert_eq!(apps.list()[0].mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+//! assert!(apps.read("ui://weather/dashboard.html").is_some());
+//!
+//! // In a `#[tool(meta = …)]` attribute: the view, under both keys hosts read.
+//! let meta = tool_meta("ui://weather/dashboard.html", Visibility::DEFAULT);
+//! assert_eq!(meta.0["ui/resourceUri"], "ui://weather/dashboard.html");
+//! ```
+
+use std::sync::Arc;
+
+use interlude_protocol::apps::{
+    EXTENSION_ID, MIME_TYPE, Permissions, RESOURCE_URI_KEY, ResourceCsp, ResourceUi, Visibility,
+};
+use rmcp::model::{
+    ClientCapabilities, MetaObject, ReadResourceResult, Resource, ResourceContents,
+    ServerCapabilities,
+};
+use serde_json::{Map, Value};
+
+/// A resource URI that is not `ui://…`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("an app resource's URI must start with ui:// (got {0:?})")]
+pub struct NotUiUri(pub String);
+
+/// One app view: a `ui://` HTML document and what it declares (the domains it reaches, the
+/// permissions it asks for, how it wants to be framed).
+#[derive(Debug, Clone)]
+pub struct AppResource {
+    uri: String,
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    html: Arc<str>,
+    ui: ResourceUi,
+}
+
+impl AppResource {
+    /// A view at `uri` (`ui://…`) with its HTML. It declares nothing yet: hosts give it the
+    /// restrictive default policy (inline script and style, no network).
+    pub fn new(uri: impl Into<String>, html: impl Into<Arc<str>>) -> Result<Self, NotUiUri> {
+        let uri = uri.into();
+        let valid = uri.len() > 5
+            && uri
+                .get(..5)
+                .is_some_and(|scheme| scheme.eq_ignore_ascii_case("ui://"));
+        if !valid {
+            return Err(NotUiUri(uri));
+        }
+        Ok(AppResource {
+            name: uri.clone(),
+            uri,
+            title: None,
+            description: None,
+            html: html.into(),
+            ui: ResourceUi::default(),
+        })
+    }
+
+    /// Its URI.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// A title for people.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// A description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    fn csp(&mut self) -> &mut ResourceCsp {
+        self.ui.csp.get_or_insert_with(ResourceCsp::default)
+    }
+
+    /// Origins the view may fetch from or open sockets to (`connectDomains`).
+    #[must_use]
+    pub fn connect_domains<S: Into<String>>(
+        mut self,
+        domains: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.csp()
+            .connect_domains
+            .extend(domains.into_iter().map(Into::into));
+        self
+    }
+
+    /// Origins the view loads scripts, styles, images, fonts and media from
+    /// (`resourceDomains`).
+    #[must_use]
+    pub fn resource_domains<S: Into<String>>(
+        mut self,
+        domains: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.csp()
+            .resource_domains
+            .extend(domains.into_iter().map(Into::into));
+        self
+    }
+
+    /// Origins the view may frame (`frameDomains`).
+    #[must_use]
+    pub fn frame_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
+        self.csp()
+            .frame_domains
+            .get_or_insert_with(Vec::new)
+            .extend(domains.into_iter().map(Into::into));
+        self
+    }
+
+    /// Browser permissions the view asks for (the host may grant them).
+    #[must_use]
+    pub fn permissions(mut self, permissions: Permissions) -> Self {
+        self.ui.permissions = permissions;
+        self
+    }
+
+    /// Whether the view wants the host's border and background around it.
+    #[must_use]
+    pub fn prefers_border(mut self, border: bool) -> Self {
+        self.ui.prefers_border = Some(border);
+        self
+    }
+
+    /// `_meta` with the `ui` object, or none when nothing is declared.
+    fn meta(&self) -> Option<MetaObject> {
+        let ui = self.ui.to_wire();
+        if ui.is_empty() {
+            return None;
+        }
+        let mut meta = Map::new();
+        meta.insert("ui".into(), Value::Object(ui));
+        Some(MetaObject(meta))
+    }
+
+    /// Its entry in `resources/list`.
+    pub fn listing(&self) -> Resource {
+        let mut resource = Resource::new(self.uri.clone(), self.name.clone());
+        resource.title = self.title.clone();
+        resource.description = self.description.clone();
+        resource.mime_type = Some(MIME_TYPE.to_owned());
+        resource.meta = self.meta();
+        resource
+    }
+
+    /// Its content, for `resources/read`: the HTML with the MIME type and the `_meta.ui`
+    /// (hosts read the content item's metadata first).
+    pub fn contents(&self) -> ResourceContents {
+        ResourceContents::TextResourceContents {
+            uri: self.uri.clone(),
+            mime_type: Some(MIME_TYPE.to_owned()),
+            text: self.html.to_string(),
+            meta: self.meta(),
+        }
+    }
+}
+
+/// The app views of one server: what `resources/list` and `resources/read` answer, and the
+/// capability to declare. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct Apps {
+    resources: Arc<Vec<AppResource>>,
+}
+
+impl Apps {
+    /// No views yet.
+    pub fn new() -> Self {
+        Apps::default()
+    }
+
+    /// Adds a view (one with the same URI is replaced).
+    #[must_use]
+    pub fn with(mut self, resource: AppResource) -> Self {
+        let list = Arc::make_mut(&mut self.resources);
+        list.retain(|r| r.uri != resource.uri);
+        list.push(resource);
+        self
+    }
+
+    /// Every view, for `resources/list`.
+    pub fn list(&self) -> Vec<Resource> {
+        self.resources.iter().map(AppResource::listing).collect()
+    }
+
+    /// The view at `uri`, for `resources/read`; `None` when this server has no such view.
+    pub fn read(&self, uri: &str) -> Option<ReadResourceResult> {
+        self.resources
+            .iter()
+            .find(|r| r.uri == uri)
+            .map(|r| ReadResourceResult::new(vec![r.contents()]))
+    }
+
+    /// Declares the extension (`capabilities.extensions["io.modelcontextprotocol/ui"]`) and
+    /// resources, for a server's `get_info`.
+    pub fn declare(capabilities: &mut ServerCapabilities) {
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .entry(EXTENSION_ID.to_owned())
+            .or_default();
+        if capabilities.resources.is_none() {
+            capabilities.resources = Some(Default::default());
+        }
+    }
+}
+
+/// A tool's `_meta` linking it to its view under both keys hosts read (`_meta.ui.resourceUri`,
+/// and the flat `ui/resourceUri` of older hosts), with who may call it.
+pub fn tool_meta(resource_uri: &str, visibility: Visibility) -> MetaObject {
+    let mut ui = Map::new();
+    ui.insert("resourceUri".into(), Value::from(resource_uri));
+    if visibility != Visibility::DEFAULT {
+        ui.insert("visibility".into(), visibility.to_wire());
+    }
+    let mut meta = Map::new();
+    meta.insert("ui".into(), Value::Object(ui));
+    meta.insert(RESOURCE_URI_KEY.into(), Value::from(resource_uri));
+    MetaObject(meta)
+}
+
+/// A tool's `_meta` for a tool without a view of its own, called only by the server's views
+/// (`visibility: ["app"]`): hidden from the model.
+///
+/// ```
+/// let meta = interlude_server::apps::app_only_meta();
+/// assert_eq!(meta.0["ui"]["visibility"], serde_json::json!(["app"]));
+/// ```
+pub fn app_only_meta() -> MetaObject {
+    let mut ui = Map::new();
+    ui.insert("visibility".into(), Visibility::APP_ONLY.to_wire());
+    let mut meta = Map::new();
+    meta.insert("ui".into(), Value::Object(ui));
+    MetaObject(meta)
+}
+
+/// Whether a client renders apps: it declares the extension with the app MIME type.
+///
+/// ```
+/// use interlude_server::apps::supports_apps;
+/// use rmcp::model::ClientCapabilities;
+///
+/// let caps: ClientCapabilities = serde_json::from_value(serde_json::json!({
+///     "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+/// })).unwrap();
+/// assert!(supports_apps(Some(&caps)));
+/// assert!(!supports_apps(Some(&ClientCapabilities::default())));
+/// ```
+pub fn supports_apps(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|c| c.extensions.as_ref())
+        .and_then(|e| e.get(EXTENSION_ID))
+        .and_then(|ui| ui.get("mimeTypes"))
+        .and_then(Value::as_array)
+        .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(MIME_TYPE)))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+    use super::*;
+    use interlude_protocol::apps::ToolUi;
+
+    #[test]
+    fn a_resource_declares_what_it_was_given_and_reads_back_the_same() {
+        let resource = AppResource::new("ui://demo/weather.html", "<p>hi</p>")
+            .unwrap()
+            .connect_domains(["https://api.example"])
+            .frame_domains(["https://maps.example"])
+            .permissions(Permissions {
+                geolocation: true,
+                ..Permissions::default()
+            })
+            .prefers_border(false);
+        let listing = resource.listing();
+        let ResourceContents::TextResourceContents {
+            meta,
+            mime_type,
+            text,
+            ..
+        } = resource.contents()
+        else {
+            panic!("text");
+        };
+        assert_eq!(text, "<p>hi</p>");
+        assert_eq!(mime_type.as_deref(), Some(MIME_TYPE));
+        let read = ResourceUi::from_meta(
+            listing.meta.as_ref().map(|m| &m.0),
+            meta.as_ref().map(|m| &m.0),
+        )
+        .unwrap();
+        let csp = read.csp.unwrap();
+        assert_eq!(csp.connect_domains, ["https://api.example"]);
+        assert_eq!(
+            csp.frame_domains,
+            Some(vec!["https://maps.example".to_owned()])
+        );
+        assert!(read.permissions.geolocation);
+        assert_eq!(read.prefers_border, Some(false));
+        // Nothing declared: no `_meta` at all.
+        assert!(
+            AppResource::new("ui://a/b", "x")
+                .unwrap()
+                .listing()
+                .meta
+                .is_none()
+        );
+        assert!(AppResource::new("https://a/b", "x").is_err());
+    }
+
+    #[test]
+    fn tool_meta_reads_back_as_the_view_and_visibility_it_names() {
+        for visibility in [
+            Visibility::DEFAULT,
+            Visibility::MODEL_ONLY,
+            Visibility::APP_ONLY,
+        ] {
+            let meta = tool_meta("ui://demo/v.html", visibility);
+            let ui = ToolUi::from_meta(&meta.0).unwrap().unwrap();
+            assert_eq!(ui.resource_uri.as_deref(), Some("ui://demo/v.html"));
+            assert_eq!(ui.visibility, visibility);
+        }
+        let ui = ToolUi::from_meta(&app_only_meta().0).unwrap().unwrap();
+        assert_eq!(
+            (ui.resource_uri, ui.visibility),
+            (None, Visibility::APP_ONLY)
+        );
+    }
+
+    #[test]
+    fn declaring_adds_the_extension_and_resources() {
+        let mut caps = ServerCapabilities::default();
+        Apps::declare(&mut caps);
+        assert!(caps.extensions.unwrap().contains_key(EXTENSION_ID));
+        assert!(caps.resources.is_some());
+    }
+}
