@@ -425,10 +425,7 @@ mod tests {
         let params = ElicitParams::from(url);
         let e = admit(&params, Declared::FORM, &limits, &mut cache).unwrap_err();
         assert_eq!(e, Refusal::Undeclared("url"));
-        let both = Declared {
-            form: true,
-            url: true,
-        };
+        let both = Declared::FORM_AND_URL;
         let typed = admit(&params, both, &limits, &mut cache).unwrap();
         let raw = json!({"mode": "url", "message": "Sign in", "url": "https://example.com/",
             "elicitationId": "e"});

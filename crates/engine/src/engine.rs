@@ -51,6 +51,7 @@ display_id!(RequestId, CallId, ServerId);
 /// assert!(Declared::default().form);
 /// assert!(Declared::default().url);
 /// assert!(!Declared::FORM.url);
+/// assert!(Declared::FORM_AND_URL.with_apps().apps);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Declared {
@@ -58,6 +59,9 @@ pub struct Declared {
     pub form: bool,
     /// `elicitation.url`.
     pub url: bool,
+    /// The MCP Apps extension (`extensions["io.modelcontextprotocol/ui"]`): a surface renders
+    /// `ui://` views.
+    pub apps: bool,
 }
 
 impl Declared {
@@ -65,15 +69,21 @@ impl Declared {
     pub const FORM: Declared = Declared {
         form: true,
         url: false,
+        apps: false,
     };
-}
 
-impl Declared {
     /// Form and URL elicitation.
     pub const FORM_AND_URL: Declared = Declared {
         form: true,
         url: true,
+        apps: false,
     };
+
+    /// The same, and MCP Apps.
+    #[must_use]
+    pub const fn with_apps(self) -> Declared {
+        Declared { apps: true, ..self }
+    }
 }
 
 impl Default for Declared {

@@ -26,7 +26,8 @@ use interlude_protocol::ProtocolEra;
 use interlude_protocol::url::{is_url_required, normalize_required};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
-    ErrorData, Implementation, InputRequest, JsonObject, ProtocolVersion, ServerResult, Tool,
+    ErrorData, Implementation, InputRequest, JsonObject, ProtocolVersion, Resource, ServerResult,
+    Tool,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
@@ -292,6 +293,21 @@ impl Connection {
         } else {
             Vec::new()
         };
+        // Its resources (MCP Apps views among them), listed now so that a view can open as
+        // soon as its tool is called. A server that cannot list them still serves its tools.
+        let has_resources = peer_info
+            .as_ref()
+            .is_some_and(|i| i.capabilities.resources.is_some());
+        let resources = if has_resources {
+            list_resources(&peer, &name).await
+        } else {
+            Vec::new()
+        };
+        let apps = peer_info
+            .as_ref()
+            .and_then(|i| i.capabilities.extensions.as_ref())
+            .and_then(|e| e.get(interlude_protocol::apps::EXTENSION_ID))
+            .cloned();
         let identity = ServerIdentity {
             name: server_info
                 .as_ref()
@@ -307,6 +323,8 @@ impl Connection {
             id,
             identity,
             tools,
+            apps,
+            resources,
         }));
         let closing = Arc::new(AtomicBool::new(false));
         {
@@ -727,6 +745,23 @@ impl Connection {
         }
         // The tap's token fires when the transport is dropped; make sure, in any case.
         self.inner.closed.cancel();
+    }
+}
+
+/// The most resources kept per server.
+const MAX_RESOURCES: usize = 1000;
+
+/// A server's resources (the first [`MAX_RESOURCES`]); none, logged, when it cannot list them.
+pub(crate) async fn list_resources(peer: &Peer<RoleClient>, server: &str) -> Vec<Resource> {
+    match peer.list_all_resources().await {
+        Ok(mut resources) => {
+            resources.truncate(MAX_RESOURCES);
+            resources
+        }
+        Err(e) => {
+            tracing::warn!(%server, "cannot list its resources: {e}");
+            Vec::new()
+        }
     }
 }
 

@@ -115,6 +115,14 @@ impl ClientHandler for HostClient {
         }
     }
 
+    async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let resources = crate::connection::list_resources(&context.peer, &self.server_name).await;
+        self.link.submit(HostInput::Server(ServerUpdate::Resources {
+            id: self.server,
+            resources,
+        }));
+    }
+
     fn get_info(&self) -> ClientConfig {
         let declare = self.link.config.declare;
         let mut capabilities = ClientCapabilities::default();
@@ -127,6 +135,16 @@ impl ClientHandler for HostClient {
                 elicitation = elicitation.with_url(UrlElicitationCapability::new());
             }
             capabilities.elicitation = Some(elicitation);
+        }
+        if declare.apps {
+            capabilities.extensions = Some(
+                [(
+                    interlude_protocol::apps::EXTENSION_ID.to_owned(),
+                    interlude_protocol::apps::client_extension(false),
+                )]
+                .into_iter()
+                .collect(),
+            );
         }
         let mut info = ClientConfig::default();
         info.protocol_version = self.version.clone();

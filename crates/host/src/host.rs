@@ -18,7 +18,7 @@ use interlude_engine::{
     Reply, RequestId, ServerId,
 };
 use interlude_protocol::{Answer, ProtocolEra};
-use rmcp::model::{JsonObject, ProtocolVersion, Tool};
+use rmcp::model::{JsonObject, ProtocolVersion, Resource, Tool};
 use rmcp::service::RoleClient;
 use rmcp::transport::IntoTransport;
 use tokio::sync::oneshot;
@@ -27,8 +27,8 @@ use tokio::time::Instant;
 use crate::connection::{CallOutcome, Connection};
 use crate::hub::Hub;
 use crate::registry::{
-    CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, RequestRecord, ServerIdentity,
-    ServerRecord, ServerState,
+    CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, RequestRecord, ServerApps,
+    ServerIdentity, ServerRecord, ServerState,
 };
 use crate::resolve::Resolver;
 use crate::spec::ServerSpec;
@@ -165,10 +165,17 @@ pub(crate) enum ServerUpdate {
         id: ServerId,
         identity: ServerIdentity,
         tools: Vec<Tool>,
+        /// Its MCP Apps declaration, if any.
+        apps: Option<JsonObject>,
+        resources: Vec<Resource>,
     },
     Tools {
         id: ServerId,
         tools: Vec<Tool>,
+    },
+    Resources {
+        id: ServerId,
+        resources: Vec<Resource>,
     },
     /// It could not connect or went away; its pending requests close with `reason`.
     Failed {
@@ -478,6 +485,7 @@ impl Host {
                 state: ServerState::Connecting,
                 identity: None,
                 tools: Vec::new(),
+                apps: ServerApps::default(),
             },
             accepted,
         }));
@@ -830,12 +838,19 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
             id,
             identity,
             tools,
+            apps,
+            resources,
         } => r.change_server(id, |s| {
             s.state = ServerState::Ready;
             s.identity = Some(identity);
-            s.tools = tools;
+            s.set_tools(tools);
+            s.apps.declared = apps;
+            s.apps.resources = resources;
         }),
-        ServerUpdate::Tools { id, tools } => r.change_server(id, |s| s.tools = tools),
+        ServerUpdate::Tools { id, tools } => r.change_server(id, |s| s.set_tools(tools)),
+        ServerUpdate::Resources { id, resources } => {
+            r.change_server(id, |s| s.apps.resources = resources)
+        }
         ServerUpdate::Failed { id, reason } => r.change_server(id, |s| {
             // A closed server stays closed: its transport ending afterwards is no failure.
             if s.state != ServerState::Closed {

@@ -51,7 +51,7 @@ pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId};
 pub use registry::{
     CallRecord, CallStatus, HostEvent, HostSnapshot, LinkState, RequestRecord, RequestStatus,
-    ServerIdentity, ServerRecord, ServerState,
+    ServerApps, ServerIdentity, ServerRecord, ServerState,
 };
 pub use resolve::Resolver;
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};

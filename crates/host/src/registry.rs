@@ -14,8 +14,9 @@ use std::sync::Arc;
 
 use interlude_engine::{CallId, Notice, Reply, RequestId, RequestKind, RequestView, ServerId};
 use interlude_protocol::ProtocolEra;
+use interlude_protocol::apps::{ToolUi, Visibility};
 use interlude_schema::FieldError;
-use rmcp::model::{CallToolResult, JsonObject, Tool};
+use rmcp::model::{CallToolResult, JsonObject, Resource, Tool};
 
 /// Who a server says it is (from `initialize` / `server/discover`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,8 +89,68 @@ pub struct ServerRecord {
     pub state: ServerState,
     /// What it said about itself, once connected.
     pub identity: Option<ServerIdentity>,
-    /// Its tools, each with its full `_meta` (MCP Apps read it), in the server's order.
+    /// Its tools, each with its full `_meta` (MCP Apps read it), in the server's order. Set
+    /// with [`ServerRecord::set_tools`], which keeps [`ServerRecord::apps`] in step.
     pub tools: Vec<Tool>,
+    /// What it offers for MCP Apps: its declaration, its tools' views and visibility, its
+    /// resources.
+    pub apps: ServerApps,
+}
+
+/// A server's MCP Apps side, as the host read it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerApps {
+    /// Its `capabilities.extensions["io.modelcontextprotocol/ui"]`, if it declared the extension.
+    pub declared: Option<JsonObject>,
+    /// Each tool's app metadata, by tool name; a tool that says nothing about apps is absent
+    /// (it is plain: visible to the model and to views).
+    pub tools: BTreeMap<String, ToolUi>,
+    /// Tools whose app metadata is unusable, each with why; such a tool stays plain and shows
+    /// no view.
+    pub problems: Vec<String>,
+    /// Its resources (`resources/list`), when it has the capability.
+    pub resources: Vec<Resource>,
+}
+
+impl ServerRecord {
+    /// Replaces its tools and reads their app metadata again.
+    pub(crate) fn set_tools(&mut self, tools: Vec<Tool>) {
+        self.apps.tools.clear();
+        self.apps.problems.clear();
+        for tool in &tools {
+            let Some(meta) = &tool.meta else { continue };
+            match ToolUi::from_meta(&meta.0) {
+                Ok(Some(ui)) => {
+                    self.apps.tools.insert(tool.name.to_string(), ui);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(server = %self.name, tool = %tool.name, "unusable app metadata: {e}");
+                    self.apps
+                        .problems
+                        .push(format!("tool `{}`: {e}", tool.name));
+                }
+            }
+        }
+        self.tools = tools;
+    }
+
+    /// The app metadata of tool `name`, if it has any.
+    pub fn tool_ui(&self, name: &str) -> Option<&ToolUi> {
+        self.apps.tools.get(name)
+    }
+
+    /// Who may call tool `name` (plain tools: both the model and views).
+    pub fn visibility(&self, name: &str) -> Visibility {
+        self.tool_ui(name)
+            .map_or(Visibility::DEFAULT, |ui| ui.visibility)
+    }
+
+    /// The tools for any list meant for a model (or a person standing in for one): those
+    /// without `model` visibility — called only by the server's views — are left out.
+    pub fn model_tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().filter(|t| self.visibility(&t.name).model)
+    }
 }
 
 /// Where a tool call stands.

@@ -64,16 +64,15 @@ pub(crate) fn list(screen: &Screen, servers: &[Arc<ServerRecord>]) {
             Style::Strong,
             &format!("Tools of \"{}\"", plain_line(&s.name)),
         ));
-        if s.tools.is_empty() {
+        if s.model_tools().next().is_none() {
             screen.line(styled(Style::Dim, "    (none)"));
         }
         let width = s
-            .tools
-            .iter()
+            .model_tools()
             .map(|t| plain_line(&t.name).chars().count())
             .max()
             .unwrap_or(0);
-        for t in &s.tools {
+        for t in s.model_tools() {
             let name = plain_line(&t.name);
             let pad = " ".repeat(width.saturating_sub(name.chars().count()));
             let desc = t.description.as_deref().map(|d| summary(d, 90));
@@ -97,12 +96,14 @@ pub(crate) fn menu(servers: &[Arc<ServerRecord>]) -> Result<MenuChoice, Stop> {
     };
     let width = servers
         .iter()
-        .flat_map(|s| s.tools.iter().map(move |t| name(s, t).chars().count()))
+        .flat_map(|s| s.model_tools().map(move |t| name(s, t).chars().count()))
         .max()
         .unwrap_or(0);
     let mut entries = Vec::new();
     for (si, s) in servers.iter().enumerate() {
-        for (ti, t) in s.tools.iter().enumerate() {
+        // Tools only the server's views call (`visibility: ["app"]`) are not offered.
+        let offered = s.tools.iter().enumerate();
+        for (ti, t) in offered.filter(|(_, t)| s.visibility(&t.name).model) {
             let name = name(s, t);
             let label = match t.description.as_deref() {
                 // No styling inside options: inquire filters and highlights the plain text.

@@ -35,7 +35,10 @@ pub(crate) struct ServerEntry {
     title: Option<String>,
     version: Option<String>,
     error: Option<String>,
+    /// The tools a person may call in the model's place: those for the server's views only
+    /// (`visibility: ["app"]`) are left out, and named in `app_only_tools`.
     tools: Vec<ToolEntry>,
+    app_only_tools: Vec<String>,
 }
 
 /// One tool of a server, with a form for its arguments when its input schema fits the subset.
@@ -48,6 +51,8 @@ struct ToolEntry {
     /// Argument fields, when the input schema is a flat form; otherwise the page offers JSON.
     fields: Option<Vec<FieldView>>,
     input_schema: Value,
+    /// The `ui://` view that shows its results (MCP Apps), if it has one.
+    view: Option<String>,
 }
 
 /// One tool call in the activity timeline.
@@ -236,9 +241,14 @@ fn server_entry(s: &ServerRecord) -> ServerEntry {
             ServerState::Failed { reason } => Some(reason.clone()),
             _ => None,
         },
-        tools: s
+        app_only_tools: s
             .tools
             .iter()
+            .filter(|t| !s.visibility(&t.name).model)
+            .map(|t| t.name.to_string())
+            .collect(),
+        tools: s
+            .model_tools()
             .map(|t| {
                 let schema = Value::Object((*t.input_schema).clone());
                 ToolEntry {
@@ -249,6 +259,7 @@ fn server_entry(s: &ServerRecord) -> ServerEntry {
                         .ok()
                         .map(|p| fields_of(&p.schema)),
                     input_schema: schema,
+                    view: s.tool_ui(&t.name).and_then(|ui| ui.resource_uri.clone()),
                 }
             })
             .collect(),

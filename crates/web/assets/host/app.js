@@ -62,8 +62,10 @@ function renderServers() {
       return h('li', {}, h('button', {
         type: 'button', class: 'tool-btn', 'aria-pressed': pressed ? 'true' : 'false',
         onclick: () => selectTool(s.name, t.name),
-      }, h('span', { class: 'tool-name' }, t.name), t.description ? h('span', { class: 'tool-desc' }, t.description) : null));
+      }, h('span', { class: 'tool-name' }, t.name, t.view ? h('span', { class: 'chip tool-view', title: `Shows its results in the app ${t.view}` }, 'app') : null),
+        t.description ? h('span', { class: 'tool-desc' }, t.description) : null));
     });
+    const appOnly = s.appOnlyTools || [];
     const title = s.title && s.title !== s.name ? `${s.title}${s.version ? ' ' + s.version : ''}` : (s.version ? `v${s.version}` : null);
     return h('li', { class: 'server', dataset: { server: s.name } },
       h('div', { class: 'server-head' },
@@ -73,7 +75,9 @@ function renderServers() {
         s.protocolVersion ? h('span', { class: `chip era-${s.era}` }, s.protocolVersion) : null),
       h('div', { class: 'server-meta' }, [title, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
-      tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null);
+      tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null,
+      appOnly.length ? h('div', { class: 'server-meta app-only', title: appOnly.join(', ') },
+        `${appOnly.length} more tool${appOnly.length > 1 ? 's' : ''} only its app views call`) : null);
   });
   replace($('servers'), items);
 }
