@@ -22,6 +22,9 @@
 //! - `rate.rs`: per-server rate limiting ([`EngineConfig`]);
 //! - `audit.rs`: one [`AuditRecord`] per request and per outcome, with values of
 //!   sensitive-looking fields redacted;
+//! - [`bridge`]: the bridge of one MCP Apps view ([`bridge::ViewBridge`]): the handshake and
+//!   the gate, the view's calls to its own server (visibility, rate), questions for the person,
+//!   sizes and display modes, teardown, in every dialect;
 //! - [`csp`]: the Content-Security-Policy and iframe `allow` list of an app view, built from
 //!   what its resource declares;
 //! - [`url_safety`]: the rules for a link a server asks a person to open ([`check_url`]): what is
@@ -61,6 +64,7 @@
 
 mod admission;
 mod audit;
+pub mod bridge;
 pub mod csp;
 mod engine;
 mod inbox;

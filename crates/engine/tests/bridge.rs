@@ -1,0 +1,540 @@
+//! The bridge of one MCP Apps view: handshake and gate, the view's calls to its server, the
+//! person's questions, display modes, sizes, context diffs, teardown, dialects, and refusals.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use interlude_engine::bridge::{
+    BridgeEffect, PersonQuestion, ViewBridge, ViewConfig, ViewPhase, codes,
+};
+use interlude_protocol::apps::{UiDialect, Visibility};
+use serde_json::{Map, Value, json};
+
+fn tools(name: &str) -> Option<Visibility> {
+    match name {
+        "get-time" => Some(Visibility::DEFAULT),
+        "poll" => Some(Visibility::APP_ONLY),
+        "secret-admin" => Some(Visibility::MODEL_ONLY),
+        _ => None,
+    }
+}
+
+fn view() -> ViewBridge {
+    ViewBridge::new(ViewConfig::for_tests("ui://t/view.html"), 0)
+}
+
+fn send(view: &mut ViewBridge, message: Value) -> Vec<BridgeEffect> {
+    view.from_view(&message, 10, &tools)
+}
+
+fn to_view(effects: &[BridgeEffect]) -> Vec<Value> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            BridgeEffect::ToView(m) => Some(m.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn methods(effects: &[BridgeEffect]) -> Vec<String> {
+    to_view(effects)
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(response)").to_owned())
+        .collect()
+}
+
+fn initialize(view: &mut ViewBridge, caps: Value) -> Value {
+    let effects = send(
+        view,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {
+            "appInfo": {"name": "t", "version": "1"}, "appCapabilities": caps,
+            "protocolVersion": "2026-01-26"}}),
+    );
+    to_view(&effects).remove(0)
+}
+
+fn live(view: &mut ViewBridge) -> Vec<BridgeEffect> {
+    initialize(view, json!({}));
+    send(
+        view,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    )
+}
+
+fn object(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap()
+}
+
+#[test]
+fn nothing_reaches_the_view_before_initialized_then_input_before_result() {
+    let mut v = view();
+    assert!(to_view(&v.tool_input_partial(object(json!({"a": 1})))).is_empty());
+    assert!(to_view(&v.tool_input(Some(object(json!({"a": 1, "b": 2}))))).is_empty());
+    assert!(to_view(&v.tool_input_partial(object(json!({"a": 9})))).is_empty());
+    assert!(to_view(&v.tool_result(json!({"content": [], "_meta": {"viewUUID": "u"}}))).is_empty());
+    // A second terminal message is never sent.
+    assert!(to_view(&v.tool_cancelled("late")).is_empty());
+    let answer = initialize(&mut v, json!({}));
+    assert_eq!(
+        answer["id"], 1,
+        "the only thing before initialized: the answer"
+    );
+    assert_eq!(v.phase(), ViewPhase::Initializing);
+    let flushed = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    assert_eq!(
+        methods(&flushed),
+        [
+            "ui/notifications/tool-input",
+            "ui/notifications/tool-result"
+        ],
+        "the partial superseded, the input once, one outcome"
+    );
+    let sent = to_view(&flushed);
+    assert_eq!(sent[0]["params"]["arguments"], json!({"a": 1, "b": 2}));
+    assert_eq!(
+        sent[1]["params"]["_meta"]["viewUUID"], "u",
+        "the result's _meta unchanged"
+    );
+    assert_eq!(v.phase(), ViewPhase::Live);
+    assert!(
+        to_view(&v.tool_input(None)).is_empty(),
+        "input at most once"
+    );
+}
+
+#[test]
+fn the_initialize_answer_says_who_the_host_is_and_what_the_view_gets() {
+    let mut v = view();
+    let mut context = Map::new();
+    context.insert("theme".into(), json!("dark"));
+    assert!(
+        v.host_context(context).is_empty(),
+        "folded in before initialize"
+    );
+    let answer = initialize(&mut v, json!({"availableDisplayModes": ["inline"]}));
+    let result = &answer["result"];
+    assert_eq!(result["protocolVersion"], "2026-01-26");
+    assert_eq!(result["hostInfo"]["name"], "interlude");
+    let caps = &result["hostCapabilities"];
+    for key in [
+        "openLinks",
+        "serverTools",
+        "serverResources",
+        "logging",
+        "sandbox",
+    ] {
+        assert!(caps.get(key).is_some(), "{key}: {caps}");
+    }
+    assert_eq!(
+        caps["sandbox"]["csp"],
+        json!({}),
+        "nothing declared, nothing granted"
+    );
+    let context = &result["hostContext"];
+    assert_eq!(context["theme"], "dark");
+    assert_eq!(context["toolInfo"]["id"], 1);
+    assert_eq!(context["toolInfo"]["tool"]["name"], "test");
+    assert_eq!(context["displayMode"], "inline");
+    assert_eq!(
+        v.app_capabilities()["availableDisplayModes"],
+        json!(["inline"])
+    );
+}
+
+#[test]
+fn unknown_methods_and_broken_messages_are_refused_by_the_rules() {
+    let mut v = view();
+    live(&mut v);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": "x-7", "method": "sampling/createMessage", "params": {}}),
+    );
+    let reply = &to_view(&e)[0];
+    assert_eq!(reply["id"], "x-7", "the view's id, unchanged");
+    assert_eq!(reply["error"]["code"], codes::METHOD_NOT_FOUND);
+    let e = send(&mut v, json!({"jsonrpc": "1.0", "id": 3, "method": "ping"}));
+    assert_eq!(to_view(&e)[0]["error"]["code"], codes::INVALID_REQUEST);
+    // Notifications that mean nothing are dropped, and the drop is on record.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/dance"}),
+    );
+    assert!(to_view(&e).is_empty());
+    assert!(
+        e.iter()
+            .any(|x| matches!(x, BridgeEffect::Traffic(t) if t.refused.is_some()))
+    );
+    let e = send(&mut v, json!("hello"));
+    assert!(to_view(&e).is_empty());
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 4, "method": "ui/open-link", "params": {"href": "x"}}),
+    );
+    let error = &to_view(&e)[0]["error"];
+    assert_eq!(error["code"], codes::INVALID_PARAMS);
+    assert!(
+        error["message"].as_str().unwrap().contains("`url`"),
+        "{error}"
+    );
+    let e = send(&mut v, json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}));
+    assert_eq!(to_view(&e)[0]["result"], json!({}));
+}
+
+#[test]
+fn a_view_calls_only_its_servers_tools_that_views_may_call() {
+    let mut v = view();
+    live(&mut v);
+    let call = |name: &str| {
+        json!({"jsonrpc": "2.0", "id": format!("c-{name}"), "method": "tools/call",
+                                   "params": {"name": name, "arguments": {}}})
+    };
+    for (tool, word) in [
+        ("secret-admin", "visibility"),
+        ("elsewhere", "not a tool of"),
+    ] {
+        let e = send(&mut v, call(tool));
+        assert!(
+            !e.iter().any(|x| matches!(x, BridgeEffect::ToServer { .. })),
+            "{tool}"
+        );
+        let error = &to_view(&e)[0]["error"];
+        assert_eq!(error["code"], codes::INVALID_PARAMS);
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains(tool) && message.contains(word),
+            "{message}"
+        );
+    }
+    let e = send(&mut v, call("poll"));
+    let proxy = e
+        .iter()
+        .find_map(|x| match x {
+            BridgeEffect::ToServer {
+                proxy,
+                method,
+                params,
+            } => {
+                assert_eq!(*method, "tools/call");
+                assert_eq!(params["name"], "poll");
+                Some(*proxy)
+            }
+            _ => None,
+        })
+        .expect("forwarded");
+    let back = v.server_reply(
+        proxy,
+        Ok(json!({"content": [{"type": "text", "text": "42"}]})),
+    );
+    let reply = &to_view(&back)[0];
+    assert_eq!(reply["id"], "c-poll");
+    assert_eq!(reply["result"]["content"][0]["text"], "42");
+    assert!(
+        v.server_reply(proxy, Ok(json!({}))).is_empty(),
+        "answered once"
+    );
+}
+
+#[test]
+fn a_view_calling_too_fast_is_told_to_wait() {
+    let mut config = ViewConfig::for_tests("ui://t/v.html");
+    config.call_burst = 2;
+    config.calls_per_minute = 1;
+    let mut v = ViewBridge::new(config, 0);
+    live(&mut v);
+    let mut forwarded = 0;
+    let mut denied = 0;
+    for i in 0..4 {
+        let e = send(
+            &mut v,
+            json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "get-time"}}),
+        );
+        if e.iter().any(|x| matches!(x, BridgeEffect::ToServer { .. })) {
+            forwarded += 1;
+        } else if to_view(&e)
+            .first()
+            .is_some_and(|m| m["error"]["code"] == codes::DENIED)
+        {
+            denied += 1;
+        }
+    }
+    assert_eq!((forwarded, denied), (2, 2));
+}
+
+#[test]
+fn links_and_downloads_wait_for_the_person() {
+    let mut v = view();
+    live(&mut v);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 8, "method": "ui/open-link",
+                                "params": {"url": "https://modelcontextprotocol.io/"}}),
+    );
+    assert!(to_view(&e).is_empty(), "no answer before the person's");
+    let question = e
+        .iter()
+        .find_map(|x| match x {
+            BridgeEffect::Ask {
+                question,
+                what: PersonQuestion::OpenLink { url },
+            } => {
+                assert_eq!(url, "https://modelcontextprotocol.io/");
+                Some(*question)
+            }
+            _ => None,
+        })
+        .unwrap();
+    let e = v.answer(question, Err("the person declined to open the link".into()));
+    let reply = &to_view(&e)[0];
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (json!(8), json!(codes::DENIED))
+    );
+
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "ui/download-file",
+        "params": {"contents": [{"type": "resource", "resource": {"uri": "file:///r.csv", "text": "a,b"}}]}}),
+    );
+    let question = e
+        .iter()
+        .find_map(|x| match x {
+            BridgeEffect::Ask {
+                question,
+                what: PersonQuestion::Download { contents },
+            } => {
+                assert_eq!(contents.len(), 1);
+                Some(*question)
+            }
+            _ => None,
+        })
+        .unwrap();
+    let e = v.answer(question, Ok(json!({})));
+    assert_eq!(to_view(&e)[0]["result"], json!({}));
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 10, "method": "ui/download-file", "params": {"contents": []}}),
+    );
+    assert_eq!(to_view(&e)[0]["error"]["code"], codes::INVALID_PARAMS);
+}
+
+#[test]
+fn display_modes_change_only_to_what_both_sides_have() {
+    let mut v = view();
+    initialize(
+        &mut v,
+        json!({"availableDisplayModes": ["inline", "fullscreen"]}),
+    );
+    send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    let ask = |mode: &str| json!({"jsonrpc": "2.0", "id": mode, "method": "ui/request-display-mode", "params": {"mode": mode}});
+    let e = send(&mut v, ask("fullscreen"));
+    assert!(e.contains(&BridgeEffect::DisplayMode("fullscreen".into())));
+    let sent = to_view(&e);
+    assert_eq!(sent[0]["result"]["mode"], "fullscreen");
+    assert_eq!(sent[1]["method"], "ui/notifications/host-context-changed");
+    assert_eq!(sent[1]["params"], json!({"displayMode": "fullscreen"}));
+    // The view did not list pip; the host has no split: the current mode stays.
+    for mode in ["pip", "split"] {
+        let e = send(&mut v, ask(mode));
+        assert!(!e.iter().any(|x| matches!(x, BridgeEffect::DisplayMode(_))));
+        assert_eq!(to_view(&e)[0]["result"]["mode"], "fullscreen");
+    }
+    assert_eq!(v.display_mode(), "fullscreen");
+}
+
+#[test]
+fn the_view_hears_only_the_context_keys_that_changed() {
+    let mut v = view();
+    let mut first = Map::new();
+    first.insert("theme".into(), json!("light"));
+    first.insert("locale".into(), json!("en-GB"));
+    v.host_context(first);
+    live(&mut v);
+    let mut same = Map::new();
+    same.insert("theme".into(), json!("light"));
+    assert!(to_view(&v.host_context(same)).is_empty());
+    let mut change = Map::new();
+    change.insert("theme".into(), json!("dark"));
+    change.insert("locale".into(), json!("en-GB"));
+    let sent = to_view(&v.host_context(change));
+    assert_eq!(sent[0]["params"], json!({"theme": "dark"}));
+}
+
+#[test]
+fn sizes_are_clamped_and_logs_messages_and_model_context_reach_the_host() {
+    let mut v = view();
+    live(&mut v);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"width": 640.4, "height": 1e9}}),
+    );
+    assert!(e.contains(&BridgeEffect::Resize {
+        width: Some(641),
+        height: Some(6000)
+    }));
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"height": -5}}),
+    );
+    assert!(!e.iter().any(|x| matches!(x, BridgeEffect::Resize { .. })));
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "warning", "data": "low disk"}}),
+    );
+    assert!(e.contains(&BridgeEffect::Log {
+        level: "warning".into(),
+        data: json!("low disk")
+    }));
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/log", "params": {"level": "info", "data": 1}}),
+    );
+    assert!(
+        e.iter().any(|x| matches!(x, BridgeEffect::Log { .. })),
+        "the alias too"
+    );
+    // `ui/message` with one block (the spec's own example) is taken as a list of one.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ui/message",
+        "params": {"role": "user", "content": {"type": "text", "text": "Show me more"}}}),
+    );
+    assert!(e.contains(&BridgeEffect::Message(
+        json!([{"type": "text", "text": "Show me more"}])
+    )));
+    for n in 1..=2 {
+        send(
+            &mut v,
+            json!({"jsonrpc": "2.0", "id": 10 + n, "method": "ui/update-model-context",
+            "params": {"structuredContent": {"n": n}}}),
+        );
+    }
+    assert_eq!(
+        v.model_context().unwrap()["structuredContent"]["n"],
+        2,
+        "the last one wins"
+    );
+}
+
+#[test]
+fn teardown_waits_for_the_view_at_most_the_deadline() {
+    let mut v = view();
+    live(&mut v);
+    let e = v.teardown("the person closed it", 100);
+    let request = &to_view(&e)[0];
+    assert_eq!(request["method"], "ui/resource-teardown");
+    let id = request["id"].clone();
+    assert_eq!(v.phase(), ViewPhase::TearingDown);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {"name": "poll"}}),
+    );
+    assert_eq!(
+        to_view(&e)[0]["error"]["code"],
+        codes::DENIED,
+        "no new work while closing"
+    );
+    let e = send(&mut v, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+    assert!(e.contains(&BridgeEffect::Destroy));
+    assert_eq!(v.phase(), ViewPhase::Closed);
+    assert!(send(&mut v, json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_empty());
+
+    // A view that does not answer is destroyed at the deadline.
+    let mut silent = view();
+    live(&mut silent);
+    silent.teardown("call ended", 100);
+    assert!(silent.tick(2_099).is_empty());
+    assert!(silent.tick(2_100).contains(&BridgeEffect::Destroy));
+    // One that never initialized goes at once.
+    let mut loading = view();
+    assert!(
+        loading
+            .teardown("server gone", 5)
+            .contains(&BridgeEffect::Destroy)
+    );
+}
+
+#[test]
+fn a_cancelled_server_request_is_cancelled_at_the_server_and_its_answer_dropped() {
+    let mut v = view();
+    live(&mut v);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 33, "method": "resources/read", "params": {"uri": "ui://t/data"}}),
+    );
+    let proxy = e
+        .iter()
+        .find_map(|x| match x {
+            BridgeEffect::ToServer { proxy, .. } => Some(*proxy),
+            _ => None,
+        })
+        .unwrap();
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 33}}),
+    );
+    assert!(e.contains(&BridgeEffect::CancelServer { proxy }));
+    assert!(to_view(&v.server_reply(proxy, Ok(json!({})))).is_empty());
+}
+
+#[test]
+fn older_views_are_read_and_answered_in_their_own_words() {
+    // Seed 001: the core `initialize`, `mcp-ui/…` names.
+    let mut seed = view();
+    let e = send(
+        &mut seed,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+    );
+    assert_eq!(seed.dialect(), UiDialect::Seed);
+    assert!(to_view(&e)[0]["result"]["hostContext"].is_object());
+    send(
+        &mut seed,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    assert_eq!(
+        methods(&seed.tool_result(json!({"content": []}))),
+        ["mcp-ui/tool-result"]
+    );
+    let e = send(
+        &mut seed,
+        json!({"jsonrpc": "2.0", "method": "mcp-ui/size-change", "params": {"height": 300}}),
+    );
+    assert!(e.contains(&BridgeEffect::Resize {
+        width: None,
+        height: Some(300)
+    }));
+
+    // The early draft: `ui/size-change`, `ui/tool-cancelled`.
+    let mut early = view();
+    let e = send(
+        &mut early,
+        json!({"jsonrpc": "2.0", "method": "ui/size-change", "params": {"height": 120}}),
+    );
+    assert!(e.contains(&BridgeEffect::Resize {
+        width: None,
+        height: Some(120)
+    }));
+    early.from_view(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {}}),
+        0,
+        &tools,
+    );
+    send(
+        &mut early,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    assert_eq!(early.dialect(), UiDialect::EarlyDraft);
+    assert_eq!(
+        methods(&early.tool_cancelled("stopped")),
+        ["ui/tool-cancelled"]
+    );
+}
