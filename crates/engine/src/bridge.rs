@@ -68,6 +68,8 @@ pub mod codes {
 pub struct ViewConfig {
     /// The view's resource (`ui://…`).
     pub resource_uri: String,
+    /// Its HTML, handed to the sandbox proxy when it is ready.
+    pub html: std::sync::Arc<str>,
     /// The dialect its resource's MIME type and metadata suggest; the view's own messages
     /// refine it.
     pub dialect: UiDialect,
@@ -109,6 +111,7 @@ impl ViewConfig {
     pub fn for_tests(resource_uri: &str) -> ViewConfig {
         ViewConfig {
             resource_uri: resource_uri.to_owned(),
+            html: "<!doctype html><title>test</title>".into(),
             dialect: UiDialect::Apps,
             server_name: "test".to_owned(),
             tool: json!({"name": "test", "inputSchema": {"type": "object"}}),
@@ -931,7 +934,28 @@ impl ViewBridge {
                     out.push(BridgeEffect::CancelServer { proxy });
                 }
             }
-            // Proxy readiness is the surface's business; the rest are host-to-view names.
+            // The host's sandbox proxy is listening: it gets the view's HTML and what its frame
+            // may do (the proxy's own message, never forwarded to the view; the CSP is already
+            // the proxy document's header).
+            Method::SandboxProxyReady => {
+                let mut params = Map::new();
+                params.insert("html".into(), Value::from(&*self.config.html));
+                params.insert(
+                    "sandbox".into(),
+                    Value::from("allow-scripts allow-same-origin allow-forms"),
+                );
+                params.insert(
+                    "allow".into(),
+                    Value::from(self.config.policy.allow.clone()),
+                );
+                let message = json!({
+                    "jsonrpc": "2.0",
+                    "method": Method::SandboxResourceReady.name(),
+                    "params": Value::Object(params),
+                });
+                self.send(message, out);
+            }
+            // The rest are host-to-view names a view has no business sending.
             _ => {}
         }
     }

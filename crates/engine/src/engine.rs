@@ -8,13 +8,15 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::net::IpAddr;
 
+use interlude_protocol::apps::Visibility;
 use interlude_protocol::{Answer, ProtocolEra};
 use interlude_schema::{Content, FieldError};
 use rmcp::model::{ElicitResult, ErrorCode, ErrorData};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::admission::{Admitted, ElicitParams, Limits, SchemaCache, admit};
 use crate::audit::{AuditEvent, AuditRecord, redact};
+use crate::bridge::{BridgeEffect, ViewBridge, ViewConfig};
 use crate::codes;
 use crate::inbox::{Check, Inbox, Pending, UrlPending};
 use crate::rate::Bucket;
@@ -42,7 +44,11 @@ macro_rules! display_id {
         }
     )*};
 }
-display_id!(RequestId, CallId, ServerId);
+/// The host's id for one MCP Apps view (unique within a host; chosen by the driver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ViewId(pub u64);
+
+display_id!(RequestId, CallId, ServerId, ViewId);
 
 /// What a host declared to its servers, as data: it decides what admission accepts.
 ///
@@ -191,6 +197,20 @@ pub enum Input {
         /// The request.
         id: RequestId,
     },
+    /// Something for app view `view` ([`ViewInput`]).
+    View {
+        /// The view.
+        view: ViewId,
+        /// What happened.
+        input: ViewInput,
+    },
+    /// Server `server`'s tools changed: who may call which, for its views' `tools/call`.
+    ServerTools {
+        /// The server.
+        server: ServerId,
+        /// Each tool and its visibility.
+        tools: BTreeMap<String, Visibility>,
+    },
     /// A server disconnected: everything it asked is closed.
     ServerGone {
         /// The server.
@@ -307,13 +327,72 @@ pub enum Effect {
         /// The request (replied to earlier, when the person consented).
         id: RequestId,
     },
+    /// Carry out `effect` for app view `view` (see [`BridgeEffect`]); after
+    /// [`BridgeEffect::Destroy`] the engine has forgotten the view.
+    View {
+        /// The view.
+        view: ViewId,
+        /// What to do.
+        effect: BridgeEffect,
+    },
     /// Record this.
     Audit(AuditRecord),
+}
+
+/// What happens to an app view ([`Input::View`]); each maps onto a [`ViewBridge`] method.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ViewInput {
+    /// The view opens for a call to a tool of `server`, whose tools' visibility is `tools`.
+    Open {
+        /// The view's configuration.
+        config: Box<ViewConfig>,
+        /// Its server.
+        server: ServerId,
+        /// The server's tools and who may call them.
+        tools: BTreeMap<String, Visibility>,
+    },
+    /// A message from the view or its sandbox proxy.
+    FromView(Value),
+    /// The call's complete arguments.
+    ToolInput(Option<Map<String, Value>>),
+    /// The call's result (`CallToolResult` as JSON).
+    ToolResult(Value),
+    /// The call ended without a result.
+    ToolCancelled(String),
+    /// The host's context changed (the keys given).
+    HostContext(Map<String, Value>),
+    /// The server answered a request the view made ([`BridgeEffect::ToServer`]).
+    ServerReply {
+        /// The bridge's number for the request.
+        proxy: u64,
+        /// The result, or the error's code and message.
+        reply: Result<Value, (i32, String)>,
+    },
+    /// The person answered a question asked for the view ([`BridgeEffect::Ask`]).
+    Answer {
+        /// The bridge's number for the question.
+        question: u64,
+        /// The result for the view, or why not.
+        reply: Result<Value, String>,
+    },
+    /// Close the view (`ui/resource-teardown`, then destroy).
+    Teardown(String),
+    /// Time passed (a teardown's deadline).
+    Tick,
 }
 
 /// How many consented links the engine remembers per host, to recognise a 2026-07-28 server
 /// asking again for the same link in the same call, and to match completion notifications.
 const URLS_KEPT: usize = 1024;
+
+/// An app view and what its bridge needs to know of its server.
+#[derive(Debug)]
+struct OpenView {
+    bridge: ViewBridge,
+    server: ServerId,
+    tools: BTreeMap<String, Visibility>,
+}
 
 /// A link the person consented to.
 #[derive(Debug)]
@@ -333,6 +412,8 @@ struct Consented {
 pub struct Engine {
     config: EngineConfig,
     inbox: Inbox,
+    /// Open app views.
+    views: BTreeMap<ViewId, OpenView>,
     buckets: BTreeMap<String, Bucket>,
     schemas: SchemaCache,
     /// Links the person consented to, oldest first.
@@ -345,6 +426,7 @@ impl Engine {
         Engine {
             config,
             inbox: Inbox::default(),
+            views: BTreeMap::new(),
             buckets: BTreeMap::new(),
             schemas: SchemaCache::default(),
             consented: VecDeque::new(),
@@ -374,9 +456,38 @@ impl Engine {
                 elicitation_id,
             } => self.on_url_completed(server, &elicitation_id, now_ms, &mut out),
             Input::LinkDone { id } => self.on_link_done(id, now_ms, &mut out),
+            Input::View { view, input } => self.on_view(view, input, now_ms, &mut out),
+            Input::ServerTools { server, tools } => {
+                for open in self.views.values_mut().filter(|v| v.server == server) {
+                    open.tools = tools.clone();
+                }
+            }
             Input::ServerGone { server, reason } => {
                 for id in self.inbox.of_server(server) {
                     self.close(id, reason.clone(), now_ms, &mut out);
+                }
+                let views: Vec<ViewId> = self
+                    .views
+                    .iter()
+                    .filter(|(_, v)| v.server == server)
+                    .map(|(id, _)| *id)
+                    .collect();
+                for view in views {
+                    self.on_view(
+                        view,
+                        ViewInput::ToolCancelled(reason.clone()),
+                        now_ms,
+                        &mut out,
+                    );
+                    self.on_view(view, ViewInput::Teardown(reason.clone()), now_ms, &mut out);
+                    // Its server is gone: nobody will answer a teardown either.
+                    if let Some(open) = self.views.remove(&view) {
+                        drop(open);
+                        out.push(Effect::View {
+                            view,
+                            effect: BridgeEffect::Destroy,
+                        });
+                    }
                 }
                 self.consented.retain(|c| c.server != server);
                 // The rate-limit bucket is kept: reconnecting must not refill a server's allowance.
@@ -793,6 +904,58 @@ impl Engine {
         let (id, name) = (flow.id, flow.server_name.clone());
         Self::audit(out, now_ms, id, &name, AuditEvent::Completed);
         out.push(Effect::Completed { id });
+    }
+
+    fn on_view(&mut self, view: ViewId, input: ViewInput, now_ms: u64, out: &mut Vec<Effect>) {
+        if let ViewInput::Open {
+            config,
+            server,
+            tools,
+        } = input
+        {
+            self.views.insert(
+                view,
+                OpenView {
+                    bridge: ViewBridge::new(*config, now_ms),
+                    server,
+                    tools,
+                },
+            );
+            return;
+        }
+        let Some(open) = self.views.get_mut(&view) else {
+            return;
+        };
+        let effects = match input {
+            ViewInput::Open { .. } => Vec::new(),
+            ViewInput::FromView(message) => {
+                let tools = &open.tools;
+                open.bridge
+                    .from_view(&message, now_ms, &|name| tools.get(name).copied())
+            }
+            ViewInput::ToolInput(arguments) => open.bridge.tool_input(arguments),
+            ViewInput::ToolResult(result) => open.bridge.tool_result(result),
+            ViewInput::ToolCancelled(reason) => open.bridge.tool_cancelled(&reason),
+            ViewInput::HostContext(changes) => open.bridge.host_context(changes),
+            ViewInput::ServerReply { proxy, reply } => open.bridge.server_reply(proxy, reply),
+            ViewInput::Answer { question, reply } => open.bridge.answer(question, reply),
+            ViewInput::Teardown(reason) => open.bridge.teardown(&reason, now_ms),
+            ViewInput::Tick => open.bridge.tick(now_ms),
+        };
+        let destroyed = effects.contains(&BridgeEffect::Destroy);
+        out.extend(
+            effects
+                .into_iter()
+                .map(|effect| Effect::View { view, effect }),
+        );
+        if destroyed {
+            self.views.remove(&view);
+        }
+    }
+
+    /// The views open now.
+    pub fn views(&self) -> impl Iterator<Item = (ViewId, &ViewBridge)> {
+        self.views.iter().map(|(id, v)| (*id, &v.bridge))
     }
 
     fn on_link_done(&mut self, id: RequestId, now_ms: u64, out: &mut Vec<Effect>) {

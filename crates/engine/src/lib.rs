@@ -76,7 +76,7 @@ pub use admission::{ElicitParams, ElicitationMode};
 pub use audit::{AuditEvent, AuditRecord, redact};
 pub use engine::{
     CallId, Declared, Effect, Engine, EngineConfig, Incoming, Input, Notice, Reply, RequestId,
-    ServerId,
+    ServerId, ViewId, ViewInput,
 };
 pub use interlude_protocol::Answer;
 pub use request::{FormRequest, RequestKind, RequestView, UrlRequest, UrlStage};

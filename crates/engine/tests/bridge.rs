@@ -538,3 +538,31 @@ fn older_views_are_read_and_answered_in_their_own_words() {
         ["ui/tool-cancelled"]
     );
 }
+
+#[test]
+fn the_sandbox_proxy_gets_the_html_when_it_is_ready_and_the_view_never_sees_it_asked() {
+    let mut v = view();
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-proxy-ready", "params": {}}),
+    );
+    let ready = &to_view(&e)[0];
+    assert_eq!(ready["method"], "ui/notifications/sandbox-resource-ready");
+    assert!(
+        ready["params"]["html"]
+            .as_str()
+            .unwrap()
+            .contains("<title>test</title>")
+    );
+    assert_eq!(
+        ready["params"]["sandbox"],
+        "allow-scripts allow-same-origin allow-forms"
+    );
+    // The early draft's name for the proxy's readiness works too.
+    let mut early = view();
+    let e = send(
+        &mut early,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-ready"}),
+    );
+    assert_eq!(to_view(&e).len(), 1);
+}

@@ -21,8 +21,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use interlude_engine::bridge::ViewConfig;
 use interlude_engine::{CallId, ElicitParams, Reply, ServerId};
 use interlude_protocol::ProtocolEra;
+use interlude_protocol::apps::{UiDialect, Visibility};
 use interlude_protocol::url::{is_url_required, normalize_required};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
@@ -40,9 +42,12 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::handler::HostClient;
-use crate::host::{CallUpdate, HostError, HostInput, Link, ProtocolChoice, ServerUpdate};
+use crate::host::views::{policy_fields, prepare_view};
+use crate::host::{
+    CallUpdate, HostError, HostInput, Link, ProtocolChoice, ServerUpdate, ViewUpdate,
+};
 use crate::http_client::{HttpClient, ServerStream};
-use crate::registry::{CallRecord, CallStatus, ServerIdentity, now_ms};
+use crate::registry::{CallRecord, CallStatus, ServerIdentity, ViewRecord, ViewState, now_ms};
 use crate::spec::ServerSpec;
 use crate::tap::{CallTag, Tap};
 use crate::timer::PauseGate;
@@ -326,6 +331,9 @@ impl Connection {
             apps,
             resources,
         }));
+        if let Ok(mut peers) = link.peers.lock() {
+            peers.insert(id, peer.clone());
+        }
         let closing = Arc::new(AtomicBool::new(false));
         {
             // The end of the connection, as a signal: the tap cancels the token when the
@@ -334,6 +342,9 @@ impl Connection {
                 (link.clone(), closed.clone(), closing.clone(), name.clone());
             tokio::spawn(async move {
                 closed.cancelled().await;
+                if let Ok(mut peers) = link.peers.lock() {
+                    peers.remove(&id);
+                }
                 if closing.load(Ordering::SeqCst) {
                     link.submit(HostInput::Server(ServerUpdate::Closed { id }));
                 } else {
@@ -465,7 +476,7 @@ impl Connection {
     fn begin_call(&self, tool: &str, arguments: Option<&JsonObject>) -> (CallId, CallEnd) {
         let link = &self.inner.link;
         let id = link.next_call();
-        link.submit(HostInput::Call(CallUpdate::Started(CallRecord {
+        link.submit(HostInput::Call(CallUpdate::Started(Box::new(CallRecord {
             id,
             server: self.inner.id,
             server_name: self.inner.info.name.clone(),
@@ -474,15 +485,123 @@ impl Connection {
             status: CallStatus::Running,
             rounds: 0,
             requests: Vec::new(),
+            views: Vec::new(),
             started_at_ms: now_ms(),
             ended_at_ms: None,
-        })));
+        }))));
         let end = CallEnd {
             link: link.clone(),
             id,
             armed: true,
         };
         (id, end)
+    }
+
+    /// Opens the view of tool `tool` for `call`, if it has one: recorded at once, its resource
+    /// read on a task of its own while the call runs (the view's bridge gets the call's input
+    /// then, and its result when the call ends).
+    fn open_view(&self, call: CallId, tool: &str, arguments: Option<&JsonObject>) {
+        let link = &self.inner.link;
+        let Some(record) = link.registry().server(self.inner.id) else {
+            return;
+        };
+        let Some(uri) = record.tool_ui(tool).and_then(|ui| ui.resource_uri.clone()) else {
+            return;
+        };
+        let view = link.next_view();
+        let apps = &link.config.apps;
+        link.submit(HostInput::View(ViewUpdate::Start(Box::new(ViewRecord {
+            id: view,
+            server: self.inner.id,
+            call,
+            tool: tool.to_owned(),
+            resource_uri: uri.clone(),
+            state: ViewState::Loading,
+            csp: None,
+            allow: String::new(),
+            external: false,
+            refused_domains: Vec::new(),
+            prefers_border: None,
+            height: None,
+            display_mode: "inline".into(),
+            messages: Vec::new(),
+            model_context: None,
+            logs: Default::default(),
+        }))));
+        let tool_json = record
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(|t| serde_json::to_value(t).ok())
+            .unwrap_or_else(
+                || serde_json::json!({"name": tool, "inputSchema": {"type": "object"}}),
+            );
+        let listing = record
+            .apps
+            .resources
+            .iter()
+            .find(|r| r.uri == uri)
+            .and_then(|r| r.meta.clone())
+            .map(|m| m.0);
+        let tools: BTreeMap<String, Visibility> = record
+            .tools
+            .iter()
+            .map(|t| (t.name.to_string(), record.visibility(&t.name)))
+            .collect();
+        let capabilities = self.inner.peer.peer_info().map(|i| i.capabilities.clone());
+        let peer = self.inner.peer.clone();
+        let link = link.clone();
+        let arguments = arguments.cloned();
+        let server_name = self.inner.info.name.clone();
+        let profile = apps.csp_profile;
+        let mut config = ViewConfig {
+            resource_uri: uri.clone(),
+            html: "".into(),
+            dialect: UiDialect::Apps,
+            server_name,
+            tool: tool_json,
+            call_request_id: None,
+            policy: interlude_engine::csp::view_policy(&Default::default(), profile),
+            host_context: apps.context.clone(),
+            display_modes: vec!["inline".into(), "fullscreen".into(), "pip".into()],
+            host_info: serde_json::json!({
+                "name": link.config.client_name,
+                "version": env!("CARGO_PKG_VERSION"),
+            }),
+            server_tools: capabilities.as_ref().is_some_and(|c| c.tools.is_some()),
+            server_resources: capabilities.as_ref().is_some_and(|c| c.resources.is_some()),
+            server_prompts: capabilities.as_ref().is_some_and(|c| c.prompts.is_some()),
+            teardown_ms: u64::try_from(apps.teardown.as_millis()).unwrap_or(u64::MAX),
+            call_burst: apps.call_burst,
+            calls_per_minute: apps.calls_per_minute,
+            max_height: apps.max_height,
+        };
+        tokio::spawn(async move {
+            let update = match prepare_view(&peer, listing, &uri).await {
+                Ok((html, dialect, ui)) => {
+                    let (policy, refused_domains) = policy_fields(&ui, profile);
+                    tracing::info!(%view, %uri, csp = %policy.csp, "app view opening");
+                    config.html = html.into();
+                    config.dialect = dialect;
+                    let (csp, allow, external) =
+                        (policy.csp.clone(), policy.allow.clone(), policy.external);
+                    config.policy = policy;
+                    ViewUpdate::Ready {
+                        view,
+                        config: Box::new(config),
+                        tools,
+                        arguments,
+                        csp,
+                        allow,
+                        external,
+                        refused_domains,
+                        prefers_border: ui.prefers_border,
+                    }
+                }
+                Err(reason) => ViewUpdate::Failed { view, reason },
+            };
+            link.submit(HostInput::View(update));
+        });
     }
 
     async fn run_call(
@@ -495,6 +614,9 @@ impl Connection {
         let cancelled = link.cancel_token(call);
         // However the call ends (even dropped unfinished), its token goes.
         let _forget = ForgetCall { link, id: call };
+        if link.config.declare.apps {
+            self.open_view(call, name, arguments.as_ref());
+        }
         let run = async {
             let run = self.drive(call, name, arguments);
             match link.config.call_timeout {

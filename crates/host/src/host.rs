@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use interlude_engine::{
     AuditRecord, CallId, Declared, Effect, ElicitParams, Engine, EngineConfig, Incoming, Input,
-    Reply, RequestId, ServerId,
+    Reply, RequestId, ServerId, ViewId, ViewInput,
 };
 use interlude_protocol::{Answer, ProtocolEra};
 use rmcp::model::{JsonObject, ProtocolVersion, Resource, Tool};
@@ -24,11 +24,16 @@ use rmcp::transport::IntoTransport;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+pub(crate) mod views;
+
+pub use views::AppsConfig;
+pub(crate) use views::{ViewUpdate, Views};
+
 use crate::connection::{CallOutcome, Connection};
 use crate::hub::Hub;
 use crate::registry::{
     CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, RequestRecord, ServerApps,
-    ServerIdentity, ServerRecord, ServerState,
+    ServerIdentity, ServerRecord, ServerState, ViewRecord,
 };
 use crate::resolve::Resolver;
 use crate::spec::ServerSpec;
@@ -63,6 +68,8 @@ pub struct HostConfig {
     /// After a `-32042` (URL elicitation required) error to which the person consented, how
     /// long to wait for the servers' completion notifications before retrying the call once.
     pub url_wait: Duration,
+    /// MCP Apps views (used when [`Declared::apps`](interlude_engine::Declared) is set).
+    pub apps: AppsConfig,
 }
 
 impl Default for HostConfig {
@@ -76,6 +83,7 @@ impl Default for HostConfig {
             client_name: "interlude".into(),
             resolver: Resolver::system(),
             url_wait: Duration::from_secs(60),
+            apps: AppsConfig::default(),
         }
     }
 }
@@ -190,7 +198,7 @@ pub(crate) enum ServerUpdate {
 
 /// A change to a call's record.
 pub(crate) enum CallUpdate {
-    Started(CallRecord),
+    Started(Box<CallRecord>),
     Round(CallId),
     Ended(CallId, CallStatus),
 }
@@ -209,6 +217,7 @@ pub(crate) enum HostInput {
     Engine(Input),
     Server(ServerUpdate),
     Call(CallUpdate),
+    View(ViewUpdate),
 }
 
 /// How many audit records a host keeps in memory (older ones are only in the log).
@@ -220,6 +229,7 @@ struct Ids {
     request: AtomicU64,
     call: AtomicU64,
     server: AtomicU64,
+    view: AtomicU64,
 }
 
 fn next(counter: &AtomicU64) -> u64 {
@@ -236,6 +246,8 @@ pub(crate) struct Link {
     registry: Arc<Mutex<Registry>>,
     /// How to cancel each call in flight.
     cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
+    /// Each ready server's peer, for the requests its app views make.
+    pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
 }
 
 impl Link {
@@ -252,6 +264,10 @@ impl Link {
 
     pub(crate) fn next_call(&self) -> CallId {
         CallId(next(&self.ids.call))
+    }
+
+    pub(crate) fn next_view(&self) -> ViewId {
+        ViewId(next(&self.ids.view))
     }
 
     /// A token cancelling call `id`, kept until [`Link::forget_call`].
@@ -375,7 +391,10 @@ impl Host {
             start: Instant::now(),
             resolver: config.resolver.clone(),
             runtime: tokio::runtime::Handle::try_current().ok(),
+            views: Views::default(),
+            apps: config.apps.clone(),
         };
+        let peers = core.views.peers.clone();
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {
                 core.handle(input, &AnswerSink { hub });
@@ -388,6 +407,7 @@ impl Host {
                 ids: Arc::new(Ids::default()),
                 registry,
                 cancels: Arc::default(),
+                peers,
             },
             connections: Arc::new(Mutex::new(BTreeMap::new())),
             audit,
@@ -624,6 +644,36 @@ impl Host {
         awaited
     }
 
+    /// The record of app view `id` (open, or among the recently closed).
+    pub fn view(&self, id: ViewId) -> Option<Arc<ViewRecord>> {
+        self.link.registry().view(id)
+    }
+
+    /// A message from app view `id` (its frame posted it): the bridge decides what it means.
+    pub fn view_message(&self, id: ViewId, message: serde_json::Value) {
+        self.link.submit(HostInput::Engine(Input::View {
+            view: id,
+            input: ViewInput::FromView(message),
+        }));
+    }
+
+    /// The surface's context for app view `id` changed (theme, locale, time zone, container
+    /// size…): the view hears the keys that differ from what it knows.
+    pub fn view_context(&self, id: ViewId, changes: JsonObject) {
+        self.link.submit(HostInput::Engine(Input::View {
+            view: id,
+            input: ViewInput::HostContext(changes),
+        }));
+    }
+
+    /// Closes app view `id` (the person closed it): `ui/resource-teardown`, then its frame goes.
+    pub fn close_view(&self, id: ViewId) {
+        self.link.submit(HostInput::View(ViewUpdate::Close {
+            view: id,
+            reason: "the person closed it".into(),
+        }));
+    }
+
     /// The record of request `id` (pending, or among the recently finished).
     pub fn request(&self, id: RequestId) -> Option<Arc<RequestRecord>> {
         self.link.registry().request(id)
@@ -660,6 +710,9 @@ struct Core<S> {
     resolver: Resolver,
     /// Where lookups run when the input came from outside any runtime (a terminal thread).
     runtime: Option<tokio::runtime::Handle>,
+    /// App views: their calls and servers, requests in flight.
+    views: Views,
+    apps: AppsConfig,
 }
 
 impl<S: Surface> Core<S> {
@@ -703,16 +756,35 @@ impl<S: Surface> Core<S> {
                     }
                     _ => None,
                 };
+                let tools_of = match &update {
+                    ServerUpdate::Tools { id, .. } | ServerUpdate::Ready { id, .. } => Some(*id),
+                    _ => None,
+                };
                 let event = self.record(|r| apply_server(r, update));
                 self.tell(event, sink);
+                // Its views' calls are checked against its tools as they are now.
+                if let Some(server) = tools_of
+                    && let Some(record) = self.record(|r| r.server(server))
+                {
+                    let tools = record
+                        .tools
+                        .iter()
+                        .map(|t| (t.name.to_string(), record.visibility(&t.name)))
+                        .collect();
+                    self.run(Input::ServerTools { server, tools }, now_ms, sink);
+                }
                 match gone {
                     Some((server, reason)) => Input::ServerGone { server, reason },
                     None => return,
                 }
             }
             HostInput::Call(update) => {
+                let ended = match &update {
+                    CallUpdate::Ended(id, _) => Some(*id),
+                    _ => None,
+                };
                 let (event, orphans) = self.record(|r| match update {
-                    CallUpdate::Started(record) => (Some(r.start_call(record)), Vec::new()),
+                    CallUpdate::Started(record) => (Some(r.start_call(*record)), Vec::new()),
                     CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
                     CallUpdate::Ended(id, status) => (r.end_call(id, status), r.pending_of(id)),
                 });
@@ -723,6 +795,13 @@ impl<S: Surface> Core<S> {
                     let reason = "the tool call that asked this has ended".to_owned();
                     self.run(Input::Withdraw { id, reason }, now_ms, sink);
                 }
+                if let Some(call) = ended {
+                    self.call_ended_for_views(call, sink);
+                }
+                return;
+            }
+            HostInput::View(update) => {
+                self.view_update(update, sink);
                 return;
             }
         };
@@ -780,6 +859,7 @@ impl<S: Surface> Core<S> {
                     let event = self.record(|r| r.close_request(id, notice));
                     self.tell(event, sink);
                 }
+                Effect::View { view, effect } => self.view_effect(view, effect, sink),
                 Effect::Audit(record) => {
                     tracing::info!(
                         target: "interlude::audit",
@@ -799,6 +879,29 @@ impl<S: Surface> Core<S> {
 }
 
 impl<S> Core<S> {
+    /// Milliseconds since the host started (the engine's clock).
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Runs `task` on the current runtime, or the one the host was started in; `None` when
+    /// there is none (nothing can run: logged).
+    fn spawn(
+        &self,
+        task: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Option<tokio::task::AbortHandle> {
+        match tokio::runtime::Handle::try_current()
+            .ok()
+            .or_else(|| self.runtime.clone())
+        {
+            Some(runtime) => Some(runtime.spawn(task).abort_handle()),
+            None => {
+                tracing::warn!("no async runtime to run a host task in");
+                None
+            }
+        }
+    }
+
     /// Looks up a link's host name (the person consented) and hands the addresses back to the
     /// engine as an input of its own.
     fn resolve(&self, id: RequestId, host: String, sink: &AnswerSink) {

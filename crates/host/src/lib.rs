@@ -46,12 +46,12 @@ mod tap;
 mod timer;
 
 pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
-pub use host::{Host, HostConfig, HostError, ProtocolChoice};
+pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
-pub use interlude_engine::{CallId, RequestId, ServerId};
+pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
 pub use registry::{
     CallRecord, CallStatus, HostEvent, HostSnapshot, LinkState, RequestRecord, RequestStatus,
-    ServerApps, ServerIdentity, ServerRecord, ServerState,
+    ServerApps, ServerIdentity, ServerRecord, ServerState, ViewRecord, ViewState,
 };
 pub use resolve::Resolver;
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};

@@ -12,7 +12,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use interlude_engine::{CallId, Notice, Reply, RequestId, RequestKind, RequestView, ServerId};
+use interlude_engine::{
+    CallId, Notice, Reply, RequestId, RequestKind, RequestView, ServerId, ViewId,
+};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::apps::{ToolUi, Visibility};
 use interlude_schema::FieldError;
@@ -199,6 +201,8 @@ pub struct CallRecord {
     pub rounds: usize,
     /// The requests for a person it raised, in order (exact: never guessed).
     pub requests: Vec<RequestId>,
+    /// The MCP Apps views it opened (its tool's view), in order.
+    pub views: Vec<ViewId>,
     /// When it started, in milliseconds since the Unix epoch.
     pub started_at_ms: u64,
     /// When it ended, likewise.
@@ -312,6 +316,74 @@ pub enum HostEvent {
     /// A URL request's flow finished: the server said so ([`LinkState::Completed`]), or the
     /// person did ([`LinkState::Done`]).
     RequestCompleted(Arc<RequestRecord>),
+    /// A call opened an app view (loading its resource).
+    ViewOpened(Arc<ViewRecord>),
+    /// An app view changed: opened, resized, said something, failed or closed.
+    ViewChanged(Arc<ViewRecord>),
+    /// Post this JSON-RPC message to app view `view` (the bridge decided it; the surface only
+    /// carries it).
+    ViewMessage {
+        /// The view.
+        view: ViewId,
+        /// The message.
+        message: serde_json::Value,
+    },
+}
+
+/// Where an app view stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ViewState {
+    /// Its resource is being read from the server.
+    Loading,
+    /// Its resource is read and its bridge open: the surface shows it.
+    Open,
+    /// It could not open (the resource could not be read or is not an app); the call's text
+    /// result stands alone.
+    Failed {
+        /// Why, in a sentence.
+        reason: String,
+    },
+    /// It was closed.
+    Closed,
+}
+
+/// One MCP Apps view: the `ui://` resource a tool's call shows its result in, with what the
+/// surface needs to show it and what the view said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewRecord {
+    /// The host's id for it.
+    pub id: ViewId,
+    /// The server whose resource it is (and the only one it may reach).
+    pub server: ServerId,
+    /// The call it shows.
+    pub call: CallId,
+    /// The tool called.
+    pub tool: String,
+    /// Its resource.
+    pub resource_uri: String,
+    /// Where it stands.
+    pub state: ViewState,
+    /// Its `Content-Security-Policy` and iframe `allow` list, once its resource is read.
+    pub csp: Option<String>,
+    /// See [`ViewRecord::csp`].
+    pub allow: String,
+    /// The resource declared other sites it talks to (the person may be told).
+    pub external: bool,
+    /// Declared CSP entries the host refused, with why.
+    pub refused_domains: Vec<String>,
+    /// Whether it wants a border and background.
+    pub prefers_border: Option<bool>,
+    /// The height it asked for (`size-changed`), in CSS pixels.
+    pub height: Option<u32>,
+    /// The display mode it is shown in.
+    pub display_mode: String,
+    /// What it put in the conversation (`ui/message`), in order.
+    pub messages: Vec<serde_json::Value>,
+    /// What it last said a model should know (`ui/update-model-context`).
+    pub model_context: Option<serde_json::Value>,
+    /// Its latest log lines (level, data), the last 50.
+    pub logs: VecDeque<(String, serde_json::Value)>,
 }
 
 /// Everything the host knows, at one moment, in creation order.
@@ -325,6 +397,8 @@ pub struct HostSnapshot {
     pub requests: Vec<Arc<RequestRecord>>,
     /// The request shown to the person now.
     pub presented: Option<RequestId>,
+    /// App views, open and recent.
+    pub views: Vec<Arc<ViewRecord>>,
 }
 
 /// How many finished calls and finished requests the record keeps (running calls and pending
@@ -348,6 +422,8 @@ pub(crate) struct Registry {
     finished_calls: VecDeque<CallId>,
     finished_requests: VecDeque<RequestId>,
     presented: Option<RequestId>,
+    views: BTreeMap<ViewId, Arc<ViewRecord>>,
+    finished_views: VecDeque<ViewId>,
 }
 
 impl Registry {
@@ -357,7 +433,44 @@ impl Registry {
             calls: self.calls.values().cloned().collect(),
             requests: self.requests.values().cloned().collect(),
             presented: self.presented,
+            views: self.views.values().cloned().collect(),
         }
+    }
+
+    pub(crate) fn view(&self, id: ViewId) -> Option<Arc<ViewRecord>> {
+        self.views.get(&id).cloned()
+    }
+
+    pub(crate) fn add_view(&mut self, record: ViewRecord) -> HostEvent {
+        if let Some(call) = self.calls.get_mut(&record.call) {
+            Arc::make_mut(call).views.push(record.id);
+        }
+        let record = Arc::new(record);
+        self.views.insert(record.id, record.clone());
+        HostEvent::ViewOpened(record)
+    }
+
+    /// Changes view `id` with `f`; a view that becomes closed or failed joins the bounded
+    /// history.
+    pub(crate) fn change_view(
+        &mut self,
+        id: ViewId,
+        f: impl FnOnce(&mut ViewRecord),
+    ) -> Option<HostEvent> {
+        let record = self.views.get_mut(&id)?;
+        let r = Arc::make_mut(record);
+        let was_live = matches!(r.state, ViewState::Loading | ViewState::Open);
+        f(r);
+        let event = HostEvent::ViewChanged(record.clone());
+        if was_live && !matches!(record.state, ViewState::Loading | ViewState::Open) {
+            self.finished_views.push_back(id);
+            while self.finished_views.len() > FINISHED_KEPT {
+                if let Some(old) = self.finished_views.pop_front() {
+                    self.views.remove(&old);
+                }
+            }
+        }
+        Some(event)
     }
 
     pub(crate) fn server(&self, id: ServerId) -> Option<Arc<ServerRecord>> {
@@ -587,6 +700,7 @@ mod tests {
             status: CallStatus::Running,
             rounds: 0,
             requests: Vec::new(),
+            views: Vec::new(),
             started_at_ms: 0,
             ended_at_ms: None,
         }

@@ -155,3 +155,170 @@ async fn the_extension_is_declared_only_when_configured() {
         host.close_all().await;
     }
 }
+
+async fn wait_for<T>(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<interlude_host::HostEvent>,
+    mut pick: impl FnMut(&interlude_host::HostEvent) -> Option<T>,
+) -> T {
+    let found = async {
+        while let Some(event) = events.recv().await {
+            if let Some(t) = pick(&event) {
+                return Some(t);
+            }
+        }
+        None
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), found)
+        .await
+        .expect("the event came in time")
+        .expect("the host is alive")
+}
+
+/// The message the bridge posted to view `view` that `pick` accepts.
+async fn posted(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<interlude_host::HostEvent>,
+    view: interlude_host::ViewId,
+    mut pick: impl FnMut(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    wait_for(events, |e| match e {
+        interlude_host::HostEvent::ViewMessage { view: v, message }
+            if *v == view && pick(message) =>
+        {
+            Some(message.clone())
+        }
+        _ => None,
+    })
+    .await
+}
+
+/// server-basic-vanillajs end to end on the host side, the test playing the sandbox proxy and
+/// the view (the browser plays them in the web surface's tests): calling `get-time` opens its
+/// view; the proxy gets the real HTML; the view's handshake is answered with the call's tool;
+/// after `initialized` the input and then the result arrive; the view calls `get-time` itself
+/// and gets the server's answer under its own id; a tool the server does not have is refused;
+/// its size reaches the record; closing it sends `ui/resource-teardown`, and its answer closes it.
+#[tokio::test]
+async fn a_tools_view_opens_and_speaks_with_its_server_through_the_bridge() {
+    use interlude_host::{HostEvent, ViewState};
+    use interlude_test_support::surface::RecordingSurface;
+    use serde_json::json;
+
+    let Some(peers) = NpmPeers::locate(&[BASIC]) else {
+        return;
+    };
+    let surface = RecordingSurface::new(Vec::new());
+    let mut events = surface.events();
+    let config = HostConfig {
+        declare: Declared::FORM_AND_URL.with_apps(),
+        ..HostConfig::default()
+    };
+    let host = Host::start(config, surface);
+    let conn = host.connect("basic", spec(&peers, BASIC)).await.unwrap();
+    let call = conn.start_call("get-time", None);
+    let call_id = call.id();
+    let running = tokio::spawn(call.outcome());
+    let view = wait_for(&mut events, |e| match e {
+        HostEvent::ViewOpened(v) => Some(v.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(
+        (view.call, view.resource_uri.as_str()),
+        (call_id, "ui://get-time/mcp-app.html")
+    );
+    let id = view.id;
+    let open = wait_for(&mut events, |e| match e {
+        HostEvent::ViewChanged(v) if v.id == id && v.state != ViewState::Loading => Some(v.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(open.state, ViewState::Open);
+    let csp = open.csp.clone().unwrap();
+    assert!(
+        csp.contains("connect-src 'none'"),
+        "no declaration, no network: {csp}"
+    );
+
+    host.view_message(
+        id,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/sandbox-proxy-ready", "params": {}}),
+    );
+    let ready = posted(&mut events, id, |m| {
+        m["method"] == "ui/notifications/sandbox-resource-ready"
+    })
+    .await;
+    let html = ready["params"]["html"].as_str().unwrap();
+    assert!(
+        html.len() > 10_000 && html.contains("get-time-btn"),
+        "the server's real view"
+    );
+
+    host.view_message(
+        id,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
+        "appInfo": {"name": "Get Time App", "version": "1.0.0"}, "appCapabilities": {},
+        "protocolVersion": "2026-01-26"}}),
+    );
+    let answer = posted(&mut events, id, |m| m["id"] == 0).await;
+    assert_eq!(
+        answer["result"]["hostContext"]["toolInfo"]["tool"]["name"],
+        "get-time"
+    );
+    assert_eq!(answer["result"]["hostContext"]["platform"], "web");
+    host.view_message(
+        id,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    posted(&mut events, id, |m| {
+        m["method"] == "ui/notifications/tool-input"
+    })
+    .await;
+    let result = posted(&mut events, id, |m| {
+        m["method"] == "ui/notifications/tool-result"
+    })
+    .await;
+    assert!(
+        result["params"]["structuredContent"]["time"].is_string(),
+        "{result}"
+    );
+    running.await.unwrap().unwrap();
+
+    host.view_message(
+        id,
+        json!({"jsonrpc": "2.0", "id": "again", "method": "tools/call",
+        "params": {"name": "get-time", "arguments": {}}}),
+    );
+    let again = posted(&mut events, id, |m| m["id"] == "again").await;
+    assert!(
+        again["result"]["structuredContent"]["time"].is_string(),
+        "{again}"
+    );
+    host.view_message(
+        id,
+        json!({"jsonrpc": "2.0", "id": "other", "method": "tools/call",
+        "params": {"name": "delete-everything"}}),
+    );
+    let refused = posted(&mut events, id, |m| m["id"] == "other").await;
+    assert_eq!(refused["error"]["code"], -32602);
+
+    host.view_message(id, json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": {"width": 600, "height": 420}}));
+    wait_for(&mut events, |e| match e {
+        HostEvent::ViewChanged(v) if v.id == id && v.height == Some(420) => Some(()),
+        _ => None,
+    })
+    .await;
+
+    host.close_view(id);
+    let teardown = posted(&mut events, id, |m| m["method"] == "ui/resource-teardown").await;
+    host.view_message(
+        id,
+        json!({"jsonrpc": "2.0", "id": teardown["id"], "result": {}}),
+    );
+    wait_for(&mut events, |e| match e {
+        HostEvent::ViewChanged(v) if v.id == id && v.state == ViewState::Closed => Some(()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(host.call(call_id).unwrap().views, [id]);
+    host.close_all().await;
+}

@@ -1,0 +1,511 @@
+//! MCP Apps views in the host: opening a view for a call (its resource read from the call's
+//! server, its policy built), feeding the call's input and outcome to its bridge, and carrying
+//! out what the bridge decides — messages for the surface to post, requests to the view's
+//! server, links through the person's consent, sizes, modes, logs, teardown.
+//!
+//! The bridge itself is the engine's ([`interlude_engine::bridge`]); nothing here decides what
+//! a view's message means.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use interlude_engine::bridge::{BridgeEffect, PersonQuestion, ViewConfig};
+use interlude_engine::csp::{CspProfile, view_policy};
+use interlude_engine::{
+    CallId, Declared, ElicitParams, Incoming, Input, Reply, RequestId, ServerId, ViewId, ViewInput,
+};
+use interlude_protocol::apps::{ResourceUi, UiDialect, Visibility, is_app_mime};
+use interlude_protocol::{Answer, ProtocolEra};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, JsonObject, ListPromptsRequest,
+    ListResourceTemplatesRequest, ListResourcesRequest, PaginatedRequestParams,
+    ReadResourceRequest, ReadResourceRequestParams, ResourceContents, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+
+use super::{Core, HostInput};
+use crate::registry::{CallStatus, HostEvent, ViewRecord, ViewState};
+use crate::surface::{AnswerSink, Surface};
+
+/// Settings of MCP Apps views.
+#[derive(Debug, Clone)]
+pub struct AppsConfig {
+    /// What the host adds to every view's CSP beyond its declaration (never a domain).
+    pub csp_profile: CspProfile,
+    /// How long a view's teardown waits for its answer.
+    pub teardown: std::time::Duration,
+    /// Tool calls a view may make at once, and per minute.
+    pub call_burst: u32,
+    /// See [`AppsConfig::call_burst`].
+    pub calls_per_minute: u32,
+    /// The tallest a view may ask to be, in CSS pixels.
+    pub max_height: u32,
+    /// The host context every view starts with (`platform`, …); surfaces add theme, locale,
+    /// time zone and sizes per view ([`crate::Host::view_context`]).
+    pub context: Map<String, Value>,
+}
+
+impl Default for AppsConfig {
+    fn default() -> Self {
+        let mut context = Map::new();
+        context.insert("platform".into(), json!("web"));
+        AppsConfig {
+            csp_profile: CspProfile::default(),
+            teardown: std::time::Duration::from_secs(2),
+            call_burst: 10,
+            calls_per_minute: 120,
+            max_height: 6_000,
+            context,
+        }
+    }
+}
+
+/// What the core does with views.
+pub(crate) enum ViewUpdate {
+    /// A call opened a view: record it (its resource is being read).
+    Start(Box<ViewRecord>),
+    /// Its resource is read: open its bridge, give it the call's input.
+    Ready {
+        view: ViewId,
+        config: Box<ViewConfig>,
+        tools: BTreeMap<String, Visibility>,
+        arguments: Option<JsonObject>,
+        csp: String,
+        allow: String,
+        external: bool,
+        refused_domains: Vec<String>,
+        prefers_border: Option<bool>,
+    },
+    /// It cannot open.
+    Failed { view: ViewId, reason: String },
+    /// Close it.
+    Close { view: ViewId, reason: String },
+}
+
+/// What the core keeps about open views beyond the engine's bridges.
+#[derive(Default)]
+pub(crate) struct Views {
+    /// The servers' peers, for the requests views make of them.
+    pub(crate) peers: Arc<Mutex<HashMap<ServerId, Peer<RoleClient>>>>,
+    /// Each view's call and server.
+    of: HashMap<ViewId, (CallId, ServerId)>,
+    /// Requests a view made of its server, in flight: cancelled by aborting.
+    in_flight: HashMap<(ViewId, u64), tokio::task::AbortHandle>,
+    /// The next id for a request the host asks the person on a view's behalf.
+    next_request: u64,
+}
+
+/// Ids of requests a host makes on views' behalf, far from the connections' own.
+const VIEW_REQUEST_BASE: u64 = 1 << 48;
+
+impl<S: Surface> Core<S> {
+    pub(super) fn view_update(&mut self, update: ViewUpdate, sink: &AnswerSink) {
+        let now_ms = self.now_ms();
+        match update {
+            ViewUpdate::Start(record) => {
+                self.views
+                    .of
+                    .insert(record.id, (record.call, record.server));
+                let event = self.record(|r| r.add_view(*record));
+                self.tell(Some(event), sink);
+            }
+            ViewUpdate::Ready {
+                view,
+                config,
+                tools,
+                arguments,
+                csp,
+                allow,
+                external,
+                refused_domains,
+                prefers_border,
+            } => {
+                let Some((call, server)) = self.views.of.get(&view).copied() else {
+                    return;
+                };
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        v.state = ViewState::Open;
+                        v.csp = Some(csp);
+                        v.allow = allow;
+                        v.external = external;
+                        v.refused_domains = refused_domains;
+                        v.prefers_border = prefers_border;
+                    })
+                });
+                self.tell(event, sink);
+                self.run(
+                    Input::View {
+                        view,
+                        input: ViewInput::Open {
+                            config,
+                            server,
+                            tools,
+                        },
+                    },
+                    now_ms,
+                    sink,
+                );
+                self.run(
+                    Input::View {
+                        view,
+                        input: ViewInput::ToolInput(arguments),
+                    },
+                    now_ms,
+                    sink,
+                );
+                // The call may have ended while the resource was read.
+                if let Some(record) = self.record(|r| r.call(call))
+                    && record.status != CallStatus::Running
+                {
+                    self.call_outcome_to_view(view, &record.status, now_ms, sink);
+                }
+            }
+            ViewUpdate::Close { view, reason } => self.teardown_view(view, &reason, sink),
+            ViewUpdate::Failed { view, reason } => {
+                tracing::warn!(%view, "the app view cannot open: {reason}");
+                self.views.of.remove(&view);
+                let event = self
+                    .record(|r| r.change_view(view, |v| v.state = ViewState::Failed { reason }));
+                self.tell(event, sink);
+            }
+        }
+    }
+
+    /// A call ended: its views hear the result, or that there is none.
+    pub(super) fn call_ended_for_views(&mut self, call: CallId, sink: &AnswerSink) {
+        let now_ms = self.now_ms();
+        let Some(record) = self.record(|r| r.call(call)) else {
+            return;
+        };
+        for view in record.views.clone() {
+            self.call_outcome_to_view(view, &record.status, now_ms, sink);
+        }
+    }
+
+    fn call_outcome_to_view(
+        &mut self,
+        view: ViewId,
+        status: &CallStatus,
+        now_ms: u64,
+        sink: &AnswerSink,
+    ) {
+        let input = match status {
+            CallStatus::Running => return,
+            CallStatus::Completed(result) => match serde_json::to_value(result) {
+                Ok(result) => ViewInput::ToolResult(result),
+                Err(e) => ViewInput::ToolCancelled(format!("the result could not be read: {e}")),
+            },
+            CallStatus::Failed { reason } => ViewInput::ToolCancelled(reason.clone()),
+        };
+        self.run(Input::View { view, input }, now_ms, sink);
+    }
+
+    /// Carries out what a view's bridge decided.
+    pub(super) fn view_effect(&mut self, view: ViewId, effect: BridgeEffect, sink: &AnswerSink) {
+        match effect {
+            BridgeEffect::ToView(message) => {
+                self.tell(Some(HostEvent::ViewMessage { view, message }), sink);
+            }
+            BridgeEffect::ToServer {
+                proxy,
+                method,
+                params,
+            } => self.view_request(view, proxy, method, params, sink),
+            BridgeEffect::CancelServer { proxy } => {
+                if let Some(task) = self.views.in_flight.remove(&(view, proxy)) {
+                    // Dropping the request tells the server it was cancelled.
+                    task.abort();
+                }
+            }
+            BridgeEffect::Ask { question, what } => self.view_question(view, question, what, sink),
+            BridgeEffect::Resize {
+                height: Some(height),
+                ..
+            } => {
+                let event = self.record(|r| r.change_view(view, |v| v.height = Some(height)));
+                self.tell(event, sink);
+            }
+            BridgeEffect::DisplayMode(mode) => {
+                let event = self.record(|r| r.change_view(view, |v| v.display_mode = mode));
+                self.tell(event, sink);
+            }
+            BridgeEffect::Message(content) => {
+                let event = self.record(|r| r.change_view(view, |v| v.messages.push(content)));
+                self.tell(event, sink);
+            }
+            BridgeEffect::ModelContext(context) => {
+                let event =
+                    self.record(|r| r.change_view(view, |v| v.model_context = Some(context)));
+                self.tell(event, sink);
+            }
+            BridgeEffect::Log { level, data } => {
+                tracing::info!(target: "interlude::app", %view, %level, data = %data, "view log");
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        if v.logs.len() >= 50 {
+                            v.logs.pop_front();
+                        }
+                        v.logs.push_back((level, data));
+                    })
+                });
+                self.tell(event, sink);
+            }
+            BridgeEffect::TeardownRequested => {
+                self.teardown_view(view, "the app asked to be closed", sink);
+            }
+            BridgeEffect::Destroy => {
+                self.views.of.remove(&view);
+                self.views.in_flight.retain(|(v, _), task| {
+                    if *v == view {
+                        task.abort();
+                    }
+                    *v != view
+                });
+                let event = self.record(|r| r.change_view(view, |v| v.state = ViewState::Closed));
+                self.tell(event, sink);
+            }
+            BridgeEffect::Traffic(traffic) => {
+                tracing::debug!(
+                    target: "interlude::bridge",
+                    %view,
+                    way = ?traffic.way,
+                    method = %traffic.method,
+                    id = ?traffic.id,
+                    refused = ?traffic.refused,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes a view: `ui/resource-teardown`, then (at the latest after the configured wait)
+    /// its frame goes.
+    pub(super) fn teardown_view(&mut self, view: ViewId, reason: &str, sink: &AnswerSink) {
+        let now_ms = self.now_ms();
+        self.run(
+            Input::View {
+                view,
+                input: ViewInput::Teardown(reason.to_owned()),
+            },
+            now_ms,
+            sink,
+        );
+        let wait = self.apps.teardown + std::time::Duration::from_millis(20);
+        let hub = sink.hub.clone();
+        self.spawn(async move {
+            tokio::time::sleep(wait).await;
+            hub.submit(HostInput::Engine(Input::View {
+                view,
+                input: ViewInput::Tick,
+            }));
+        });
+    }
+
+    /// A request the view makes of its server, sent on its own task; the answer comes back as
+    /// an input.
+    fn view_request(
+        &mut self,
+        view: ViewId,
+        proxy: u64,
+        method: &'static str,
+        params: Value,
+        sink: &AnswerSink,
+    ) {
+        let hub = sink.hub.clone();
+        let answer = move |reply: Result<Value, (i32, String)>| {
+            hub.submit(HostInput::Engine(Input::View {
+                view,
+                input: ViewInput::ServerReply { proxy, reply },
+            }));
+        };
+        let peer = self
+            .views
+            .of
+            .get(&view)
+            .and_then(|(_, server)| self.views.peers.lock().ok()?.get(server).cloned());
+        let Some(peer) = peer else {
+            answer(Err((-32603, "the view's server is not connected".into())));
+            return;
+        };
+        let request = match to_request(method, params) {
+            Ok(request) => request,
+            Err(why) => {
+                answer(Err((-32602, why)));
+                return;
+            }
+        };
+        let handle = self.spawn(async move {
+            let reply = match peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await
+            {
+                Ok(handle) => handle.await_response().await,
+                Err(e) => Err(e),
+            };
+            answer(match reply {
+                Ok(ServerResult::InputRequiredResult(_)) => Err((
+                    -32603,
+                    "the tool asks for input, which a view's call cannot give yet".into(),
+                )),
+                Ok(result) => serde_json::to_value(result).map_err(|e| (-32603, e.to_string())),
+                Err(rmcp::ServiceError::McpError(e)) => Err((e.code.0, e.message.to_string())),
+                Err(e) => Err((-32603, e.to_string())),
+            });
+        });
+        if let Some(handle) = handle {
+            self.views.in_flight.retain(|_, task| !task.is_finished());
+            self.views.in_flight.insert((view, proxy), handle);
+        }
+    }
+
+    /// The person is asked on a view's behalf: a link goes through the same consent and URL
+    /// rules as a server's URL request.
+    fn view_question(
+        &mut self,
+        view: ViewId,
+        question: u64,
+        what: PersonQuestion,
+        sink: &AnswerSink,
+    ) {
+        let hub = sink.hub.clone();
+        let answer = move |reply: Result<Value, String>| {
+            hub.submit(HostInput::Engine(Input::View {
+                view,
+                input: ViewInput::Answer { question, reply },
+            }));
+        };
+        match what {
+            PersonQuestion::OpenLink { url } => {
+                let Some((call, server)) = self.views.of.get(&view).copied() else {
+                    return;
+                };
+                let server_name = self
+                    .record(|r| r.server(server))
+                    .map_or_else(String::new, |s| s.name.clone());
+                self.views.next_request += 1;
+                let id = RequestId(VIEW_REQUEST_BASE + self.views.next_request);
+                let (reply, replied) = oneshot::channel();
+                self.responders.insert(id, reply);
+                let message = format!("The app of \"{server_name}\" asks you to open a link.");
+                let incoming = Incoming {
+                    id,
+                    server,
+                    server_name,
+                    call: Some(call),
+                    era: ProtocolEra::Mrtr,
+                    declared: Declared::FORM_AND_URL,
+                    params: ElicitParams::Json(
+                        json!({"mode": "url", "message": message, "url": url}),
+                    ),
+                };
+                let now_ms = self.now_ms();
+                self.run(Input::Request(incoming), now_ms, sink);
+                self.spawn(async move {
+                    answer(match replied.await {
+                        Ok(Reply::Consented) => Ok(json!({})),
+                        Ok(Reply::Answered(Answer::Declined)) => {
+                            Err("the person declined to open the link".into())
+                        }
+                        Ok(Reply::Answered(_)) => Err("the person did not open the link".into()),
+                        Ok(Reply::Error { message, .. }) => Err(message),
+                        Err(_) => Err("the link was not opened".into()),
+                    });
+                });
+            }
+            PersonQuestion::Download { .. } => {
+                answer(Err("this host does not save files from apps yet".into()));
+            }
+        }
+    }
+}
+
+/// The typed rmcp request for a method a view may send its server.
+fn to_request(method: &str, params: Value) -> Result<ClientRequest, String> {
+    let bad = |e: serde_json::Error| format!("Invalid params for {method}: {e}");
+    Ok(match method {
+        "tools/call" => ClientRequest::CallToolRequest(CallToolRequest::new(
+            serde_json::from_value::<CallToolRequestParams>(params).map_err(bad)?,
+        )),
+        "resources/read" => ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+            serde_json::from_value::<ReadResourceRequestParams>(params).map_err(bad)?,
+        )),
+        "resources/list" => ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(
+            serde_json::from_value::<PaginatedRequestParams>(params).map_err(bad)?,
+        )),
+        "resources/templates/list" => {
+            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::with_param(
+                serde_json::from_value::<PaginatedRequestParams>(params).map_err(bad)?,
+            ))
+        }
+        "prompts/list" => ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(
+            serde_json::from_value::<PaginatedRequestParams>(params).map_err(bad)?,
+        )),
+        other => return Err(format!("method not found: {other}")),
+    })
+}
+
+/// Reads a view's resource from its server and builds what its bridge opens with: the HTML,
+/// the dialect, the policy. An error says why in a sentence.
+pub(crate) async fn prepare_view(
+    peer: &Peer<RoleClient>,
+    listing_meta: Option<JsonObject>,
+    uri: &str,
+) -> Result<(String, UiDialect, ResourceUi), String> {
+    let result = peer
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .map_err(|e| format!("cannot read {uri}: {e}"))?;
+    let content = result
+        .contents
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("{uri} has no content"))?;
+    let (mime, html, meta) = match content {
+        ResourceContents::TextResourceContents {
+            mime_type,
+            text,
+            meta,
+            ..
+        } => (mime_type, text, meta),
+        ResourceContents::BlobResourceContents {
+            mime_type,
+            blob,
+            meta,
+            ..
+        } => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(blob.as_bytes())
+                .map_err(|_| format!("{uri}: the blob is not base64"))?;
+            let text = String::from_utf8(bytes).map_err(|_| format!("{uri}: not UTF-8 HTML"))?;
+            (mime_type, text, meta)
+        }
+        _ => return Err(format!("{uri}: unknown content")),
+    };
+    let dialect = mime.as_deref().and_then(is_app_mime).ok_or_else(|| {
+        format!(
+            "{uri} is {}, not an app's HTML",
+            mime.as_deref().unwrap_or("untyped")
+        )
+    })?;
+    let ui = ResourceUi::from_meta(listing_meta.as_ref(), meta.as_ref().map(|m| &m.0))
+        .map_err(|e| format!("{uri}: {e}"))?;
+    Ok((html, dialect, ui))
+}
+
+/// The policy and its record fields, for a view's resource.
+pub(crate) fn policy_fields(
+    ui: &ResourceUi,
+    profile: CspProfile,
+) -> (interlude_engine::csp::ViewPolicy, Vec<String>) {
+    let policy = view_policy(ui, profile);
+    let refused = policy
+        .dropped
+        .iter()
+        .map(|d| format!("{} {:?}: {}", d.list, d.entry, d.reason))
+        .collect();
+    (policy, refused)
+}
