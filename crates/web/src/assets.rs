@@ -36,6 +36,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/host/link.js"),
     ),
     (
+        "view.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/host/view.js"),
+    ),
+    (
         "favicon.svg",
         "image/svg+xml",
         include_str!("../assets/host/favicon.svg"),

@@ -33,6 +33,7 @@
 
 mod assets;
 mod routes;
+mod sandbox;
 mod state;
 mod view;
 
@@ -70,14 +71,21 @@ impl Default for WebOptions {
     }
 }
 
-/// The surface the host drives: every event only tells open pages to fetch a new projection.
+/// The surface the host drives: every event tells open pages to fetch a new projection, except
+/// a message for an app view, which goes to the pages as it is (in order, on the same stream).
 struct WebSurface {
     page: Arc<Page>,
+    view_messages: tokio::sync::broadcast::Sender<(u64, Value)>,
 }
 
 impl Surface for WebSurface {
-    fn on_event(&mut self, _event: &HostEvent, _sink: &AnswerSink) {
-        self.page.changed();
+    fn on_event(&mut self, event: &HostEvent, _sink: &AnswerSink) {
+        match event {
+            HostEvent::ViewMessage { view, message } => {
+                let _ = self.view_messages.send((view.0, message.clone()));
+            }
+            _ => self.page.changed(),
+        }
     }
 }
 
@@ -88,6 +96,10 @@ pub(crate) struct Inner {
     /// Latencies reported by pages (request admitted → card visible and focused), for the
     /// benchmark.
     pub(crate) telemetry: std::sync::Mutex<Vec<(u64, u64)>>,
+    /// The views' sandbox origin.
+    pub(crate) sandbox: sandbox::Sandbox,
+    /// Messages for app views, to every open page.
+    pub(crate) view_messages: tokio::sync::broadcast::Sender<(u64, Value)>,
 }
 
 /// The web surface application. Cheap to clone.
@@ -110,15 +122,27 @@ fn random_token() -> String {
 
 impl WebApp {
     /// Starts the host with the web surface (no listener yet: see [`WebApp::serve`]).
+    /// The page renders MCP Apps views, so the host declares the extension.
     pub fn start(options: WebOptions) -> Self {
         let page = Arc::new(Page::new(options.title, options.guide));
-        let host = Host::start(options.host, WebSurface { page: page.clone() });
+        let (view_messages, _) = tokio::sync::broadcast::channel(4096);
+        let mut config = options.host;
+        config.declare = config.declare.with_apps();
+        let host = Host::start(
+            config,
+            WebSurface {
+                page: page.clone(),
+                view_messages: view_messages.clone(),
+            },
+        );
         WebApp {
             inner: Arc::new(Inner {
                 host,
                 page,
                 token: random_token(),
                 telemetry: std::sync::Mutex::new(Vec::new()),
+                sandbox: sandbox::Sandbox::default(),
+                view_messages,
             }),
         }
     }
@@ -186,11 +210,13 @@ impl WebApp {
 
     /// What a page shows now.
     pub(crate) fn page_state(&self) -> state::PageState {
-        self.inner.page.project(&self.inner.host.snapshot())
+        self.inner
+            .page
+            .project(&self.inner.host.snapshot(), &self.inner.sandbox)
     }
 
     /// Serves the page on `listener` (which must be bound to a loopback address) until
-    /// `shutdown` is cancelled.
+    /// `shutdown` is cancelled, and the views' sandbox on another port of the same address.
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -203,6 +229,19 @@ impl WebApp {
                 format!("the web surface only binds loopback addresses, not {addr}"),
             ));
         }
+        let sandbox_listener = TcpListener::bind((addr.ip(), 0)).await?;
+        let sandbox_port = sandbox_listener.local_addr()?.port();
+        self.inner.sandbox.listening(addr.port(), sandbox_port);
+        let sandbox = sandbox::router(self.clone());
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            let served = axum::serve(sandbox_listener, sandbox)
+                .with_graceful_shutdown(async move { stop.cancelled().await })
+                .await;
+            if let Err(e) = served {
+                tracing::warn!("the app sandbox listener stopped: {e}");
+            }
+        });
         let router = routes::router(self.clone(), addr.port());
         axum::serve(listener, router)
             .with_graceful_shutdown(async move { shutdown.cancelled().await })

@@ -25,14 +25,19 @@ use crate::WebApp;
 use crate::assets;
 
 /// The Content Security Policy of the host page: only our own scripts, styles and API; no
-/// inline script, no framing of the page, no form posts, no plugins.
-pub(crate) fn content_security_policy() -> &'static str {
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
-     connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; \
-     frame-ancestors 'none'; object-src 'none'"
+/// inline script, no framing of the page, no form posts, no plugins; frames only from the app
+/// views' sandbox origins (`frame_src`).
+pub(crate) fn content_security_policy(frame_src: &str) -> String {
+    format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+         connect-src 'self'; font-src 'self'; frame-src {frame_src}; base-uri 'none'; \
+         form-action 'none'; frame-ancestors 'none'; object-src 'none'"
+    )
 }
 
 pub(crate) fn router(app: WebApp, port: u16) -> Router {
+    let csp = HeaderValue::from_str(&content_security_policy(&app.inner.sandbox.frame_src()))
+        .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'"));
     let api = Router::new()
         .route("/api/state", get(state))
         .route("/api/events", get(events))
@@ -43,6 +48,9 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/link-done", post(link_done))
         .route("/api/servers", post(add_server))
         .route("/api/telemetry", post(telemetry))
+        .route("/api/views/{id}/message", post(view_message))
+        .route("/api/views/{id}/context", post(view_context))
+        .route("/api/views/{id}/close", post(view_close))
         .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
     Router::new()
         .route("/", get(index))
@@ -52,7 +60,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .layer(middleware::from_fn_with_state(port, require_loopback_host))
         .layer(SetResponseHeaderLayer::overriding(
             header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(content_security_policy()),
+            csp,
         ))
         .layer(SetResponseHeaderLayer::overriding(
             header::X_CONTENT_TYPE_OPTIONS,
@@ -136,8 +144,9 @@ async fn state(State(app): State<WebApp>) -> Response {
 async fn events(State(app): State<WebApp>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let rx = app.inner.page.subscribe();
     let first = app.page_state();
-    let stream =
-        futures::stream::unfold((rx, app, Some(first)), |(mut rx, app, first)| async move {
+    let states = futures::stream::unfold(
+        (rx, app.clone(), Some(first)),
+        |(mut rx, app, first)| async move {
             let state = match first {
                 Some(s) => s,
                 // A lagging receiver missed some changes: the next projection covers them.
@@ -151,8 +160,82 @@ async fn events(State(app): State<WebApp>) -> Sse<impl Stream<Item = Result<Even
             let data = serde_json::to_string(&state).unwrap_or_else(|_| "{}".into());
             let event = Event::default().event("state").data(data);
             Some((Ok(event), (rx, app, None)))
-        });
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        },
+    );
+    // Messages for app views, in order, each once (a page with no such view ignores them).
+    let messages = app.inner.view_messages.subscribe();
+    let views = futures::stream::unfold(messages, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok((view, message)) => {
+                    let data = json!({"view": view, "message": message}).to_string();
+                    return Some((Ok(Event::default().event("view").data(data)), rx));
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!("a page missed {missed} app view messages");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    Sse::new(futures::stream::select(states, views))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+/// A view's id from the path.
+fn view_id(id: &str) -> Option<interlude_host::ViewId> {
+    id.parse().ok().map(interlude_host::ViewId)
+}
+
+/// A message from an app view, relayed by the page (`{"message": …}`): the host's bridge reads it.
+async fn view_message(
+    State(app): State<WebApp>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let Some(view) = view_id(&id) else {
+        return bad_request("the path must name a view id");
+    };
+    let Some(message) = field(&body, "message") else {
+        return bad_request("`message` is required");
+    };
+    if app.inner.host.view(view).is_none() {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no such view"})),
+        )
+            .into_response();
+    }
+    app.inner.host.view_message(view, message.clone());
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// The page's context for a view (`{"changes": {theme, locale, timeZone, …}}`).
+async fn view_context(
+    State(app): State<WebApp>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let Some(view) = view_id(&id) else {
+        return bad_request("the path must name a view id");
+    };
+    let Some(Value::Object(changes)) = field(&body, "changes") else {
+        return bad_request("`changes` must be an object");
+    };
+    app.inner.host.view_context(view, changes.clone());
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// The person closes a view.
+async fn view_close(
+    State(app): State<WebApp>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    let Some(view) = view_id(&id) else {
+        return bad_request("the path must name a view id");
+    };
+    app.inner.host.close_view(view);
+    StatusCode::ACCEPTED.into_response()
 }
 
 fn field<'a>(body: &'a Value, name: &str) -> Option<&'a Value> {

@@ -12,13 +12,14 @@ use interlude_engine::url_safety::Verdict;
 use interlude_engine::{Answer, Reply, RequestKind, UrlRequest, UrlStage};
 use interlude_host::{
     CallRecord, CallStatus, HostSnapshot, LinkState, RequestRecord, RequestStatus, ServerRecord,
-    ServerState,
+    ServerState, ViewRecord, ViewState,
 };
 use interlude_schema::FieldError;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use crate::sandbox::Sandbox;
 use crate::view::{FieldView, fields_of};
 
 /// A server as the page shows it.
@@ -150,6 +151,38 @@ pub(crate) struct PageState {
     calls: Vec<CallEntry>,
     requests: Vec<RequestEntry>,
     active: Option<u64>,
+    /// App views (MCP Apps), each shown beside its call.
+    views: Vec<ViewEntry>,
+}
+
+/// One app view: where the page frames it from, and what it said.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ViewEntry {
+    id: u64,
+    call: u64,
+    server: String,
+    tool: String,
+    resource_uri: String,
+    /// `loading`, `open`, `failed` or `closed`.
+    state: &'static str,
+    error: Option<String>,
+    /// The proxy document's address (the page adds its own origin as `h`), once open.
+    src: Option<String>,
+    /// The view's sandbox origin: messages from its frame must come from it.
+    origin: Option<String>,
+    allow: String,
+    height: Option<u32>,
+    display_mode: String,
+    prefers_border: Option<bool>,
+    /// Its resource declared other sites it talks to.
+    external: bool,
+    refused_domains: Vec<String>,
+    /// What it put in the conversation (`ui/message`): the content blocks' text.
+    messages: Vec<Value>,
+    /// Its last log lines.
+    logs: Vec<Value>,
+    model_context: Option<Value>,
 }
 
 /// How many finished requests and calls a page shows (pending ones are always shown).
@@ -185,7 +218,7 @@ impl Page {
     }
 
     /// The page's view of `snapshot`.
-    pub(crate) fn project(&self, snapshot: &HostSnapshot) -> PageState {
+    pub(crate) fn project(&self, snapshot: &HostSnapshot, sandbox: &Sandbox) -> PageState {
         let tools_of: HashMap<u64, &str> = snapshot
             .calls
             .iter()
@@ -203,6 +236,12 @@ impl Page {
                 .map(|r| request_entry(r, &tools_of))
                 .collect(),
             active: snapshot.presented.map(|id| id.0),
+            views: snapshot
+                .views
+                .iter()
+                .filter(|v| !matches!(v.state, ViewState::Closed))
+                .map(|v| view_entry(v, snapshot, sandbox))
+                .collect(),
         }
     }
 }
@@ -222,6 +261,47 @@ fn recent<'a, T>(
             true
         }
     })
+}
+
+fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> ViewEntry {
+    let server = snapshot
+        .servers
+        .iter()
+        .find(|s| s.id == v.server)
+        .map_or_else(String::new, |s| s.name.clone());
+    let (state, error) = match &v.state {
+        ViewState::Loading => ("loading", None),
+        ViewState::Open => ("open", None),
+        ViewState::Failed { reason } => ("failed", Some(reason.clone())),
+        ViewState::Closed => ("closed", None),
+        _ => ("closed", None),
+    };
+    ViewEntry {
+        id: v.id.0,
+        call: v.call.0,
+        server,
+        tool: v.tool.clone(),
+        resource_uri: v.resource_uri.clone(),
+        state,
+        error,
+        src: (state == "open").then(|| sandbox.src(v)).flatten(),
+        origin: sandbox.origin(v.server),
+        allow: v.allow.clone(),
+        height: v.height,
+        display_mode: v.display_mode.clone(),
+        prefers_border: v.prefers_border,
+        external: v.external,
+        refused_domains: v.refused_domains.clone(),
+        messages: v.messages.clone(),
+        logs: v
+            .logs
+            .iter()
+            .rev()
+            .take(5)
+            .map(|(level, data)| serde_json::json!({"level": level, "data": data}))
+            .collect(),
+        model_context: v.model_context.clone(),
+    }
 }
 
 fn server_entry(s: &ServerRecord) -> ServerEntry {

@@ -1623,3 +1623,112 @@ async fn cancelling_a_call_from_the_page() {
         "failed"
     );
 }
+
+const BASIC_APP: &str = "@modelcontextprotocol/server-basic-vanillajs/dist/index.js";
+
+/// MCP Apps in Chromium: the published server-basic-vanillajs over stdio. Calling `get-time`
+/// shows its view beside the call, framed from the server's own sandbox origin (not the
+/// page's); the view renders the call's result, its button calls the server's tool through
+/// the host's bridge, and what it puts in the conversation (`ui/message`) shows under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[BASIC_APP]) else {
+        return;
+    };
+    let spec = ServerSpec::Stdio {
+        command: peers.node.to_string_lossy().into_owned(),
+        args: vec![
+            peers.package_file(BASIC_APP).to_string_lossy().into_owned(),
+            "--stdio".into(),
+        ],
+        env: Default::default(),
+    };
+    let page = harness_with(vec![("basic", spec, None)]).await;
+    page.call_from_sidebar("basic", "get-time").await;
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no app frame: {e}"));
+    let src = frame.attr("src").await.unwrap().unwrap();
+    assert!(
+        src.starts_with("http://s"),
+        "a sandbox origin of the server's own: {src}"
+    );
+    assert!(src.contains(".localhost:"), "{src}");
+    let page_origin = page.url.split("/?").next().unwrap().to_owned();
+    assert!(
+        !src.starts_with(&page_origin),
+        "never the page's origin: {src}"
+    );
+
+    // Into the proxy, then the view.
+    frame.enter_frame().await.unwrap();
+    let inner = page
+        .browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the proxy wrote no view frame: {e}"));
+    inner.enter_frame().await.unwrap();
+    let first = page
+        .browser
+        .wait_js(
+            "(() => { const t = document.getElementById('server-time')?.textContent || ''; return /\\d{2}:\\d{2}/.test(t) ? t : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the view did not show the call's result: {e}"));
+    let first = first.as_str().unwrap().to_owned();
+    // Its own button: a tools/call back to its server, through the bridge.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    page.client()
+        .find(Locator::Css("#get-time-btn"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            &format!(
+                "(() => {{ const t = document.getElementById('server-time')?.textContent || ''; return t && t !== {} ? t : null; }})()",
+                js(&first)
+            ),
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the view's own call did not come back: {e}"));
+    // A message for the conversation.
+    let text = page
+        .client()
+        .find(Locator::Css("#message-text"))
+        .await
+        .unwrap();
+    text.clear().await.unwrap();
+    text.send_keys("Hello from the app").await.unwrap();
+    page.client()
+        .find(Locator::Css("#send-message-btn"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let said = page
+        .browser
+        .wait_js(
+            "document.querySelector('li.app-view .app-message')?.textContent ?? null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the app's message was not shown: {e}"));
+    assert!(
+        said.as_str().unwrap().contains("Hello from the app"),
+        "{said}"
+    );
+    page.artifact("app-basic").await;
+    let view = &page.app.host().snapshot().views[0];
+    assert_eq!(view.resource_uri, "ui://get-time/mcp-app.html");
+    assert!(view.height.is_some(), "the view told its size");
+}

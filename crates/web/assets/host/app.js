@@ -5,6 +5,7 @@
 import { h, replace, pretty } from './dom.js';
 import { buildFields, renderAsk, renderRecord } from './form.js';
 import { renderLinkAsk, renderLinkRecord } from './link.js';
+import { forgetViews, listen as listenToViews, themeChanged, toView, viewItem } from './view.js';
 
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
@@ -49,6 +50,7 @@ $('theme').addEventListener('click', () => {
   theme = themes[(themes.indexOf(theme) + 1) % themes.length];
   localStorage.setItem('interlude-theme', theme);
   applyTheme(theme);
+  themeChanged(api);
 });
 
 // ---- servers and tools -------------------------------------------------------------------
@@ -180,10 +182,13 @@ const STATUS_TEXT = { running: 'running', done: 'done', 'tool-error': 'tool erro
 
 function timelineItems() {
   const items = [];
-  for (const c of state.calls) items.push({ kind: 'call', key: `call-${c.id}`, call: c });
+  const startOf = new Map(state.calls.map((c) => [c.id, c.startedAtMs]));
+  for (const c of state.calls) items.push({ kind: 'call', key: `call-${c.id}`, call: c, at: c.startedAtMs });
+  // A view right after its call.
+  for (const v of state.views || []) items.push({ kind: 'view', key: `view-${v.id}`, view: v, at: (startOf.get(v.call) ?? 0) + 0.5 });
   for (const r of state.requests) if (r.call === null || r.call === undefined) items.push({ kind: 'req', key: `req-${r.id}`, req: r });
   // Calls and unattached requests interleave by arrival.
-  items.sort((a, b) => (a.call?.startedAtMs ?? a.req.receivedAtMs) - (b.call?.startedAtMs ?? b.req.receivedAtMs));
+  items.sort((a, b) => (a.at ?? a.req.receivedAtMs) - (b.at ?? b.req.receivedAtMs));
   return items;
 }
 
@@ -220,6 +225,7 @@ function renderTimeline() {
   const byId = new Map(state.requests.map((r) => [r.id, r]));
   const wanted = [];
   for (const it of items) {
+    if (it.kind === 'view') { wanted.push(viewItem(it.view, api)); continue; }
     let entry = nodes.get(it.key);
     if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
     const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];
@@ -245,6 +251,7 @@ function renderTimeline() {
   // Keep DOM order equal to item order without recreating nodes (focus and typing survive).
   wanted.forEach((li, i) => { if (tl.children[i] !== li) tl.insertBefore(li, tl.children[i] || null); });
   while (tl.children.length > wanted.length) tl.lastElementChild.remove();
+  forgetViews(new Set((state.views || []).map((v) => v.id)));
   const live = new Set(items.map((i) => i.key));
   for (const k of nodes.keys()) if (!live.has(k)) nodes.delete(k);
   for (const id of cards.keys()) if (byId.get(id)?.status !== 'active') cards.delete(id);
@@ -310,6 +317,7 @@ function connect() {
     $('conn').classList.add('live');
     render();
   });
+  es.addEventListener('view', (e) => toView(JSON.parse(e.data)));
   es.onerror = () => { $('conn').textContent = 'reconnecting…'; $('conn').classList.remove('live'); };
 }
 
@@ -322,4 +330,5 @@ $('add-server').addEventListener('submit', async (e) => {
   else $('add-error').textContent = r.data?.error || `Could not add the server (${r.status}).`;
 });
 
+listenToViews(api);
 connect();

@@ -1,0 +1,112 @@
+// MCP Apps views on the host page: each view's sandbox frame, shown beside its call. The page
+// decides nothing about a view's messages: it relays them, checked, between the frame and the
+// host (whose bridge reads them), and shows what the host's record says (size, mode, what the
+// view said). A frame is created once and never moved in the page (moving reloads it).
+//
+// Relay rules: a message from a frame counts only if it comes from that frame's window and
+// from that view's sandbox origin; a message for a view is posted to its frame with that origin
+// as the target, so it reaches nothing else.
+
+import { h, replace } from './dom.js';
+
+const views = new Map(); // view id -> { li, frame, origin, body, sig }
+
+/** The host context this page gives every view (the host adds the call's tool). */
+function pageContext(width) {
+  const dark = document.documentElement.dataset.theme === 'dark'
+    || (!document.documentElement.dataset.theme && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  return {
+    theme: dark ? 'dark' : 'light',
+    locale: navigator.language || 'en',
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    platform: 'web',
+    userAgent: 'interlude',
+    containerDimensions: { width: Math.max(200, Math.round(width || 600)), maxHeight: 6000 },
+    deviceCapabilities: { hover: window.matchMedia('(hover: hover)').matches, touch: window.matchMedia('(pointer: coarse)').matches },
+  };
+}
+
+/** The list item of view `v` (made once, updated in place). */
+export function viewItem(v, api) {
+  let entry = views.get(v.id);
+  if (!entry) {
+    const box = h('div', { class: 'app-frame-box' });
+    const body = h('div', { class: 'app-notes' });
+    const li = h('li', { class: 'app-view', dataset: { view: v.id } },
+      h('header', { class: 'app-head' },
+        h('span', { class: 'app-title' }, h('span', { class: 'chip' }, 'app'), ` ${v.server} › ${v.tool}`),
+        h('span', { class: 'app-uri mono' }, v.resourceUri),
+        h('button', { type: 'button', class: 'ghost app-close', 'aria-label': `Close the app view of ${v.tool}`, onclick: () => api.post(`/api/views/${v.id}/close`, {}) }, 'Close')),
+      box,
+      body);
+    entry = { li, box, frame: null, origin: v.origin, body, sig: '', framed: false };
+    views.set(v.id, entry);
+  }
+  // The frame is made once, when the view is open, and never moved or reloaded.
+  if (!entry.framed && v.src) {
+    entry.framed = true;
+    entry.origin = v.origin;
+    entry.frame = h('iframe', {
+      class: 'app-frame',
+      title: `App view of ${v.tool} (${v.server})`,
+      sandbox: 'allow-scripts allow-same-origin allow-forms',
+      allow: v.allow || null,
+      referrerpolicy: 'no-referrer',
+    });
+    api.post(`/api/views/${v.id}/context`, { changes: pageContext(entry.li.clientWidth) });
+    entry.frame.src = `${v.src}&h=${encodeURIComponent(location.origin)}`;
+    entry.box.append(entry.frame);
+    entry.sig = '';
+  }
+  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.logs, v.error, v.external, v.refusedDomains]);
+  if (sig !== entry.sig) {
+    entry.sig = sig;
+    const li = entry.li;
+    li.dataset.state = v.state;
+    li.dataset.mode = v.displayMode || 'inline';
+    li.classList.toggle('borderless', v.prefersBorder === false);
+    if (entry.frame) entry.frame.style.height = `${Math.max(80, v.height || 160)}px`;
+    replace(entry.body,
+      v.state === 'loading' ? h('div', { class: 'what' }, 'Loading the app…') : null,
+      v.state === 'failed' ? h('div', { class: 'server-error' }, `The app could not open: ${v.error}`) : null,
+      v.external ? h('div', { class: 'what' }, 'This app talks to other sites its server declared.') : null,
+      v.refusedDomains?.length ? h('div', { class: 'what' }, `Refused in its declaration: ${v.refusedDomains.join('; ')}`) : null,
+      (v.messages || []).map((m) => h('div', { class: 'app-message' }, h('strong', {}, 'The app says, as you: '),
+        (Array.isArray(m) ? m : [m]).map((b) => (b && b.type === 'text' ? b.text : JSON.stringify(b))).join(' '))),
+      (v.logs || []).length ? h('details', { class: 'app-logs' }, h('summary', {}, `Log (${v.logs.length})`),
+        v.logs.map((l) => h('div', { class: 'mono' }, `${l.level}: ${typeof l.data === 'string' ? l.data : JSON.stringify(l.data)}`))) : null);
+  }
+  return entry.li;
+}
+
+/** Forgets views no longer shown. */
+export function forgetViews(live) {
+  for (const id of views.keys()) if (!live.has(id)) views.delete(id);
+}
+
+/** A message for view `view`, from the host's bridge. */
+export function toView({ view, message }) {
+  const entry = views.get(view);
+  if (!entry || !entry.frame || !entry.frame.contentWindow || !entry.origin) return;
+  entry.frame.contentWindow.postMessage(message, entry.origin);
+}
+
+/** Relays messages from view frames to the host; everything else is ignored. */
+export function listen(api) {
+  window.addEventListener('message', (event) => {
+    for (const [id, entry] of views) {
+      if (entry.frame && event.source === entry.frame.contentWindow) {
+        if (event.origin !== entry.origin) return;
+        api.post(`/api/views/${id}/message`, { message: event.data });
+        return;
+      }
+    }
+  });
+}
+
+/** The page's theme changed: every view hears it. */
+export function themeChanged(api) {
+  for (const [id, entry] of views) {
+    if (entry.framed) api.post(`/api/views/${id}/context`, { changes: { theme: pageContext(entry.li.clientWidth).theme } });
+  }
+}

@@ -1,0 +1,209 @@
+//! The sandbox origin of MCP Apps views: a listener of its own (another port on loopback), whose
+//! host names give each server an origin of its own (`http://s<id>.localhost:<port>`, which
+//! Chromium resolves to loopback), so views of different servers share no storage and none is
+//! same-origin with the host page.
+//!
+//! It serves two files and nothing else: `sandbox.html` (the proxy document of one view, with
+//! that view's Content-Security-Policy as its HTTP header and the host page's origin written
+//! into it) and `sandbox.js` (the proxy). A view's document is only served under its server's
+//! host name and with the view's key, so a page cannot load another server's view, or a view
+//! under another's origin.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use axum::Router;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use interlude_host::{ServerId, ViewRecord, ViewState};
+use rand::RngCore;
+use serde::Deserialize;
+
+use crate::WebApp;
+
+const SANDBOX_HTML: &str = include_str!("../assets/sandbox/sandbox.html");
+const SANDBOX_JS: &str = include_str!("../assets/sandbox/sandbox.js");
+
+/// The sandbox listener's port and the views' keys.
+#[derive(Default)]
+pub(crate) struct Sandbox {
+    /// The sandbox listener's port, once it listens.
+    port: OnceLock<u16>,
+    /// The host page's port.
+    page_port: OnceLock<u16>,
+    /// Each view's key (random), required to load its document.
+    keys: Mutex<HashMap<u64, String>>,
+}
+
+impl Sandbox {
+    pub(crate) fn listening(&self, page_port: u16, port: u16) {
+        let _ = self.page_port.set(page_port);
+        let _ = self.port.set(port);
+    }
+
+    /// The sandbox listener's port, once it listens.
+    pub(crate) fn port(&self) -> Option<u16> {
+        self.port.get().copied()
+    }
+
+    /// The host name of server `server`'s views.
+    fn host_name(server: ServerId, port: u16) -> String {
+        format!("s{}.localhost:{port}", server.0)
+    }
+
+    /// The origin of server `server`'s views.
+    pub(crate) fn origin(&self, server: ServerId) -> Option<String> {
+        let port = self.port()?;
+        Some(format!("http://{}", Self::host_name(server, port)))
+    }
+
+    fn key(&self, view: u64) -> String {
+        let mut keys = self
+            .keys
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        keys.entry(view)
+            .or_insert_with(|| {
+                let mut bytes = [0u8; 16];
+                rand::rng().fill_bytes(&mut bytes);
+                bytes.iter().map(|b| format!("{b:02x}")).collect()
+            })
+            .clone()
+    }
+
+    /// Where the page frames view `view` from: its server's origin, its key, and the page's
+    /// own origin (`page`, one of the page's loopback names) for the proxy to talk to.
+    pub(crate) fn src(&self, view: &ViewRecord) -> Option<String> {
+        let origin = self.origin(view.server)?;
+        Some(format!(
+            "{origin}/sandbox.html?view={}&k={}",
+            view.id.0,
+            self.key(view.id.0)
+        ))
+    }
+
+    /// The page origins a proxy may talk to.
+    fn page_origins(&self) -> Vec<String> {
+        let Some(port) = self.page_port.get() else {
+            return Vec::new();
+        };
+        ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .map(|h| format!("http://{h}:{port}"))
+            .collect()
+    }
+
+    /// The host page's `frame-src`: every view origin on the sandbox port.
+    pub(crate) fn frame_src(&self) -> String {
+        match self.port() {
+            Some(port) => format!("http://*.localhost:{port}"),
+            None => "'none'".to_owned(),
+        }
+    }
+}
+
+/// The sandbox listener's routes.
+pub(crate) fn router(app: WebApp) -> Router {
+    Router::new()
+        .route("/sandbox.html", get(document))
+        .route("/sandbox.js", get(script))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
+        .with_state(app)
+}
+
+#[derive(Deserialize)]
+struct DocumentQuery {
+    view: Option<u64>,
+    k: Option<String>,
+    /// The page's origin (one of its loopback names).
+    h: Option<String>,
+}
+
+fn refuse(status: StatusCode, why: &'static str) -> Response {
+    (status, why).into_response()
+}
+
+/// The proxy document of one view.
+async fn document(
+    State(app): State<WebApp>,
+    Query(q): Query<DocumentQuery>,
+    request: Request,
+) -> Response {
+    let sandbox = &app.inner.sandbox;
+    let (Some(view_id), Some(key), Some(page)) = (q.view, q.k, q.h) else {
+        return refuse(StatusCode::BAD_REQUEST, "`view`, `k` and `h` are required");
+    };
+    let known = sandbox
+        .keys
+        .lock()
+        .ok()
+        .and_then(|k| k.get(&view_id).cloned());
+    if known.as_deref() != Some(key.as_str()) {
+        return refuse(StatusCode::NOT_FOUND, "no such view");
+    }
+    let Some(view) = app.inner.host.view(interlude_host::ViewId(view_id)) else {
+        return refuse(StatusCode::NOT_FOUND, "no such view");
+    };
+    let Some(port) = sandbox.port() else {
+        return refuse(StatusCode::SERVICE_UNAVAILABLE, "not listening");
+    };
+    // Only under its own server's host name: another server's origin never gets it.
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !host.eq_ignore_ascii_case(&Sandbox::host_name(view.server, port)) {
+        return refuse(StatusCode::FORBIDDEN, "wrong origin for this view");
+    }
+    if !sandbox.page_origins().contains(&page) {
+        return refuse(StatusCode::FORBIDDEN, "not the host page's origin");
+    }
+    let (ViewState::Open, Some(csp)) = (&view.state, &view.csp) else {
+        return refuse(StatusCode::NOT_FOUND, "the view is not open");
+    };
+    let Ok(csp) = HeaderValue::from_str(csp) else {
+        return refuse(StatusCode::INTERNAL_SERVER_ERROR, "unusable policy");
+    };
+    let body = SANDBOX_HTML.replace("{{HOST}}", &page);
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CONTENT_SECURITY_POLICY, csp),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            ),
+            (
+                header::REFERRER_POLICY,
+                HeaderValue::from_static("no-referrer"),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn script() -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/javascript; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            ),
+        ],
+        SANDBOX_JS,
+    )
+        .into_response()
+}
