@@ -9,8 +9,7 @@
 //! view).
 //!
 //! ```
-//! use interlude_server::apps::{AppResource, Apps, tool_meta};
-//! use interlude_protocol::apps::Visibility;
+//! use interlude_server::apps::{AppResource, Apps, Visibility, tool_meta};
 //!
 //! let apps = Apps::new().with(
 //!     AppResource::new("ui://weather/dashboard.html", "<!doctype html><title>Weather</title>")
@@ -29,8 +28,9 @@
 use std::sync::Arc;
 
 use interlude_protocol::apps::{
-    EXTENSION_ID, MIME_TYPE, Permissions, RESOURCE_URI_KEY, ResourceCsp, ResourceUi, Visibility,
+    EXTENSION_ID, MIME_TYPE, RESOURCE_URI_KEY, ResourceCsp, ResourceUi,
 };
+pub use interlude_protocol::apps::{Permissions, Visibility};
 use rmcp::model::{
     ClientCapabilities, MetaObject, ReadResourceResult, Resource, ResourceContents,
     ServerCapabilities,
@@ -208,7 +208,8 @@ impl Apps {
         self.resources.iter().map(AppResource::listing).collect()
     }
 
-    /// The view at `uri`, for `resources/read`; `None` when this server has no such view.
+    /// The view at `uri`, for `resources/read` (`.into()` makes the handler's response);
+    /// `None` when this server has no such view.
     pub fn read(&self, uri: &str) -> Option<ReadResourceResult> {
         self.resources
             .iter()

@@ -1732,3 +1732,171 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
     assert_eq!(view.resource_uri, "ui://get-time/mcp-app.html");
     assert!(view.height.is_some(), "the view told its size");
 }
+
+/// A hostile app, served by the server toolkit's `Apps` from a server in this process: one view
+/// that tries what a view must never manage, one model-only tool, one app tool.
+mod hostile {
+    use interlude_server::apps::{AppResource, Apps, Visibility, tool_meta};
+    use rmcp::ErrorData;
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
+        ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::{RequestContext, RoleServer};
+
+    pub const VIEW: &str = "ui://hostile/view.html";
+
+    #[derive(Clone)]
+    pub struct Hostile {
+        apps: Apps,
+    }
+
+    impl Hostile {
+        pub fn new() -> Self {
+            let html = include_str!("test_data/hostile_app.html");
+            Hostile {
+                apps: Apps::new().with(AppResource::new(VIEW, html).unwrap()),
+            }
+        }
+    }
+
+    fn tool(name: &str, meta: rmcp::model::MetaObject) -> Tool {
+        let schema = serde_json::json!({"type": "object"})
+            .as_object()
+            .cloned()
+            .unwrap();
+        Tool::new(
+            name.to_owned(),
+            name.to_owned(),
+            std::sync::Arc::new(schema),
+        )
+        .with_meta(meta)
+    }
+
+    impl rmcp::ServerHandler for Hostile {
+        fn get_info(&self) -> ServerConfig {
+            let mut info = ServerConfig::default();
+            let mut caps = ServerCapabilities::builder().enable_tools().build();
+            Apps::declare(&mut caps);
+            info.capabilities = caps;
+            info
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            Ok(ListToolsResult::with_all_items(vec![
+                tool("show", tool_meta(VIEW, Visibility::DEFAULT)),
+                tool("admin", tool_meta(VIEW, Visibility::MODEL_ONLY)),
+                tool("echo", interlude_server::apps::app_only_meta()),
+            ]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let text = format!("{} ran", request.name);
+            Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                ContentBlock::text(text),
+            ])))
+        }
+
+        async fn list_resources(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListResourcesResult, ErrorData> {
+            Ok(ListResourcesResult::with_all_items(self.apps.list()))
+        }
+
+        async fn read_resource(
+            &self,
+            request: ReadResourceRequestParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ReadResourceResponse, ErrorData> {
+            self.apps
+                .read(&request.uri)
+                .map(Into::into)
+                .ok_or_else(|| ErrorData::resource_not_found("no such resource", None))
+        }
+    }
+}
+
+/// Security: a hostile app tries to read the host page, navigate the top window, open a popup,
+/// reach an undeclared site (fetch and image), call a model-only tool of its server and a tool
+/// of another server. Each attempt is made (the app's own report, and the browser's CSP
+/// violations, say so) and each is blocked; its server's app tool still works; the page is
+/// untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_app_is_blocked_at_every_attempt() {
+    use rmcp::ServiceExt;
+    let page = harness().await;
+    let (host_end, server_end) = tokio::io::duplex(256 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = hostile::Hostile::new().serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    page.app
+        .host()
+        .connect_transport(
+            "hostile",
+            host_end,
+            ProtocolChoice::Pin(ProtocolVersion::V_2025_11_25),
+        )
+        .await
+        .unwrap();
+    page.call_from_sidebar("hostile", "show").await;
+    let said = page
+        .browser
+        .wait_js(
+            "document.querySelector('li.app-view .app-message')?.textContent ?? null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the hostile app never reported: {e}"));
+    let said = said.as_str().unwrap();
+    let json = said.split("REPORT ").nth(1).unwrap();
+    let report: serde_json::Value = serde_json::from_str(json).unwrap();
+    for key in [
+        "readTop",
+        "readHostViaProxy",
+        "navigateTop",
+        "navigateHostViaProxy",
+        "popup",
+        "fetch",
+    ] {
+        let outcome = report[key].as_str().unwrap_or_default();
+        assert!(
+            outcome.starts_with("blocked"),
+            "{key}: {outcome} ({report})"
+        );
+    }
+    assert_eq!(report["modelOnlyTool"], "refused: -32602", "{report}");
+    assert_eq!(report["otherServersTool"], "refused: -32602", "{report}");
+    assert_eq!(report["ownAppTool"], "called", "{report}");
+    let violations: Vec<&str> = report["cspViolations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(
+        violations.contains(&"connect-src"),
+        "the fetch was tried: {violations:?}"
+    );
+    assert!(
+        violations.contains(&"img-src"),
+        "the image was tried: {violations:?}"
+    );
+    // The page is where it was, whole.
+    let url = page.client().current_url().await.unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    assert_eq!(page.client().windows().await.unwrap().len(), 1, "no popup");
+    page.artifact("app-hostile").await;
+}
