@@ -1745,15 +1745,15 @@ mod hostile {
     };
     use rmcp::service::{RequestContext, RoleServer};
 
-    pub const VIEW: &str = "ui://hostile/view.html";
+    pub(crate) const VIEW: &str = "ui://hostile/view.html";
 
     #[derive(Clone)]
-    pub struct Hostile {
+    pub(crate) struct Hostile {
         apps: Apps,
     }
 
     impl Hostile {
-        pub fn new() -> Self {
+        pub(crate) fn new() -> Self {
             let html = include_str!("test_data/hostile_app.html");
             Hostile {
                 apps: Apps::new().with(AppResource::new(VIEW, html).unwrap()),
