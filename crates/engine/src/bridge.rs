@@ -238,6 +238,8 @@ pub enum BridgeEffect {
     },
     /// The view asks to be closed (`ui/notifications/request-teardown`).
     TeardownRequested,
+    /// The view said `ui/notifications/initialized`: it is live.
+    Live,
     /// Remove the view's frame: it is closed.
     Destroy,
     /// A message went by (or was refused): for the protocol log.
@@ -894,6 +896,7 @@ impl ViewBridge {
             {
                 self.phase = ViewPhase::Live;
                 self.context = self.config.host_context.clone();
+                out.push(BridgeEffect::Live);
                 for message in std::mem::take(&mut self.queued) {
                     self.send(message, out);
                 }

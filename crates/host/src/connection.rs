@@ -42,7 +42,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::handler::HostClient;
-use crate::host::views::{policy_fields, prepare_view};
+use crate::host::views::{Prepared, policy_fields};
 use crate::host::{
     CallUpdate, HostError, HostInput, Link, ProtocolChoice, ServerUpdate, ViewUpdate,
 };
@@ -334,6 +334,9 @@ impl Connection {
         if let Ok(mut peers) = link.peers.lock() {
             peers.insert(id, peer.clone());
         }
+        if link.config.declare.apps {
+            link.view_cache.prefetch(&link, &peer, id);
+        }
         let closing = Arc::new(AtomicBool::new(false));
         {
             // The end of the connection, as a signal: the tap cancels the token when the
@@ -517,6 +520,7 @@ impl Connection {
             tool: tool.to_owned(),
             resource_uri: uri.clone(),
             state: ViewState::Loading,
+            html: None,
             csp: None,
             allow: String::new(),
             external: false,
@@ -527,6 +531,8 @@ impl Connection {
             messages: Vec::new(),
             model_context: None,
             logs: Default::default(),
+            opened_at_ms: now_ms(),
+            live_at_ms: None,
         }))));
         let tool_json = record
             .tools
@@ -554,7 +560,7 @@ impl Connection {
         let arguments = arguments.cloned();
         let server_name = self.inner.info.name.clone();
         let profile = apps.csp_profile;
-        let mut config = ViewConfig {
+        let config = ViewConfig {
             resource_uri: uri.clone(),
             html: "".into(),
             dialect: UiDialect::Apps,
@@ -576,18 +582,20 @@ impl Connection {
             calls_per_minute: apps.calls_per_minute,
             max_height: apps.max_height,
         };
-        tokio::spawn(async move {
-            let update = match prepare_view(&peer, listing, &uri).await {
-                Ok((html, dialect, ui)) => {
-                    let (policy, refused_domains) = policy_fields(&ui, profile);
-                    tracing::info!(%view, %uri, csp = %policy.csp, "app view opening");
-                    config.html = html.into();
-                    config.dialect = dialect;
+        let server = self.inner.id;
+        let ready = move |prepared: Result<Arc<Prepared>, String>, mut config: ViewConfig| {
+            match prepared {
+                Ok(prepared) => {
+                    let (policy, refused_domains) = policy_fields(&prepared.ui, profile);
+                    tracing::info!(%view, uri = %config.resource_uri, csp = %policy.csp, "app view opening");
+                    config.html = prepared.html.clone();
+                    config.dialect = prepared.dialect;
                     let (csp, allow, external) =
                         (policy.csp.clone(), policy.allow.clone(), policy.external);
                     config.policy = policy;
                     ViewUpdate::Ready {
                         view,
+                        html: prepared.html.clone(),
                         config: Box::new(config),
                         tools,
                         arguments,
@@ -595,12 +603,20 @@ impl Connection {
                         allow,
                         external,
                         refused_domains,
-                        prefers_border: ui.prefers_border,
+                        prefers_border: prepared.ui.prefers_border,
                     }
                 }
                 Err(reason) => ViewUpdate::Failed { view, reason },
-            };
-            link.submit(HostInput::View(update));
+            }
+        };
+        // Read ahead at connect: most views open without waiting for their server.
+        if let Some(prepared) = link.view_cache.get(server, &uri) {
+            link.submit(HostInput::View(ready(Ok(prepared), config)));
+            return;
+        }
+        tokio::spawn(async move {
+            let prepared = link.view_cache.read(&peer, server, listing, &uri).await;
+            link.submit(HostInput::View(ready(prepared, config)));
         });
     }
 

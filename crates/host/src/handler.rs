@@ -116,6 +116,8 @@ impl ClientHandler for HostClient {
     }
 
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
+        // Views read ahead may be stale now: they are read again when next opened.
+        self.link.view_cache.forget(self.server);
         let resources = crate::connection::list_resources(&context.peer, &self.server_name).await;
         self.link.submit(HostInput::Server(ServerUpdate::Resources {
             id: self.server,

@@ -248,6 +248,8 @@ pub(crate) struct Link {
     cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
     /// Each ready server's peer, for the requests its app views make.
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
+    /// App views' resources, read ahead.
+    pub(crate) view_cache: Arc<views::ViewCache>,
 }
 
 impl Link {
@@ -408,6 +410,7 @@ impl Host {
                 registry,
                 cancels: Arc::default(),
                 peers,
+                view_cache: Arc::default(),
             },
             connections: Arc::new(Mutex::new(BTreeMap::new())),
             audit,

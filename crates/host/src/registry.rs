@@ -364,6 +364,8 @@ pub struct ViewRecord {
     pub resource_uri: String,
     /// Where it stands.
     pub state: ViewState,
+    /// Its HTML, once its resource is read (the surface serves it to the view's frame).
+    pub html: Option<Arc<str>>,
     /// Its `Content-Security-Policy` and iframe `allow` list, once its resource is read.
     pub csp: Option<String>,
     /// See [`ViewRecord::csp`].
@@ -384,6 +386,11 @@ pub struct ViewRecord {
     pub model_context: Option<serde_json::Value>,
     /// Its latest log lines (level, data), the last 50.
     pub logs: VecDeque<(String, serde_json::Value)>,
+    /// When it was opened, and when it said `initialized` (live), in milliseconds since the
+    /// Unix epoch.
+    pub opened_at_ms: u64,
+    /// See [`ViewRecord::opened_at_ms`].
+    pub live_at_ms: Option<u64>,
 }
 
 /// Everything the host knows, at one moment, in creation order.

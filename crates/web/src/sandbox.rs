@@ -3,11 +3,17 @@
 //! Chromium resolves to loopback), so views of different servers share no storage and none is
 //! same-origin with the host page.
 //!
-//! It serves two files and nothing else: `sandbox.html` (the proxy document of one view, with
-//! that view's Content-Security-Policy as its HTTP header and the host page's origin written
-//! into it) and `sandbox.js` (the proxy). A view's document is only served under its server's
-//! host name and with the view's key, so a page cannot load another server's view, or a view
-//! under another's origin.
+//! It serves three things and nothing else: `sandbox.html` (the proxy document of one view,
+//! with the host page's origin and the view's own address written into it, under a strict
+//! policy of its own), `view.html` (the view's HTML, for the proxy's inner frame, with the
+//! view's Content-Security-Policy as its HTTP header) and `sandbox.js` (the proxy). A view's documents are only served
+//! under its server's host name and with the view's key, so a page cannot load another
+//! server's view, or a view under another's origin.
+//!
+//! The view's HTML comes to its frame straight from this listener, rather than through the page
+//! and a `postMessage` to the proxy as in the reference host: it never crosses the host page
+//! or the live channel, its CSP is its own response's header, and the view starts one round
+//! trip sooner. Its frame is same-origin with the proxy either way.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -108,6 +114,7 @@ impl Sandbox {
 pub(crate) fn router(app: WebApp) -> Router {
     Router::new()
         .route("/sandbox.html", get(document))
+        .route("/view.html", get(view_document))
         .route("/sandbox.js", get(script))
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .with_state(app)
@@ -125,29 +132,30 @@ fn refuse(status: StatusCode, why: &'static str) -> Response {
     (status, why).into_response()
 }
 
-/// The proxy document of one view.
-async fn document(
-    State(app): State<WebApp>,
-    Query(q): Query<DocumentQuery>,
-    request: Request,
-) -> Response {
+/// The view `q` names, if the request may have it: its key, its server's host name.
+fn checked_view(
+    app: &WebApp,
+    view: Option<u64>,
+    key: Option<&str>,
+    request: &Request,
+) -> Result<(std::sync::Arc<ViewRecord>, HeaderValue), (StatusCode, &'static str)> {
     let sandbox = &app.inner.sandbox;
-    let (Some(view_id), Some(key), Some(page)) = (q.view, q.k, q.h) else {
-        return refuse(StatusCode::BAD_REQUEST, "`view`, `k` and `h` are required");
+    let (Some(view_id), Some(key)) = (view, key) else {
+        return Err((StatusCode::BAD_REQUEST, "`view` and `k` are required"));
     };
     let known = sandbox
         .keys
         .lock()
         .ok()
         .and_then(|k| k.get(&view_id).cloned());
-    if known.as_deref() != Some(key.as_str()) {
-        return refuse(StatusCode::NOT_FOUND, "no such view");
+    if known.as_deref() != Some(key) {
+        return Err((StatusCode::NOT_FOUND, "no such view"));
     }
     let Some(view) = app.inner.host.view(interlude_host::ViewId(view_id)) else {
-        return refuse(StatusCode::NOT_FOUND, "no such view");
+        return Err((StatusCode::NOT_FOUND, "no such view"));
     };
     let Some(port) = sandbox.port() else {
-        return refuse(StatusCode::SERVICE_UNAVAILABLE, "not listening");
+        return Err((StatusCode::SERVICE_UNAVAILABLE, "not listening"));
     };
     // Only under its own server's host name: another server's origin never gets it.
     let host = request
@@ -156,18 +164,18 @@ async fn document(
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
     if !host.eq_ignore_ascii_case(&Sandbox::host_name(view.server, port)) {
-        return refuse(StatusCode::FORBIDDEN, "wrong origin for this view");
-    }
-    if !sandbox.page_origins().contains(&page) {
-        return refuse(StatusCode::FORBIDDEN, "not the host page's origin");
+        return Err((StatusCode::FORBIDDEN, "wrong origin for this view"));
     }
     let (ViewState::Open, Some(csp)) = (&view.state, &view.csp) else {
-        return refuse(StatusCode::NOT_FOUND, "the view is not open");
+        return Err((StatusCode::NOT_FOUND, "the view is not open"));
     };
     let Ok(csp) = HeaderValue::from_str(csp) else {
-        return refuse(StatusCode::INTERNAL_SERVER_ERROR, "unusable policy");
+        return Err((StatusCode::INTERNAL_SERVER_ERROR, "unusable policy"));
     };
-    let body = SANDBOX_HTML.replace("{{HOST}}", &page);
+    Ok((view, csp))
+}
+
+fn html_response(csp: HeaderValue, body: String) -> Response {
     (
         [
             (
@@ -188,6 +196,60 @@ async fn document(
         body,
     )
         .into_response()
+}
+
+/// Escapes text for an HTML attribute value.
+fn attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The proxy document of one view.
+async fn document(
+    State(app): State<WebApp>,
+    Query(q): Query<DocumentQuery>,
+    request: Request,
+) -> Response {
+    let (view, csp) = match checked_view(&app, q.view, q.k.as_deref(), &request) {
+        Ok(found) => found,
+        Err((status, why)) => return refuse(status, why),
+    };
+    let Some(page) = q.h.filter(|h| app.inner.sandbox.page_origins().contains(h)) else {
+        return refuse(StatusCode::FORBIDDEN, "not the host page's origin");
+    };
+    let key = app.inner.sandbox.key(view.id.0);
+    // The proxy's own policy, stricter than any view's: its script, its one frame, nothing else.
+    let proxy_csp = HeaderValue::from_static(
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-src 'self'; \
+         base-uri 'none'; form-action 'none'; object-src 'none'",
+    );
+    drop(csp);
+    let body = SANDBOX_HTML
+        .replace("{{HOST}}", &attribute(&page))
+        .replace(
+            "{{VIEW}}",
+            &attribute(&format!("/view.html?view={}&k={key}", view.id.0)),
+        )
+        .replace("{{ALLOW}}", &attribute(&view.allow));
+    html_response(proxy_csp, body)
+}
+
+/// The view's own HTML, for the proxy's inner frame.
+async fn view_document(
+    State(app): State<WebApp>,
+    Query(q): Query<DocumentQuery>,
+    request: Request,
+) -> Response {
+    let (view, csp) = match checked_view(&app, q.view, q.k.as_deref(), &request) {
+        Ok(found) => found,
+        Err((status, why)) => return refuse(status, why),
+    };
+    let Some(html) = &view.html else {
+        return refuse(StatusCode::NOT_FOUND, "the view is not open");
+    };
+    html_response(csp, html.to_string())
 }
 
 async fn script() -> Response {

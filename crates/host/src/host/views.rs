@@ -69,6 +69,7 @@ pub(crate) enum ViewUpdate {
     /// Its resource is read: open its bridge, give it the call's input.
     Ready {
         view: ViewId,
+        html: Arc<str>,
         config: Box<ViewConfig>,
         tools: BTreeMap<String, Visibility>,
         arguments: Option<JsonObject>,
@@ -113,6 +114,7 @@ impl<S: Surface> Core<S> {
             }
             ViewUpdate::Ready {
                 view,
+                html,
                 config,
                 tools,
                 arguments,
@@ -128,6 +130,7 @@ impl<S: Surface> Core<S> {
                 let event = self.record(|r| {
                     r.change_view(view, |v| {
                         v.state = ViewState::Open;
+                        v.html = Some(html);
                         v.csp = Some(csp);
                         v.allow = allow;
                         v.external = external;
@@ -251,6 +254,11 @@ impl<S: Surface> Core<S> {
                         v.logs.push_back((level, data));
                     })
                 });
+                self.tell(event, sink);
+            }
+            BridgeEffect::Live => {
+                let at = crate::registry::now_ms();
+                let event = self.record(|r| r.change_view(view, |v| v.live_at_ms = Some(at)));
                 self.tell(event, sink);
             }
             BridgeEffect::TeardownRequested => {
@@ -447,13 +455,101 @@ fn to_request(method: &str, params: Value) -> Result<ClientRequest, String> {
     })
 }
 
-/// Reads a view's resource from its server and builds what its bridge opens with: the HTML,
-/// the dialect, the policy. An error says why in a sentence.
-pub(crate) async fn prepare_view(
+/// A view's resource, read and checked: its HTML, dialect and declaration.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) html: Arc<str>,
+    pub(crate) dialect: UiDialect,
+    pub(crate) ui: ResourceUi,
+}
+
+/// The views' resources read so far, per server: read ahead at connect, again when the server
+/// says its resources changed, so a view opens without waiting for its server.
+#[derive(Default)]
+pub(crate) struct ViewCache {
+    read: Mutex<HashMap<(ServerId, String), Arc<Prepared>>>,
+}
+
+impl ViewCache {
+    pub(crate) fn get(&self, server: ServerId, uri: &str) -> Option<Arc<Prepared>> {
+        self.read
+            .lock()
+            .ok()?
+            .get(&(server, uri.to_owned()))
+            .cloned()
+    }
+
+    /// Forgets what server `server`'s resources were.
+    pub(crate) fn forget(&self, server: ServerId) {
+        if let Ok(mut read) = self.read.lock() {
+            read.retain(|(s, _), _| *s != server);
+        }
+    }
+
+    /// Reads `uri` from the server (and keeps it).
+    pub(crate) async fn read(
+        &self,
+        peer: &Peer<RoleClient>,
+        server: ServerId,
+        listing: Option<JsonObject>,
+        uri: &str,
+    ) -> Result<Arc<Prepared>, String> {
+        let prepared = Arc::new(prepare_view(peer, listing, uri).await?);
+        if let Ok(mut read) = self.read.lock() {
+            read.insert((server, uri.to_owned()), prepared.clone());
+        }
+        Ok(prepared)
+    }
+
+    /// Reads every view of server `server`'s tools in the background (once its record has its
+    /// tools and resources).
+    pub(crate) fn prefetch(
+        &self,
+        link: &crate::host::Link,
+        peer: &Peer<RoleClient>,
+        server: ServerId,
+    ) {
+        let (link, peer) = (link.clone(), peer.clone());
+        tokio::spawn(async move {
+            // The record takes the server's tools from the same queue this came after.
+            tokio::task::yield_now().await;
+            let Some(record) = link.registry().server(server) else {
+                return;
+            };
+            let views: Vec<(String, Option<JsonObject>)> = record
+                .apps
+                .tools
+                .values()
+                .filter_map(|ui| ui.resource_uri.clone())
+                .map(|uri| {
+                    let listing = record
+                        .apps
+                        .resources
+                        .iter()
+                        .find(|r| r.uri == uri)
+                        .and_then(|r| r.meta.clone())
+                        .map(|m| m.0);
+                    (uri, listing)
+                })
+                .collect();
+            for (uri, listing) in views {
+                if link.view_cache.get(server, &uri).is_none()
+                    && let Err(e) = link.view_cache.read(&peer, server, listing, &uri).await
+                {
+                    tracing::info!(%uri, "cannot read an app view ahead: {e}");
+                }
+            }
+        });
+    }
+}
+
+/// Reads a view's resource from its server and checks it: the HTML, the dialect its MIME type
+/// says, its declaration. An error says why in a sentence.
+async fn prepare_view(
     peer: &Peer<RoleClient>,
     listing_meta: Option<JsonObject>,
     uri: &str,
-) -> Result<(String, UiDialect, ResourceUi), String> {
+) -> Result<Prepared, String> {
     let result = peer
         .read_resource(ReadResourceRequestParams::new(uri))
         .await
@@ -493,7 +589,11 @@ pub(crate) async fn prepare_view(
     })?;
     let ui = ResourceUi::from_meta(listing_meta.as_ref(), meta.as_ref().map(|m| &m.0))
         .map_err(|e| format!("{uri}: {e}"))?;
-    Ok((html, dialect, ui))
+    Ok(Prepared {
+        html: html.into(),
+        dialect,
+        ui,
+    })
 }
 
 /// The policy and its record fields, for a view's resource.

@@ -53,6 +53,7 @@ export function viewItem(v, api) {
       allow: v.allow || null,
       referrerpolicy: 'no-referrer',
     });
+    // The page's context reaches the view in its handshake, or (if it comes later) as a change.
     api.post(`/api/views/${v.id}/context`, { changes: pageContext(entry.li.clientWidth) });
     entry.frame.src = `${v.src}&h=${encodeURIComponent(location.origin)}`;
     entry.box.append(entry.frame);

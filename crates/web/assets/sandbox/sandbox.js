@@ -6,8 +6,9 @@
 // - It runs only framed, and only where it cannot reach the top window (isolation self-test).
 // - From the parent it accepts messages of the host page's origin only (`data-host`, set by
 //   the sandbox listener); to the parent it posts with that origin as the target.
-// - From the view it accepts messages of the inner frame only, whose document shares this
-//   origin (about:blank written by this script, so the proxy's CSP header applies to it too).
+// - The view's HTML comes from this same origin (`data-view`, served with the view's CSP as
+//   its header) into an inner frame with the sandbox flags and permissions the host granted;
+//   from it the proxy accepts messages of that frame and this origin only.
 // - `ui/notifications/sandbox-*` messages are the proxy's own and never reach the view.
 (() => {
   'use strict';
@@ -23,28 +24,25 @@
   let inner = null;
   const PROXY = 'ui/notifications/sandbox-';
 
-  function load(params) {
-    if (inner || !params || typeof params.html !== 'string') return;
+  const own = document.documentElement.dataset.view;
+  if (!own || !own.startsWith('/view.html?')) return;
+  const start = () => {
     inner = document.createElement('iframe');
-    inner.setAttribute('sandbox', typeof params.sandbox === 'string' ? params.sandbox : 'allow-scripts allow-same-origin allow-forms');
-    if (typeof params.allow === 'string' && params.allow) inner.setAttribute('allow', params.allow);
+    inner.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms');
+    const allow = document.documentElement.dataset.allow;
+    if (allow) inner.setAttribute('allow', allow);
     inner.setAttribute('title', 'App view');
+    inner.src = own;
     document.body.appendChild(inner);
-    const doc = inner.contentDocument;
-    doc.open();
-    doc.write(params.html);
-    doc.close();
-  }
+  };
+  if (document.body) start(); else document.addEventListener('DOMContentLoaded', start);
 
   window.addEventListener('message', (event) => {
     const message = event.data;
     if (event.source === window.parent) {
       if (event.origin !== hostOrigin) return;
-      if (message && typeof message.method === 'string' && message.method.startsWith(PROXY)) {
-        if (message.method === PROXY + 'resource-ready') load(message.params);
-        return;
-      }
-      if (inner && inner.contentWindow) inner.contentWindow.postMessage(message, '*');
+      if (message && typeof message.method === 'string' && message.method.startsWith(PROXY)) return;
+      if (inner && inner.contentWindow) inner.contentWindow.postMessage(message, window.location.origin);
     } else if (inner && event.source === inner.contentWindow) {
       if (event.origin !== window.location.origin) return;
       if (message && typeof message.method === 'string' && message.method.startsWith(PROXY)) return;
@@ -52,5 +50,4 @@
     }
   });
 
-  window.parent.postMessage({ jsonrpc: '2.0', method: PROXY + 'proxy-ready', params: {} }, hostOrigin);
 })();
