@@ -10,6 +10,8 @@
 //!   sends the person to its own page to enter an API key, to connect an account at a third
 //!   party through OAuth, or to confirm a payment, none of which passes through the client
 //!   (when the demo runs with its pages, see [`flows`] and [`provider`]);
+//! - `weather_dashboard`: an MCP App, the seed's weather dashboard (`ui://demo/weather`), which
+//!   refreshes itself through `weather_refresh`, a tool only views may call (see [`apps`]);
 //! - `weather_forecast`: a tool that cannot go on without that API key — `-32042` on 2025-11-25
 //!   (the host opens the page, waits, calls again), a URL round trip on 2026-07-28; the demo
 //!   forgets the key after each forecast, so every call shows the flow;
@@ -30,6 +32,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod apps;
 pub mod flows;
 mod http;
 pub mod provider;

@@ -11,6 +11,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+/// Which city's weather.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CityArgs {
+    /// The city (Lisbon when not given)
+    pub(crate) city: Option<String>,
+}
+
 /// Seed example: "Please provide your GitHub username".
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GitHubUser {
@@ -198,6 +205,15 @@ fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
 }
 
+/// A city's forecast: text for every host, structured content for the dashboard view.
+fn dashboard(args: CityArgs) -> CallToolResult {
+    let city = args.city.unwrap_or_else(|| "Lisbon".to_owned());
+    let forecast = crate::apps::forecast(&city, crate::apps::next_issue());
+    let mut result = text(forecast.text());
+    result.structured_content = serde_json::to_value(&forecast).ok();
+    result
+}
+
 fn outcome<T>(answer: Answer<T>, accepted: impl FnOnce(T) -> String) -> CallToolResult {
     match answer {
         Answer::Accepted(v) => text(accepted(v)),
@@ -373,6 +389,25 @@ impl DemoServer {
         })
     }
 
+    #[tool(
+        description = "A city's weather forecast, shown in an MCP App (a dashboard view that refreshes itself); hosts without apps get the same forecast as text.",
+        meta = interlude_server::apps::tool_meta(
+            crate::apps::WEATHER_VIEW,
+            interlude_server::apps::Visibility::DEFAULT
+        )
+    )]
+    async fn weather_dashboard(&self, Parameters(args): Parameters<CityArgs>) -> ToolResult {
+        Ok(dashboard(args))
+    }
+
+    #[tool(
+        description = "A fresh forecast for the weather dashboard's view (only views call it).",
+        meta = interlude_server::apps::app_only_meta()
+    )]
+    async fn weather_refresh(&self, Parameters(args): Parameters<CityArgs>) -> ToolResult {
+        Ok(dashboard(args))
+    }
+
     #[tool(description = "Ask the user for their GitHub username (a single required text field).")]
     async fn github_username(&self, ask: Ask) -> ToolResult {
         let answer = ask
@@ -540,12 +575,37 @@ static TOOLS: std::sync::LazyLock<rmcp::handler::server::router::tool::ToolRoute
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::default();
-        info.capabilities = ServerCapabilities::builder().enable_tools().build();
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        interlude_server::apps::Apps::declare(&mut capabilities);
+        info.capabilities = capabilities;
         info.server_info = Implementation::new("interlude-demo", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
             "Interlude's demo server: every tool asks the person something, in either protocol era."
                 .into(),
         );
         info
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        Ok(rmcp::model::ListResourcesResult::with_all_items(
+            crate::apps::APPS.list(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        crate::apps::APPS
+            .read(&request.uri)
+            .map(Into::into)
+            .ok_or_else(|| {
+                ErrorData::resource_not_found(format!("no resource {}", request.uri), None)
+            })
     }
 }

@@ -1900,3 +1900,103 @@ async fn a_hostile_app_is_blocked_at_every_attempt() {
     assert_eq!(page.client().windows().await.unwrap().len(), 1, "no popup");
     page.artifact("app-hostile").await;
 }
+
+/// The demo's own app, served by the server toolkit: `weather_dashboard` shows the forecast in
+/// its view; the view's Refresh and its city picker call the app-only `weather_refresh`
+/// through the bridge; the sidebar marks the tool as having an app and does not offer
+/// `weather_refresh`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
+    let page = harness().await;
+    let sidebar = page
+        .client()
+        .find(Locator::Css("#servers"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(sidebar.contains("weather_dashboard"), "{sidebar}");
+    assert!(
+        !sidebar.contains("weather_refresh"),
+        "app-only tools are not offered: {sidebar}"
+    );
+    assert!(sidebar.contains("only its app views call"), "{sidebar}");
+    page.call_from_sidebar("demo", "weather_dashboard").await;
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no app frame: {e}"));
+    frame.enter_frame().await.unwrap();
+    page.browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap()
+        .enter_frame()
+        .await
+        .unwrap();
+    let issue = |text: &str| -> u64 {
+        text.split("forecast #")
+            .nth(1)
+            .and_then(|n| n.trim_end_matches(')').parse().ok())
+            .unwrap_or(0)
+    };
+    let note = page
+        .browser
+        .wait_js(
+            "(() => { const n = document.getElementById('note')?.textContent || ''; return n.includes('forecast #') ? n : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the dashboard did not render the result: {e}"));
+    let first = issue(note.as_str().unwrap());
+    assert_eq!(
+        page.client()
+            .find(Locator::Css("#city"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "Lisbon"
+    );
+    page.client()
+        .find(Locator::Css("#refresh"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            &format!("(() => {{ const n = document.getElementById('note')?.textContent || ''; const m = /forecast #(\\d+)/.exec(n); return m && Number(m[1]) > {first} ? n : null; }})()"),
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the view's refresh did not come back: {e}"));
+    page.client()
+        .execute(
+            "const s = document.getElementById('pick'); s.value = 'Tokyo'; s.dispatchEvent(new Event('change')); return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            "document.getElementById('city')?.textContent === 'Tokyo' || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the city did not change: {e}"));
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client()
+        .execute(
+            "document.querySelector('li.app-view').scrollIntoView({block: 'center'}); return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    page.artifact("app-weather").await;
+}

@@ -172,7 +172,11 @@ function renderResult(call) {
     else parts.push(h('pre', {}, pretty(c)));
   }
   if (r.structuredContent !== undefined && r.structuredContent !== null) {
-    parts.push(h('div', { class: 'result-label' }, 'Structured content'), h('pre', {}, pretty(r.structuredContent)));
+    // A call shown in an app view: its view renders the structured content; the raw form folds.
+    const shownInApp = (state.views || []).some((v) => v.call === call.id && v.state === 'open');
+    parts.push(shownInApp
+      ? h('details', { class: 'structured' }, h('summary', { class: 'result-label' }, 'Structured content (shown in the app below)'), h('pre', {}, pretty(r.structuredContent)))
+      : [h('div', { class: 'result-label' }, 'Structured content'), h('pre', {}, pretty(r.structuredContent))]);
   }
   const err = r.isError === true;
   return h('div', { class: `result${err ? ' is-error' : ''}` }, h('div', { class: 'result-label' }, err ? 'Tool error' : 'Result'), parts.length ? parts : h('div', { class: 'text' }, '(empty result)'));
@@ -229,7 +233,8 @@ function renderTimeline() {
     let entry = nodes.get(it.key);
     if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
     const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];
-    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state])]);
+    const withView = it.kind === 'call' && (state.views || []).some((v) => v.call === it.call.id && v.state === 'open');
+    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, withView, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state])]);
     if (sig !== entry.sig) {
       entry.sig = sig;
       if (it.kind === 'call') {

@@ -1,0 +1,129 @@
+//! The demo's MCP App: a weather dashboard (the seed's example). `weather_dashboard` shows a
+//! city's forecast in the view `ui://demo/weather`; the view asks for fresh ones through
+//! `weather_refresh`, a tool only views may call. The forecasts are made up (no network), the
+//! same for a city and an hour.
+
+use std::sync::LazyLock;
+
+use interlude_server::apps::{AppResource, Apps};
+use serde::Serialize;
+
+/// The view's resource.
+pub const WEATHER_VIEW: &str = "ui://demo/weather";
+
+/// The demo's views.
+pub(crate) static APPS: LazyLock<Apps> = LazyLock::new(|| {
+    let view = AppResource::new(WEATHER_VIEW, include_str!("../assets/weather.html")).map(|r| {
+        r.title("Weather dashboard")
+            .description("A city's forecast, refreshed by the view itself")
+    });
+    match view {
+        Ok(view) => Apps::new().with(view),
+        Err(e) => {
+            tracing::error!("the demo's weather view: {e}");
+            Apps::new()
+        }
+    }
+});
+
+const SKIES: [&str; 6] = ["sunny", "cloudy", "rain", "storm", "snow", "fog"];
+const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+
+/// A made-up forecast (the structured content of both tools).
+#[derive(Debug, Serialize)]
+pub(crate) struct Forecast {
+    city: String,
+    now: Now,
+    days: Vec<Day>,
+    issue: u64,
+    updated: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Now {
+    temperature: i64,
+    sky: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct Day {
+    day: &'static str,
+    sky: &'static str,
+    high: i64,
+    low: i64,
+}
+
+/// Forecast number `issue` for `city`.
+pub(crate) fn forecast(city: &str, issue: u64) -> Forecast {
+    let seed = city.bytes().fold(issue.wrapping_mul(0x9e37_79b9), |h, b| {
+        h.wrapping_mul(31).wrapping_add(u64::from(b))
+    });
+    let pick = |n: u64, from: &[&'static str]| -> &'static str {
+        let len = u64::try_from(from.len()).unwrap_or(1).max(1);
+        usize::try_from(n % len)
+            .ok()
+            .and_then(|i| from.get(i))
+            .copied()
+            .unwrap_or("sunny")
+    };
+    let temperature = 8 + i64::try_from(seed % 20).unwrap_or(0);
+    let days = (0..5u32)
+        .map(|d| {
+            let s = seed.rotate_left(d * 7);
+            let high = temperature + i64::try_from(s % 7).unwrap_or(0) - 3;
+            Day {
+                day: pick(s >> 3, &DAYS),
+                sky: pick(s >> 5, &SKIES),
+                high,
+                low: high - 6 - i64::try_from(s % 4).unwrap_or(0),
+            }
+        })
+        .collect();
+    Forecast {
+        city: city.to_owned(),
+        now: Now {
+            temperature,
+            sky: pick(seed >> 7, &SKIES),
+        },
+        days,
+        issue,
+        updated: clock(),
+    }
+}
+
+impl Forecast {
+    /// The text a host without apps shows (and a model reads).
+    pub(crate) fn text(&self) -> String {
+        let days: Vec<String> = self
+            .days
+            .iter()
+            .map(|d| format!("{} {} {}°/{}°", d.day, d.sky, d.high, d.low))
+            .collect();
+        format!(
+            "{}: {} °C, {} now; next days: {}.",
+            self.city,
+            self.now.temperature,
+            self.now.sky,
+            days.join(", ")
+        )
+    }
+}
+
+/// The time now, `HH:MM:SS` UTC.
+fn clock() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!(
+        "{:02}:{:02}:{:02} UTC",
+        secs / 3600 % 24,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// The next forecast issue (each call makes a new one).
+pub(crate) fn next_issue() -> u64 {
+    static ISSUE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    ISSUE.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+}
