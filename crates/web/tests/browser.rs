@@ -2000,3 +2000,138 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
         .unwrap();
     page.artifact("app-weather").await;
 }
+
+/// A one-page PDF, written by hand (server-pdf is given a local file: no network here).
+fn tiny_pdf() -> Vec<u8> {
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        "<< /Length 44 >>\nstream\nBT /F1 24 Tf 40 70 Td (Interlude) Tj ET\nendstream",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ];
+    let mut pdf = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.push_str(&format!("{} 0 obj\n{body}\nendobj\n", i + 1));
+    }
+    let xref = pdf.len();
+    pdf.push_str(&format!(
+        "xref\n0 {}\n0000000000 65535 f \n",
+        objects.len() + 1
+    ));
+    for offset in offsets {
+        pdf.push_str(&format!("{offset:010} 00000 n \n"));
+    }
+    pdf.push_str(&format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    ));
+    pdf.into_bytes()
+}
+
+/// The published example apps (npm, pinned, over stdio) each open beside their call and finish
+/// the App SDK's handshake in Chromium: budget-allocator (chart.js), debug, system-monitor
+/// (which polls an app-only tool), three.js (WebGL, code run with `new Function`: the host's
+/// CSP profile allows eval) and pdf (pdf.js and its worker, a local file). Screenshots of each
+/// are artifacts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_published_example_apps_open_and_initialize() {
+    let apps: [(&str, &str, &str); 5] = [
+        (
+            "budget",
+            "@modelcontextprotocol/server-budget-allocator/dist/index.js",
+            "get-budget-data",
+        ),
+        (
+            "debug",
+            "@modelcontextprotocol/server-debug/dist/index.js",
+            "debug-tool",
+        ),
+        (
+            "monitor",
+            "@modelcontextprotocol/server-system-monitor/dist/index.js",
+            "get-system-info",
+        ),
+        (
+            "threejs",
+            "@modelcontextprotocol/server-threejs/dist/index.js",
+            "show_threejs_scene",
+        ),
+        (
+            "pdf",
+            "@modelcontextprotocol/server-pdf/dist/index.js",
+            "display_pdf",
+        ),
+    ];
+    let files: Vec<&str> = apps.iter().map(|(_, f, _)| *f).collect();
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&files) else {
+        return;
+    };
+    let pdf = std::env::temp_dir().join(format!("interlude-apps-{}.pdf", std::process::id()));
+    std::fs::write(&pdf, tiny_pdf()).unwrap();
+    let extra: Vec<Extra> = apps
+        .iter()
+        .map(|(name, file, _)| {
+            let mut args = vec![
+                peers.package_file(file).to_string_lossy().into_owned(),
+                "--stdio".into(),
+            ];
+            if *name == "pdf" {
+                args.push(pdf.to_string_lossy().into_owned());
+            }
+            let spec = ServerSpec::Stdio {
+                command: peers.node.to_string_lossy().into_owned(),
+                args,
+                env: Default::default(),
+            };
+            (*name, spec, None)
+        })
+        .collect();
+    let page = harness_with(extra).await;
+    let mut failures = Vec::new();
+    for (name, _, tool) in apps {
+        // server-pdf: the local file it was given (its default is a paper on the network).
+        let arguments = (name == "pdf").then(|| {
+            let url = format!("file://{}", pdf.display());
+            serde_json::json!({ "url": url }).as_object().cloned().unwrap()
+        });
+        let call = page.app.call_tool(name, tool, arguments).await.unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let live = loop {
+            let snapshot = page.app.host().snapshot();
+            let view = snapshot.views.iter().find(|v| v.call.0 == call).cloned();
+            match view {
+                Some(v) if v.live_at_ms.is_some() => break Ok(v),
+                Some(v) if matches!(v.state, interlude_host::ViewState::Failed { .. }) => {
+                    break Err(format!("{name}: {:?}", v.state));
+                }
+                other if std::time::Instant::now() > deadline => {
+                    break Err(format!("{name}: never initialized ({other:?})"));
+                }
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        };
+        match live {
+            Ok(view) => {
+                // Let it draw, then show it.
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+                page.client()
+                    .execute(
+                        &format!(
+                            "document.querySelector('li.app-view[data-view=\"{}\"]').scrollIntoView({{block: 'start'}}); return true;",
+                            view.id.0
+                        ),
+                        vec![],
+                    )
+                    .await
+                    .unwrap();
+                page.artifact(&format!("app-{name}")).await;
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    let _ = std::fs::remove_file(&pdf);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
