@@ -1731,6 +1731,73 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
     let view = &page.app.host().snapshot().views[0];
     assert_eq!(view.resource_uri, "ui://get-time/mcp-app.html");
     assert!(view.height.is_some(), "the view told its size");
+
+    // `ui/open-link`: the same consent as a server's URL request, tied to the call.
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame", WAIT)
+        .await
+        .unwrap();
+    frame.enter_frame().await.unwrap();
+    page.browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap()
+        .enter_frame()
+        .await
+        .unwrap();
+    page.client()
+        .find(Locator::Css("#open-link-btn"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let card = page
+        .browser
+        .wait_for("section.ask", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no consent card for the app's link: {e}"));
+    let text = card.text().await.unwrap();
+    assert!(text.contains("https://modelcontextprotocol.io/"), "{text}");
+    assert!(
+        text.contains("The app of \"basic\" asks you to open a link"),
+        "{text}"
+    );
+    card.find(Locator::XPath(".//button[text()='Decline']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_gone("section.ask", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the card stayed: {e}"));
+    let snapshot = page.app.host().snapshot();
+    let asked = snapshot
+        .requests
+        .iter()
+        .find(|r| matches!(r.view.kind, interlude_engine::RequestKind::Url(_)))
+        .expect("a URL request for the app's link");
+    assert_eq!(
+        asked.view.call,
+        Some(snapshot.views[0].call),
+        "tied to the view's call"
+    );
+    assert_eq!(
+        asked.status,
+        interlude_host::RequestStatus::Replied(interlude_engine::Reply::Answered(
+            interlude_engine::Answer::Declined
+        ))
+    );
+    assert_eq!(
+        page.client().windows().await.unwrap().len(),
+        1,
+        "nothing opened"
+    );
 }
 
 /// A hostile app, served by the server toolkit's `Apps` from a server in this process: one view
@@ -2095,7 +2162,10 @@ async fn the_published_example_apps_open_and_initialize() {
         // server-pdf: the local file it was given (its default is a paper on the network).
         let arguments = (name == "pdf").then(|| {
             let url = format!("file://{}", pdf.display());
-            serde_json::json!({ "url": url }).as_object().cloned().unwrap()
+            serde_json::json!({ "url": url })
+                .as_object()
+                .cloned()
+                .unwrap()
         });
         let call = page.app.call_tool(name, tool, arguments).await.unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
