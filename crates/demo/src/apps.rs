@@ -11,20 +11,35 @@ use serde::Serialize;
 /// The view's resource.
 pub const WEATHER_VIEW: &str = "ui://demo/weather";
 
+/// The Apps SDK widget's resource (`text/html+skybridge`).
+pub const COUNTER_VIEW: &str = "ui://demo/counter";
+
 /// The demo's views.
 pub(crate) static APPS: LazyLock<Apps> = LazyLock::new(|| {
     let view = AppResource::new(WEATHER_VIEW, include_str!("../assets/weather.html")).map(|r| {
         r.title("Weather dashboard")
             .description("A city's forecast, refreshed by the view itself")
     });
-    match view {
-        Ok(view) => Apps::new().with(view),
-        Err(e) => {
-            tracing::error!("the demo's weather view: {e}");
+    let counter = AppResource::new(COUNTER_VIEW, include_str!("../assets/counter.html")).map(|r| {
+        r.apps_sdk()
+            .title("Counter (written for ChatGPT's Apps SDK)")
+    });
+    match (view, counter) {
+        (Ok(view), Ok(counter)) => Apps::new().with(view).with(counter),
+        (Err(e), _) | (_, Err(e)) => {
+            tracing::error!("the demo's views: {e}");
             Apps::new()
         }
     }
 });
+
+/// The `_meta` of a tool written for ChatGPT's Apps SDK: its widget, callable by the widget.
+pub(crate) fn counter_meta() -> rmcp::model::MetaObject {
+    let mut meta = serde_json::Map::new();
+    meta.insert("openai/outputTemplate".into(), COUNTER_VIEW.into());
+    meta.insert("openai/widgetAccessible".into(), true.into());
+    rmcp::model::MetaObject(meta)
+}
 
 const SKIES: [&str; 6] = ["sunny", "cloudy", "rain", "storm", "snow", "fog"];
 const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];

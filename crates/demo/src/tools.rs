@@ -18,6 +18,13 @@ pub(crate) struct CityArgs {
     pub(crate) city: Option<String>,
 }
 
+/// Where the counter starts.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CounterArgs {
+    /// The count to show (1 when not given)
+    pub(crate) start: Option<i64>,
+}
+
 /// Seed example: "Please provide your GitHub username".
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GitHubUser {
@@ -398,6 +405,17 @@ impl DemoServer {
     )]
     async fn weather_dashboard(&self, Parameters(args): Parameters<CityArgs>) -> ToolResult {
         Ok(dashboard(args))
+    }
+
+    #[tool(
+        description = "A counter whose widget is written for ChatGPT's Apps SDK (window.openai); Interlude renders it through the same bridge as any MCP App.",
+        meta = crate::apps::counter_meta()
+    )]
+    async fn apps_sdk_counter(&self, Parameters(args): Parameters<CounterArgs>) -> ToolResult {
+        let count = args.start.unwrap_or(1);
+        let mut result = text(format!("Count: {count}"));
+        result.structured_content = Some(json!({ "count": count }));
+        Ok(result)
     }
 
     #[tool(

@@ -521,6 +521,7 @@ impl Connection {
             resource_uri: uri.clone(),
             state: ViewState::Loading,
             html: None,
+            dialect: UiDialect::Apps,
             csp: None,
             allow: String::new(),
             external: false,
@@ -595,6 +596,7 @@ impl Connection {
                     config.policy = policy;
                     ViewUpdate::Ready {
                         view,
+                        dialect: prepared.dialect,
                         html: prepared.html.clone(),
                         config: Box::new(config),
                         tools,

@@ -366,6 +366,9 @@ pub struct ViewRecord {
     pub state: ViewState,
     /// Its HTML, once its resource is read (the surface serves it to the view's frame).
     pub html: Option<Arc<str>>,
+    /// The dialect its resource is written in (the surface adds the Apps SDK's `window.openai`
+    /// for [`UiDialect::Skybridge`](interlude_protocol::apps::UiDialect)).
+    pub dialect: interlude_protocol::apps::UiDialect,
     /// Its `Content-Security-Policy` and iframe `allow` list, once its resource is read.
     pub csp: Option<String>,
     /// See [`ViewRecord::csp`].

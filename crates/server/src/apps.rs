@@ -37,6 +37,9 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
+/// The MIME type of a view written for ChatGPT's Apps SDK.
+pub const SKYBRIDGE_MIME_TYPE: &str = "text/html+skybridge";
+
 /// A resource URI that is not `ui://…`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("an app resource's URI must start with ui:// (got {0:?})")]
@@ -47,6 +50,7 @@ pub struct NotUiUri(pub String);
 #[derive(Debug, Clone)]
 pub struct AppResource {
     uri: String,
+    mime_type: &'static str,
     name: String,
     title: Option<String>,
     description: Option<String>,
@@ -67,6 +71,7 @@ impl AppResource {
             return Err(NotUiUri(uri));
         }
         Ok(AppResource {
+            mime_type: MIME_TYPE,
             name: uri.clone(),
             uri,
             title: None,
@@ -79,6 +84,14 @@ impl AppResource {
     /// Its URI.
     pub fn uri(&self) -> &str {
         &self.uri
+    }
+
+    /// The same view for hosts of ChatGPT's Apps SDK: MIME type `text/html+skybridge`; the
+    /// view uses `window.openai` (Interlude's web surface provides it on top of MCP Apps).
+    #[must_use]
+    pub fn apps_sdk(mut self) -> Self {
+        self.mime_type = SKYBRIDGE_MIME_TYPE;
+        self
     }
 
     /// A title for people.
@@ -164,7 +177,7 @@ impl AppResource {
         let mut resource = Resource::new(self.uri.clone(), self.name.clone());
         resource.title = self.title.clone();
         resource.description = self.description.clone();
-        resource.mime_type = Some(MIME_TYPE.to_owned());
+        resource.mime_type = Some(self.mime_type.to_owned());
         resource.meta = self.meta();
         resource
     }
@@ -174,7 +187,7 @@ impl AppResource {
     pub fn contents(&self) -> ResourceContents {
         ResourceContents::TextResourceContents {
             uri: self.uri.clone(),
-            mime_type: Some(MIME_TYPE.to_owned()),
+            mime_type: Some(self.mime_type.to_owned()),
             text: self.html.to_string(),
             meta: self.meta(),
         }

@@ -1,8 +1,8 @@
 //! Latency of MCP Apps views in the web surface: from the tool call to the view's
 //! `ui/notifications/initialized`, for the published server-basic-vanillajs over stdio, in
 //! headless Chromium. Median of 20 calls (after one warm-up); target < 150 ms (the MCP
-//! Inspector takes ≈ 610–750 ms from the call to visible app content, by its own protocol
-//! pane's timings; see `../shared/anchors`).
+//! Inspector 2.12.0 takes ≈ 610–750 ms from the call to visible app content, by its own
+//! protocol pane's timings).
 //!
 //! Run with: `cargo bench -p interlude-web --bench app_latency [-- --calls N]`.
 //!

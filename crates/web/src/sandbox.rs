@@ -24,6 +24,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use interlude_host::{ServerId, ViewRecord, ViewState};
+use interlude_protocol::apps::UiDialect;
 use rand::RngCore;
 use serde::Deserialize;
 
@@ -31,6 +32,7 @@ use crate::WebApp;
 
 const SANDBOX_HTML: &str = include_str!("../assets/sandbox/sandbox.html");
 const SANDBOX_JS: &str = include_str!("../assets/sandbox/sandbox.js");
+const OPENAI_JS: &str = include_str!("../assets/sandbox/openai.js");
 
 /// The sandbox listener's port and the views' keys.
 #[derive(Default)]
@@ -116,6 +118,7 @@ pub(crate) fn router(app: WebApp) -> Router {
         .route("/sandbox.html", get(document))
         .route("/view.html", get(view_document))
         .route("/sandbox.js", get(script))
+        .route("/openai.js", get(openai_script))
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .with_state(app)
 }
@@ -249,7 +252,46 @@ async fn view_document(
     let Some(html) = &view.html else {
         return refuse(StatusCode::NOT_FOUND, "the view is not open");
     };
-    html_response(csp, html.to_string())
+    // A view written for ChatGPT's Apps SDK gets `window.openai`, before any script of its own.
+    let html = if view.dialect == UiDialect::Skybridge {
+        with_openai(html)
+    } else {
+        html.to_string()
+    };
+    html_response(csp, html)
+}
+
+/// `html` with the `window.openai` script first: after `<head>` if there is one, else at the
+/// start.
+fn with_openai(html: &str) -> String {
+    const TAG: &str = "<script src=\"/openai.js\"></script>";
+    let lower = html.to_ascii_lowercase();
+    let after_head = lower.find("<head").and_then(|at| {
+        let end = lower.get(at..)?.find('>')?;
+        Some(at + end + 1)
+    });
+    match after_head.and_then(|after| Some((html.get(..after)?, html.get(after..)?))) {
+        Some((before, rest)) => format!("{before}{TAG}{rest}"),
+        None => format!("{TAG}{html}"),
+    }
+}
+
+async fn openai_script() -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/javascript; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            ),
+        ],
+        OPENAI_JS,
+    )
+        .into_response()
 }
 
 async fn script() -> Response {

@@ -2205,3 +2205,60 @@ async fn the_published_example_apps_open_and_initialize() {
     let _ = std::fs::remove_file(&pdf);
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// An app written for ChatGPT's Apps SDK (`text/html+skybridge`, `openai/outputTemplate`,
+/// `openai/widgetAccessible`), the demo's counter: the sandbox gives it `window.openai` on top
+/// of MCP Apps; it shows the tool's output and calls the tool again through the same bridge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_sdk_widget_renders_through_window_openai() {
+    let page = harness().await;
+    page.call_from_sidebar("demo", "apps_sdk_counter").await;
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no app frame: {e}"));
+    frame.enter_frame().await.unwrap();
+    page.browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap()
+        .enter_frame()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            "document.getElementById('count')?.textContent === '1' || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the widget did not show the tool's output: {e}"));
+    let api = page
+        .client()
+        .execute(
+            "return [typeof window.openai.callTool, typeof window.openai.notifyIntrinsicHeight, window.openai.displayMode];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(api, json!(["function", "function", "inline"]));
+    page.client()
+        .find(Locator::Css("#more"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            "document.getElementById('count')?.textContent === '2' || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("callTool did not come back: {e}"));
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let view = page.app.host().snapshot().views[0].clone();
+    assert_eq!(view.dialect, interlude_protocol::apps::UiDialect::Skybridge);
+    assert!(view.live_at_ms.is_some());
+}

@@ -70,6 +70,7 @@ pub(crate) enum ViewUpdate {
     Ready {
         view: ViewId,
         html: Arc<str>,
+        dialect: UiDialect,
         config: Box<ViewConfig>,
         tools: BTreeMap<String, Visibility>,
         arguments: Option<JsonObject>,
@@ -115,6 +116,7 @@ impl<S: Surface> Core<S> {
             ViewUpdate::Ready {
                 view,
                 html,
+                dialect,
                 config,
                 tools,
                 arguments,
@@ -131,6 +133,7 @@ impl<S: Surface> Core<S> {
                     r.change_view(view, |v| {
                         v.state = ViewState::Open;
                         v.html = Some(html);
+                        v.dialect = dialect;
                         v.csp = Some(csp);
                         v.allow = allow;
                         v.external = external;
