@@ -532,6 +532,7 @@ impl Connection {
             messages: Vec::new(),
             model_context: None,
             logs: Default::default(),
+            downloads: Vec::new(),
             opened_at_ms: now_ms(),
             live_at_ms: None,
         }))));

@@ -669,6 +669,16 @@ impl Host {
         }));
     }
 
+    /// The person's answer to files app view `view` offered (question `question` of its
+    /// [`ViewRecord::downloads`](crate::ViewRecord)): saved (the surface saved them) or not.
+    pub fn answer_download(&self, view: ViewId, question: u64, saved: bool) {
+        self.link.submit(HostInput::View(ViewUpdate::Download {
+            view,
+            question,
+            saved,
+        }));
+    }
+
     /// Closes app view `id` (the person closed it): `ui/resource-teardown`, then its frame goes.
     pub fn close_view(&self, id: ViewId) {
         self.link.submit(HostInput::View(ViewUpdate::Close {

@@ -50,8 +50,9 @@ pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
 pub use registry::{
-    CallRecord, CallStatus, HostEvent, HostSnapshot, LinkState, RequestRecord, RequestStatus,
-    ServerApps, ServerIdentity, ServerRecord, ServerState, ViewRecord, ViewState,
+    CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, LinkState, OfferedFile,
+    RequestRecord, RequestStatus, ServerApps, ServerIdentity, ServerRecord, ServerState,
+    ViewRecord, ViewState,
 };
 pub use resolve::Resolver;
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};

@@ -348,6 +348,31 @@ pub enum ViewState {
     Closed,
 }
 
+/// A file a view offers to save (`ui/download-file`), waiting for the person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileOffer {
+    /// The question's number, to answer with [`Host::answer_download`](crate::Host::answer_download).
+    pub question: u64,
+    /// The files: name (the resource URI's last segment, cleaned), MIME type, and content
+    /// (`text`, or base64 `blob`).
+    pub files: Vec<OfferedFile>,
+}
+
+/// One file of a [`FileOffer`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfferedFile {
+    /// A file name safe to save under.
+    pub name: String,
+    /// Its MIME type.
+    pub mime_type: String,
+    /// Text content, or base64 (`blob`).
+    pub text: Option<String>,
+    /// See [`OfferedFile::text`].
+    pub blob: Option<String>,
+    /// Its size in bytes (of the text, or of the decoded blob).
+    pub size: usize,
+}
+
 /// One MCP Apps view: the `ui://` resource a tool's call shows its result in, with what the
 /// surface needs to show it and what the view said.
 #[derive(Debug, Clone, PartialEq)]
@@ -389,6 +414,8 @@ pub struct ViewRecord {
     pub model_context: Option<serde_json::Value>,
     /// Its latest log lines (level, data), the last 50.
     pub logs: VecDeque<(String, serde_json::Value)>,
+    /// Files it offers to save, waiting for the person.
+    pub downloads: Vec<FileOffer>,
     /// When it was opened, and when it said `initialized` (live), in milliseconds since the
     /// Unix epoch.
     pub opened_at_ms: u64,

@@ -51,6 +51,11 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/views/{id}/message", post(view_message))
         .route("/api/views/{id}/context", post(view_context))
         .route("/api/views/{id}/close", post(view_close))
+        .route(
+            "/api/views/{id}/downloads/{question}",
+            get(view_download_files),
+        )
+        .route("/api/views/{id}/download", post(view_download))
         .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
     Router::new()
         .route("/", get(index))
@@ -223,6 +228,48 @@ async fn view_context(
         return bad_request("`changes` must be an object");
     };
     app.inner.host.view_context(view, changes.clone());
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// The files of a view's offer, with their content (for the page to save).
+async fn view_download_files(
+    State(app): State<WebApp>,
+    axum::extract::Path((id, question)): axum::extract::Path<(String, u64)>,
+) -> Response {
+    let offer = view_id(&id)
+        .and_then(|v| app.inner.host.view(v))
+        .and_then(|v| v.downloads.iter().find(|d| d.question == question).cloned());
+    let Some(offer) = offer else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no such offer"})),
+        )
+            .into_response();
+    };
+    let files: Vec<Value> = offer
+        .files
+        .iter()
+        .map(|f| json!({"name": f.name, "mimeType": f.mime_type, "text": f.text, "blob": f.blob}))
+        .collect();
+    Json(json!({ "files": files })).into_response()
+}
+
+/// The person's answer to a view's offer of files (`{"question": n, "saved": bool}`).
+async fn view_download(
+    State(app): State<WebApp>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let Some(view) = view_id(&id) else {
+        return bad_request("the path must name a view id");
+    };
+    let Some(question) = field(&body, "question").and_then(Value::as_u64) else {
+        return bad_request("`question` must be the offer's number");
+    };
+    let Some(saved) = field(&body, "saved").and_then(Value::as_bool) else {
+        return bad_request("`saved` must be true or false");
+    };
+    app.inner.host.answer_download(view, question, saved);
     StatusCode::ACCEPTED.into_response()
 }
 

@@ -183,6 +183,9 @@ struct ViewEntry {
     /// Its last log lines.
     logs: Vec<Value>,
     model_context: Option<Value>,
+    /// Files it offers to save: `{question, files: [{name, mimeType, size}]}` (the content is
+    /// fetched when the person saves).
+    downloads: Vec<Value>,
 }
 
 /// How many finished requests and calls a page shows (pending ones are always shown).
@@ -301,6 +304,18 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
             .map(|(level, data)| serde_json::json!({"level": level, "data": data}))
             .collect(),
         model_context: v.model_context.clone(),
+        downloads: v
+            .downloads
+            .iter()
+            .map(|d| {
+                let files: Vec<Value> = d
+                    .files
+                    .iter()
+                    .map(|f| serde_json::json!({"name": f.name, "mimeType": f.mime_type, "size": f.size}))
+                    .collect();
+                serde_json::json!({"question": d.question, "files": files})
+            })
+            .collect(),
     }
 }
 

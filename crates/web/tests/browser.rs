@@ -1994,7 +1994,12 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
         .browser
         .wait_for("li.app-view iframe.app-frame[src]", WAIT)
         .await
-        .unwrap_or_else(|e| panic!("no app frame: {e}"));
+        .unwrap_or_else(|e| {
+            panic!(
+                "no app frame: {e}; views: {:?}",
+                page.app.host().snapshot().views
+            )
+        });
     frame.enter_frame().await.unwrap();
     page.browser
         .wait_for("iframe", WAIT)
@@ -2056,6 +2061,62 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
         )
         .await
         .unwrap_or_else(|e| panic!("the city did not change: {e}"));
+    // `ui/download-file`: the host asks the person, the page saves; refused, nothing is saved.
+    for (button, note) in [
+        (".app-save", "Saved forecast-Tokyo.csv"),
+        (".app-nosave", "Not saved"),
+    ] {
+        page.client()
+            .find(Locator::Css("#download"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+        let offer = page
+            .browser
+            .wait_for("li.app-view .app-download", WAIT)
+            .await
+            .unwrap_or_else(|e| panic!("no offer to save: {e}"));
+        let text = offer.text().await.unwrap();
+        assert!(text.contains("forecast-Tokyo.csv (text/csv"), "{text}");
+        offer
+            .find(Locator::Css(button))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        page.browser
+            .wait_gone("li.app-view .app-download", WAIT)
+            .await
+            .unwrap();
+        let frame = page
+            .browser
+            .wait_for("li.app-view iframe.app-frame", WAIT)
+            .await
+            .unwrap();
+        frame.enter_frame().await.unwrap();
+        page.browser
+            .wait_for("iframe", WAIT)
+            .await
+            .unwrap()
+            .enter_frame()
+            .await
+            .unwrap();
+        page.browser
+            .wait_js(
+                &format!(
+                    "(document.getElementById('note')?.textContent || '').startsWith({}) || null",
+                    js(note)
+                ),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the view did not hear {note}: {e}"));
+    }
     page.client().enter_parent_frame().await.unwrap();
     page.client().enter_parent_frame().await.unwrap();
     page.client()

@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 
 use super::{Core, HostInput};
-use crate::registry::{CallStatus, HostEvent, ViewRecord, ViewState};
+use crate::registry::{CallStatus, FileOffer, HostEvent, OfferedFile, ViewRecord, ViewState};
 use crate::surface::{AnswerSink, Surface};
 
 /// Settings of MCP Apps views.
@@ -84,6 +84,12 @@ pub(crate) enum ViewUpdate {
     Failed { view: ViewId, reason: String },
     /// Close it.
     Close { view: ViewId, reason: String },
+    /// The person saved (or not) the files it offered.
+    Download {
+        view: ViewId,
+        question: u64,
+        saved: bool,
+    },
 }
 
 /// What the core keeps about open views beyond the engine's bridges.
@@ -170,6 +176,29 @@ impl<S: Surface> Core<S> {
                 }
             }
             ViewUpdate::Close { view, reason } => self.teardown_view(view, &reason, sink),
+            ViewUpdate::Download {
+                view,
+                question,
+                saved,
+            } => {
+                let event = self.record(|r| {
+                    r.change_view(view, |v| v.downloads.retain(|d| d.question != question))
+                });
+                self.tell(event, sink);
+                let reply = if saved {
+                    Ok(json!({}))
+                } else {
+                    Err("the person did not save the files".to_owned())
+                };
+                self.run(
+                    Input::View {
+                        view,
+                        input: ViewInput::Answer { question, reply },
+                    },
+                    now_ms,
+                    sink,
+                );
+            }
             ViewUpdate::Failed { view, reason } => {
                 tracing::warn!(%view, "the app view cannot open: {reason}");
                 self.views.of.remove(&view);
@@ -426,10 +455,92 @@ impl<S: Surface> Core<S> {
                     });
                 });
             }
-            PersonQuestion::Download { .. } => {
-                answer(Err("this host does not save files from apps yet".into()));
-            }
+            PersonQuestion::Download { contents } => match offered_files(&contents) {
+                Ok(files) => {
+                    let event = self.record(|r| {
+                        r.change_view(view, |v| v.downloads.push(FileOffer { question, files }))
+                    });
+                    self.tell(event, sink);
+                }
+                Err(why) => answer(Err(why)),
+            },
         }
+    }
+}
+
+/// The most a view may offer to save at once.
+const MAX_DOWNLOAD_BYTES: usize = 10 * 1024 * 1024;
+
+/// The files of a `ui/download-file`: embedded resources only (a link to a resource would
+/// have the host fetch it, which it does not do on a view's word), each named after its URI's
+/// last segment, cleaned of anything a file system would take as a path.
+fn offered_files(contents: &[Value]) -> Result<Vec<OfferedFile>, String> {
+    let mut files = Vec::new();
+    let mut total = 0usize;
+    for item in contents {
+        let resource = match item.get("type").and_then(Value::as_str) {
+            Some("resource") => item.get("resource").and_then(Value::as_object),
+            Some("resource_link") => {
+                return Err("this host saves embedded resources only, not links".into());
+            }
+            _ => None,
+        }
+        .ok_or("each item of `contents` must be an embedded resource")?;
+        let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("");
+        let text = resource
+            .get("text")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let blob = resource
+            .get("blob")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let size = match (&text, &blob) {
+            (Some(t), _) => t.len(),
+            (None, Some(b)) => b.len() / 4 * 3,
+            (None, None) => return Err(format!("{uri} has neither `text` nor `blob`")),
+        };
+        total += size;
+        if total > MAX_DOWNLOAD_BYTES {
+            return Err("the files are larger than this host saves from an app (10 MB)".into());
+        }
+        files.push(OfferedFile {
+            name: file_name(uri),
+            mime_type: resource
+                .get("mimeType")
+                .and_then(Value::as_str)
+                .unwrap_or("application/octet-stream")
+                .to_owned(),
+            text,
+            blob,
+            size,
+        });
+    }
+    Ok(files)
+}
+
+/// A safe file name from a resource URI: its last path segment, without separators, control
+/// characters or leading dots; `download` when nothing is left.
+pub(crate) fn file_name(uri: &str) -> String {
+    let last = uri
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or("");
+    let cleaned: String = last
+        .chars()
+        .filter(|c| {
+            !c.is_control() && !matches!(c, '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|')
+        })
+        .take(120)
+        .collect();
+    let cleaned = cleaned.trim_start_matches('.').trim().to_owned();
+    if cleaned.is_empty() {
+        "download".to_owned()
+    } else {
+        cleaned
     }
 }
 
@@ -611,4 +722,40 @@ pub(crate) fn policy_fields(
         .map(|d| format!("{} {:?}: {}", d.list, d.entry, d.reason))
         .collect();
     (policy, refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_are_last_segments_without_path_tricks() {
+        for (uri, name) in [
+            ("file:///reports/q3.csv", "q3.csv"),
+            ("ui://app/../../etc/passwd", "passwd"),
+            ("https://x.example/a/b.txt?x=1#y", "b.txt"),
+            ("file:///..", "download"),
+            ("file:///.bashrc", "bashrc"),
+            ("weird:a\\b\u{0}c.txt", "bc.txt"),
+            ("", "download"),
+        ] {
+            assert_eq!(file_name(uri), name, "{uri}");
+        }
+    }
+
+    #[test]
+    fn only_embedded_resources_within_the_limit_are_offered() {
+        let ok = offered_files(&[json!({"type": "resource", "resource": {
+            "uri": "file:///r.csv", "mimeType": "text/csv", "text": "a,b"}})]);
+        let files = ok.unwrap_or_default();
+        assert_eq!(files.len(), 1);
+        assert_eq!((files[0].name.as_str(), files[0].size), ("r.csv", 3));
+        assert!(offered_files(&[json!({"type": "resource_link", "uri": "file:///x"})]).is_err());
+        assert!(offered_files(&[json!({"type": "text", "text": "x"})]).is_err());
+        let big = "x".repeat(MAX_DOWNLOAD_BYTES + 1);
+        assert!(
+            offered_files(&[json!({"type": "resource", "resource": {"uri": "a", "text": big}})])
+                .is_err()
+        );
+    }
 }

@@ -11,6 +11,7 @@ const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
 
 const api = {
+  token,
   async post(path, body) {
     const res = await fetch(path, {
       method: 'POST',

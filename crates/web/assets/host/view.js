@@ -59,7 +59,7 @@ export function viewItem(v, api) {
     entry.box.append(entry.frame);
     entry.sig = '';
   }
-  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.logs, v.error, v.external, v.refusedDomains]);
+  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.logs, v.error, v.external, v.refusedDomains, v.downloads]);
   if (sig !== entry.sig) {
     entry.sig = sig;
     const li = entry.li;
@@ -72,12 +72,44 @@ export function viewItem(v, api) {
       v.state === 'failed' ? h('div', { class: 'server-error' }, `The app could not open: ${v.error}`) : null,
       v.external ? h('div', { class: 'what' }, 'This app talks to other sites its server declared.') : null,
       v.refusedDomains?.length ? h('div', { class: 'what' }, `Refused in its declaration: ${v.refusedDomains.join('; ')}`) : null,
+      (v.downloads || []).map((d) => h('div', { class: 'app-download', dataset: { question: d.question } },
+        h('strong', {}, 'The app offers to save: '),
+        d.files.map((f) => `${f.name} (${f.mimeType}, ${f.size} bytes)`).join(', '),
+        ' ',
+        h('button', { type: 'button', class: 'primary app-save', onclick: () => save(v.id, d.question, api) }, 'Save'),
+        ' ',
+        h('button', { type: 'button', class: 'ghost app-nosave', onclick: () => api.post(`/api/views/${v.id}/download`, { question: d.question, saved: false }) }, 'Don’t save'))),
       (v.messages || []).map((m) => h('div', { class: 'app-message' }, h('strong', {}, 'The app says, as you: '),
         (Array.isArray(m) ? m : [m]).map((b) => (b && b.type === 'text' ? b.text : JSON.stringify(b))).join(' '))),
       (v.logs || []).length ? h('details', { class: 'app-logs' }, h('summary', {}, `Log (${v.logs.length})`),
         v.logs.map((l) => h('div', { class: 'mono' }, `${l.level}: ${typeof l.data === 'string' ? l.data : JSON.stringify(l.data)}`))) : null);
   }
   return entry.li;
+}
+
+/** Saves the files of offer `question` of view `id` through the page (the view's sandbox has
+ * no downloads), then tells the host. */
+async function save(id, question, api) {
+  const r = await fetch(`/api/views/${id}/downloads/${question}`, { headers: { 'x-interlude-token': api.token } });
+  if (!r.ok) return;
+  const { files } = await r.json();
+  for (const f of files) {
+    let blob;
+    if (typeof f.text === 'string') blob = new Blob([f.text], { type: f.mimeType });
+    else {
+      const bytes = Uint8Array.from(atob(f.blob || ''), (c) => c.charCodeAt(0));
+      blob = new Blob([bytes], { type: f.mimeType });
+    }
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = f.name;
+    a.rel = 'noopener';
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+  api.post(`/api/views/${id}/download`, { question, saved: true });
 }
 
 /** Forgets views no longer shown. */
