@@ -240,6 +240,19 @@ pub enum BridgeEffect {
     TeardownRequested,
     /// The view said `ui/notifications/initialized`: it is live.
     Live,
+    /// The tools the view itself offers (`tools/list` answered by a view that declared
+    /// `appCapabilities.tools`): each a `Tool` as JSON.
+    ViewTools(Vec<Value>),
+    /// A call of one of the view's own tools ([`ViewBridge::call_view_tool`]) came back: the
+    /// `CallToolResult`, or the error's message.
+    ViewToolResult {
+        /// The number [`ViewBridge::call_view_tool`] gave it.
+        call: u64,
+        /// The tool called.
+        name: String,
+        /// What the view answered.
+        result: Result<Value, String>,
+    },
     /// Remove the view's frame: it is closed.
     Destroy,
     /// A message went by (or was refused): for the protocol log.
@@ -273,6 +286,15 @@ pub struct ViewBridge {
     calls: Bucket,
     /// What the view last said a model should know.
     model_context: Option<Value>,
+    /// The host's requests to the view's own tools in flight: id number → what they are.
+    to_view: HashMap<u64, ToView>,
+}
+
+/// A request of the host to the view itself.
+#[derive(Debug, Clone)]
+enum ToView {
+    ListTools,
+    CallTool(u64, String),
 }
 
 impl ViewBridge {
@@ -301,6 +323,7 @@ impl ViewBridge {
             teardown: None,
             calls,
             model_context: None,
+            to_view: HashMap::new(),
         }
     }
 
@@ -449,6 +472,48 @@ impl ViewBridge {
         }
         self.notify(Method::HostContextChanged, Value::Object(diff), &mut out);
         out
+    }
+
+    /// Whether the view offers tools of its own (`appCapabilities.tools`).
+    pub fn has_tools(&self) -> bool {
+        self.app_capabilities.contains_key("tools")
+    }
+
+    /// Asks a live view that offers tools for their list ([`BridgeEffect::ViewTools`]).
+    pub fn list_view_tools(&mut self) -> Vec<BridgeEffect> {
+        let mut out = Vec::new();
+        if self.phase == ViewPhase::Live && self.has_tools() {
+            let id = self.number();
+            self.to_view.insert(id, ToView::ListTools);
+            self.send(
+                json!({"jsonrpc": "2.0", "id": format!("host-{id}"), "method": "tools/list", "params": {}}),
+                &mut out,
+            );
+        }
+        out
+    }
+
+    /// Calls the view's own tool `name` (the person, in a model's place); the answer comes as
+    /// [`BridgeEffect::ViewToolResult`] with the returned number. `None` when the view offers
+    /// no tools or is not live.
+    pub fn call_view_tool(
+        &mut self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Option<(u64, Vec<BridgeEffect>)> {
+        if self.phase != ViewPhase::Live || !self.has_tools() {
+            return None;
+        }
+        let id = self.number();
+        self.to_view
+            .insert(id, ToView::CallTool(id, name.to_owned()));
+        let mut out = Vec::new();
+        self.send(
+            json!({"jsonrpc": "2.0", "id": format!("host-{id}"), "method": "tools/call",
+                   "params": {"name": name, "arguments": Value::Object(arguments)}}),
+            &mut out,
+        );
+        Some((id, out))
     }
 
     /// Starts the teardown at `now_ms`: `ui/resource-teardown` to a live view (destroyed when
@@ -645,12 +710,58 @@ impl ViewBridge {
             self.close(out);
             return;
         }
+        let asked = id
+            .as_ref()
+            .and_then(Value::as_str)
+            .and_then(|s| s.strip_prefix("host-"))
+            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(|n| self.to_view.remove(&n));
+        let Some(asked) = asked else {
+            out.push(BridgeEffect::Traffic(Traffic {
+                way: Way::In,
+                method: "response".into(),
+                id,
+                refused: Some("answers no request of the host".into()),
+            }));
+            return;
+        };
         out.push(BridgeEffect::Traffic(Traffic {
             way: Way::In,
             method: "response".into(),
             id,
-            refused: Some("answers no request of the host".into()),
+            refused: None,
         }));
+        let error = object.get("error").map(|e| {
+            e.get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("error")
+                .to_owned()
+        });
+        match asked {
+            ToView::ListTools => {
+                let tools = object
+                    .get("result")
+                    .and_then(|r| r.get("tools"))
+                    .and_then(Value::as_array)
+                    .map(|t| {
+                        t.iter()
+                            .filter(|t| t.get("name").is_some_and(Value::is_string))
+                            .take(50)
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                out.push(BridgeEffect::ViewTools(tools));
+            }
+            ToView::CallTool(call, name) => {
+                let result = match (error, object.get("result")) {
+                    (Some(e), _) => Err(e),
+                    (None, Some(r)) => Ok(r.clone()),
+                    (None, None) => Err("the view answered nothing".into()),
+                };
+                out.push(BridgeEffect::ViewToolResult { call, name, result });
+            }
+        }
     }
 
     fn request(
@@ -900,6 +1011,8 @@ impl ViewBridge {
                 for message in std::mem::take(&mut self.queued) {
                     self.send(message, out);
                 }
+                // A view with tools of its own: the host learns them at once.
+                out.extend(self.list_view_tools());
             }
             Method::SizeChanged => {
                 let dimension = |key: &str| {
@@ -916,6 +1029,7 @@ impl ViewBridge {
                 }
             }
             Method::RequestTeardown => out.push(BridgeEffect::TeardownRequested),
+            Method::ToolsListChanged => out.extend(self.list_view_tools()),
             Method::Log => {
                 let level = params
                     .get("level")

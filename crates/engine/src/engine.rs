@@ -376,6 +376,13 @@ pub enum ViewInput {
         /// The result for the view, or why not.
         reply: Result<Value, String>,
     },
+    /// The person calls the view's own tool `name` (in a model's place).
+    CallViewTool {
+        /// The tool.
+        name: String,
+        /// Its arguments.
+        arguments: Map<String, Value>,
+    },
     /// Close the view (`ui/resource-teardown`, then destroy).
     Teardown(String),
     /// Time passed (a teardown's deadline).
@@ -939,6 +946,11 @@ impl Engine {
             ViewInput::HostContext(changes) => open.bridge.host_context(changes),
             ViewInput::ServerReply { proxy, reply } => open.bridge.server_reply(proxy, reply),
             ViewInput::Answer { question, reply } => open.bridge.answer(question, reply),
+            ViewInput::CallViewTool { name, arguments } => open
+                .bridge
+                .call_view_tool(&name, arguments)
+                .map(|(_, effects)| effects)
+                .unwrap_or_default(),
             ViewInput::Teardown(reason) => open.bridge.teardown(&reason, now_ms),
             ViewInput::Tick => open.bridge.tick(now_ms),
         };

@@ -566,3 +566,48 @@ fn the_sandbox_proxy_gets_the_html_when_it_is_ready_and_the_view_never_sees_it_a
     );
     assert_eq!(to_view(&e).len(), 1);
 }
+
+#[test]
+fn a_view_with_tools_of_its_own_lists_them_and_the_host_calls_them() {
+    let mut v = view();
+    initialize(&mut v, json!({"tools": {"listChanged": true}}));
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    let list = to_view(&e)
+        .into_iter()
+        .find(|m| m["method"] == "tools/list")
+        .expect("listed at once");
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": list["id"], "result": {"tools": [
+        {"name": "get-allocations", "inputSchema": {"type": "object"}}, {"bogus": true}]}}),
+    );
+    let tools = e
+        .iter()
+        .find_map(|x| match x {
+            BridgeEffect::ViewTools(t) => Some(t.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(tools.len(), 1, "entries without a name are dropped");
+    let (call, e) = v.call_view_tool("get-allocations", Map::new()).unwrap();
+    let request = &to_view(&e)[0];
+    assert_eq!(request["method"], "tools/call");
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": request["id"], "result": {"content": [{"type": "text", "text": "40/60"}]}}),
+    );
+    assert!(e.iter().any(|x| matches!(x, BridgeEffect::ViewToolResult { call: c, name, result: Ok(_) } if *c == call && name == "get-allocations")));
+    // It changed its tools: the host asks again.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+    );
+    assert_eq!(methods(&e), ["tools/list"]);
+    // A view without tools is never asked.
+    let mut plain = view();
+    live(&mut plain);
+    assert!(plain.call_view_tool("x", Map::new()).is_none());
+}

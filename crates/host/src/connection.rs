@@ -533,6 +533,8 @@ impl Connection {
             model_context: None,
             logs: Default::default(),
             downloads: Vec::new(),
+            app_tools: Vec::new(),
+            app_tool_results: Default::default(),
             opened_at_ms: now_ms(),
             live_at_ms: None,
         }))));

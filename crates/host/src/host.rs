@@ -669,6 +669,18 @@ impl Host {
         }));
     }
 
+    /// Calls tool `name` of app view `view` itself (one of its [`ViewRecord::app_tools`]), as a
+    /// model would; the result lands in its `app_tool_results`.
+    pub fn call_view_tool(&self, view: ViewId, name: &str, arguments: JsonObject) {
+        self.link.submit(HostInput::Engine(Input::View {
+            view,
+            input: ViewInput::CallViewTool {
+                name: name.to_owned(),
+                arguments,
+            },
+        }));
+    }
+
     /// The person's answer to files app view `view` offered (question `question` of its
     /// [`ViewRecord::downloads`](crate::ViewRecord)): saved (the surface saved them) or not.
     pub fn answer_download(&self, view: ViewId, question: u64, saved: bool) {

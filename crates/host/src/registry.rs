@@ -416,6 +416,11 @@ pub struct ViewRecord {
     pub logs: VecDeque<(String, serde_json::Value)>,
     /// Files it offers to save, waiting for the person.
     pub downloads: Vec<FileOffer>,
+    /// The tools the view itself offers (`Tool` objects as JSON), for a model — or the person
+    /// in its place — to call ([`Host::call_view_tool`](crate::Host::call_view_tool)).
+    pub app_tools: Vec<serde_json::Value>,
+    /// The latest calls of those tools (tool name, result or error), the last 5.
+    pub app_tool_results: VecDeque<(String, Result<serde_json::Value, String>)>,
     /// When it was opened, and when it said `initialized` (live), in milliseconds since the
     /// Unix epoch.
     pub opened_at_ms: u64,

@@ -56,6 +56,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
             get(view_download_files),
         )
         .route("/api/views/{id}/download", post(view_download))
+        .route("/api/views/{id}/tool", post(view_tool))
         .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
     Router::new()
         .route("/", get(index))
@@ -270,6 +271,27 @@ async fn view_download(
         return bad_request("`saved` must be true or false");
     };
     app.inner.host.answer_download(view, question, saved);
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// The person calls a view's own tool (`{"name": …, "arguments": {…}}`), in a model's place.
+async fn view_tool(
+    State(app): State<WebApp>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let Some(view) = view_id(&id) else {
+        return bad_request("the path must name a view id");
+    };
+    let Some(name) = field(&body, "name").and_then(Value::as_str) else {
+        return bad_request("`name` must be a tool of the view");
+    };
+    let arguments = match field(&body, "arguments") {
+        None | Some(Value::Null) => serde_json::Map::new(),
+        Some(Value::Object(o)) => o.clone(),
+        Some(_) => return bad_request("`arguments` must be an object"),
+    };
+    app.inner.host.call_view_tool(view, name, arguments);
     StatusCode::ACCEPTED.into_response()
 }
 

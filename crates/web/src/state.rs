@@ -186,6 +186,9 @@ struct ViewEntry {
     /// Files it offers to save: `{question, files: [{name, mimeType, size}]}` (the content is
     /// fetched when the person saves).
     downloads: Vec<Value>,
+    /// The view's own tools (`{name, description}`), and its latest results.
+    app_tools: Vec<Value>,
+    app_tool_results: Vec<Value>,
 }
 
 /// How many finished requests and calls a page shows (pending ones are always shown).
@@ -314,6 +317,19 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
                     .map(|f| serde_json::json!({"name": f.name, "mimeType": f.mime_type, "size": f.size}))
                     .collect();
                 serde_json::json!({"question": d.question, "files": files})
+            })
+            .collect(),
+        app_tools: v
+            .app_tools
+            .iter()
+            .map(|t| serde_json::json!({"name": t.get("name"), "description": t.get("description")}))
+            .collect(),
+        app_tool_results: v
+            .app_tool_results
+            .iter()
+            .map(|(name, result)| match result {
+                Ok(r) => serde_json::json!({"name": name, "result": r}),
+                Err(e) => serde_json::json!({"name": name, "error": e}),
             })
             .collect(),
     }

@@ -2246,6 +2246,37 @@ async fn the_published_example_apps_open_and_initialize() {
         };
         match live {
             Ok(view) => {
+                if name == "budget" {
+                    // The view registers tools of its own: the host lists them, and the person
+                    // (in a model's place) calls one from the page.
+                    let button = page
+                        .browser
+                        .wait_for(
+                            &format!("li.app-view[data-view=\"{}\"] button.app-tool[data-tool=\"get-allocations\"]", view.id.0),
+                            WAIT,
+                        )
+                        .await
+                        .unwrap_or_else(|e| panic!("the budget view's tools were not listed: {e}"));
+                    page.client()
+                        .execute(
+                            "arguments[0].scrollIntoView({block: 'center'}); return true;",
+                            vec![serde_json::to_value(&button).unwrap()],
+                        )
+                        .await
+                        .unwrap();
+                    button.click().await.unwrap();
+                    let answered = page
+                        .browser
+                        .wait_js(
+                            &format!("document.querySelector('li.app-view[data-view=\"{}\"] .app-tool-result')?.textContent ?? null", view.id.0),
+                            WAIT,
+                        )
+                        .await
+                        .unwrap_or_else(|e| panic!("the view's tool did not answer: {e}"));
+                    let answered = answered.as_str().unwrap();
+                    assert!(answered.starts_with("get-allocations → "), "{answered}");
+                    assert!(!answered.contains("error"), "{answered}");
+                }
                 // Let it draw, then show it.
                 tokio::time::sleep(Duration::from_millis(1500)).await;
                 page.client()

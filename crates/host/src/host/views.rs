@@ -293,6 +293,21 @@ impl<S: Surface> Core<S> {
                 let event = self.record(|r| r.change_view(view, |v| v.live_at_ms = Some(at)));
                 self.tell(event, sink);
             }
+            BridgeEffect::ViewTools(tools) => {
+                let event = self.record(|r| r.change_view(view, |v| v.app_tools = tools));
+                self.tell(event, sink);
+            }
+            BridgeEffect::ViewToolResult { name, result, .. } => {
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        if v.app_tool_results.len() >= 5 {
+                            v.app_tool_results.pop_front();
+                        }
+                        v.app_tool_results.push_back((name, result));
+                    })
+                });
+                self.tell(event, sink);
+            }
             BridgeEffect::TeardownRequested => {
                 self.teardown_view(view, "the app asked to be closed", sink);
             }

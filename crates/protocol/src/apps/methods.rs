@@ -80,6 +80,9 @@ pub enum Method {
     Cancelled,
     /// `notifications/progress`.
     Progress,
+    /// `notifications/tools/list_changed`: a view's own tools changed (or, to a view, its
+    /// server's).
+    ToolsListChanged,
 }
 
 /// Every spelling: `(name, method, dialect it belongs to)`. The first entry of a method is its
@@ -242,6 +245,11 @@ const NAMES: &[(&str, Method, UiDialect)] = &[
         UiDialect::Apps,
     ),
     ("notifications/progress", Method::Progress, UiDialect::Apps),
+    (
+        "notifications/tools/list_changed",
+        Method::ToolsListChanged,
+        UiDialect::Apps,
+    ),
 ];
 
 /// The method a name means, and the dialect of that spelling; `None` for a name this protocol
@@ -307,7 +315,9 @@ impl Method {
             | PromptsList => Direction::ViewToHost,
             ToolInput | ToolInputPartial | ToolResult | ToolCancelled | HostContextChanged
             | ResourceTeardown => Direction::HostToView,
-            Ping | Cancelled | Progress | ToolsCall | ToolsList => Direction::Both,
+            Ping | Cancelled | Progress | ToolsCall | ToolsList | ToolsListChanged => {
+                Direction::Both
+            }
             SandboxProxyReady => Direction::ProxyToHost,
             SandboxResourceReady => Direction::HostToProxy,
         }

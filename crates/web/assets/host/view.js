@@ -59,7 +59,7 @@ export function viewItem(v, api) {
     entry.box.append(entry.frame);
     entry.sig = '';
   }
-  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.logs, v.error, v.external, v.refusedDomains, v.downloads]);
+  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.logs, v.error, v.external, v.refusedDomains, v.downloads, v.appTools, v.appToolResults]);
   if (sig !== entry.sig) {
     entry.sig = sig;
     const li = entry.li;
@@ -79,6 +79,12 @@ export function viewItem(v, api) {
         h('button', { type: 'button', class: 'primary app-save', onclick: () => save(v.id, d.question, api) }, 'Save'),
         ' ',
         h('button', { type: 'button', class: 'ghost app-nosave', onclick: () => api.post(`/api/views/${v.id}/download`, { question: d.question, saved: false }) }, 'Don’t save'))),
+      (v.appTools || []).length ? h('div', { class: 'app-tools' },
+        h('strong', {}, 'The app’s own tools: '),
+        v.appTools.map((t) => h('button', { type: 'button', class: 'ghost app-tool', title: t.description || '', dataset: { tool: t.name },
+          onclick: () => api.post(`/api/views/${v.id}/tool`, { name: t.name, arguments: {} }) }, t.name))) : null,
+      (v.appToolResults || []).map((r) => h('div', { class: 'app-tool-result mono' }, `${r.name} → `,
+        r.error ? `error: ${r.error}` : (r.result?.content || []).map((c) => (c.type === 'text' ? c.text : JSON.stringify(c))).join(' ') || JSON.stringify(r.result?.structuredContent ?? r.result))),
       (v.messages || []).map((m) => h('div', { class: 'app-message' }, h('strong', {}, 'The app says, as you: '),
         (Array.isArray(m) ? m : [m]).map((b) => (b && b.type === 'text' ? b.text : JSON.stringify(b))).join(' '))),
       (v.logs || []).length ? h('details', { class: 'app-logs' }, h('summary', {}, `Log (${v.logs.length})`),
