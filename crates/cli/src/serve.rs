@@ -69,6 +69,7 @@ fn guide() -> serde_json::Value {
             step("Newsletter topics", "A multi-select: pick one to three.", "demo", "newsletter_topics"),
             step("Confirm an action", "A yes/no question before something destructive.", "demo", "confirm_action"),
             step("Weather dashboard (MCP App)", "A tool whose result shows in an app: the view, sandboxed on an origin of its own, refreshes itself by calling its server through the host.", "demo", "weather_dashboard"),
+            step("A widget written for ChatGPT's Apps SDK", "The same bridge, another dialect: the sandbox gives the widget window.openai.", "demo", "apps_sdk_counter"),
             step("Enter an API key (URL mode)", "The server sends you to its own page: the key never passes through this host. Consent, open the page, sign in, enter any key; the call goes on when you tell it you are done.", "demo", "weather_api_key"),
             step("Connect a third-party account (URL mode, OAuth)", "The server sends you through its own page to Example Cloud's consent (a provider the demo plays on another port); the tokens stay with the server.", "demo", "connect_cloud_account"),
             step("Verify a payment (URL mode)", "The server shows what you pay on its own page; you confirm or decline there.", "demo", "verify_payment"),
