@@ -474,6 +474,21 @@ impl ViewBridge {
         out
     }
 
+    /// The person puts the view in display mode `mode` from the host's own controls (back
+    /// inline from fullscreen, say): the host's modes only; the view hears the change.
+    pub fn set_display_mode(&mut self, mode: &str) -> Vec<BridgeEffect> {
+        let mut out = Vec::new();
+        if mode == self.display_mode || !self.config.display_modes.iter().any(|m| m == mode) {
+            return out;
+        }
+        self.display_mode = mode.to_owned();
+        out.push(BridgeEffect::DisplayMode(mode.to_owned()));
+        let mut change = Map::new();
+        change.insert("displayMode".into(), Value::from(mode));
+        out.extend(self.host_context(change));
+        out
+    }
+
     /// Whether the view offers tools of its own (`appCapabilities.tools`).
     pub fn has_tools(&self) -> bool {
         self.app_capabilities.contains_key("tools")

@@ -383,6 +383,8 @@ pub enum ViewInput {
         /// Its arguments.
         arguments: Map<String, Value>,
     },
+    /// The person puts the view in this display mode from the host's controls.
+    DisplayMode(String),
     /// Close the view (`ui/resource-teardown`, then destroy).
     Teardown(String),
     /// Time passed (a teardown's deadline).
@@ -951,6 +953,7 @@ impl Engine {
                 .call_view_tool(&name, arguments)
                 .map(|(_, effects)| effects)
                 .unwrap_or_default(),
+            ViewInput::DisplayMode(mode) => open.bridge.set_display_mode(&mode),
             ViewInput::Teardown(reason) => open.bridge.teardown(&reason, now_ms),
             ViewInput::Tick => open.bridge.tick(now_ms),
         };

@@ -611,3 +611,25 @@ fn a_view_with_tools_of_its_own_lists_them_and_the_host_calls_them() {
     live(&mut plain);
     assert!(plain.call_view_tool("x", Map::new()).is_none());
 }
+
+#[test]
+fn the_person_brings_a_view_back_inline_from_the_hosts_controls() {
+    let mut v = view();
+    live(&mut v);
+    send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ui/request-display-mode", "params": {"mode": "fullscreen"}}),
+    );
+    assert_eq!(v.display_mode(), "fullscreen");
+    let e = v.set_display_mode("inline");
+    assert!(e.contains(&BridgeEffect::DisplayMode("inline".into())));
+    assert_eq!(to_view(&e)[0]["params"], json!({"displayMode": "inline"}));
+    assert!(
+        v.set_display_mode("inline").is_empty(),
+        "no change, nothing said"
+    );
+    assert!(
+        v.set_display_mode("split").is_empty(),
+        "not a mode of the host"
+    );
+}

@@ -691,6 +691,15 @@ impl Host {
         }));
     }
 
+    /// The person puts app view `id` in display mode `mode` (`inline`, `fullscreen`, `pip`)
+    /// from the host's own controls; the view hears the change.
+    pub fn view_display_mode(&self, id: ViewId, mode: &str) {
+        self.link.submit(HostInput::Engine(Input::View {
+            view: id,
+            input: ViewInput::DisplayMode(mode.to_owned()),
+        }));
+    }
+
     /// Closes app view `id` (the person closed it): `ui/resource-teardown`, then its frame goes.
     pub fn close_view(&self, id: ViewId) {
         self.link.submit(HostInput::View(ViewUpdate::Close {

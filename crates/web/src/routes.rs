@@ -57,6 +57,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         )
         .route("/api/views/{id}/download", post(view_download))
         .route("/api/views/{id}/tool", post(view_tool))
+        .route("/api/views/{id}/mode", post(view_mode))
         .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
     Router::new()
         .route("/", get(index))
@@ -292,6 +293,22 @@ async fn view_tool(
         Some(_) => return bad_request("`arguments` must be an object"),
     };
     app.inner.host.call_view_tool(view, name, arguments);
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// The person puts a view in a display mode from the page's controls (`{"mode": "inline"}`).
+async fn view_mode(
+    State(app): State<WebApp>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    Json(body): Json<Value>,
+) -> Response {
+    let Some(view) = view_id(&id) else {
+        return bad_request("the path must name a view id");
+    };
+    let Some(mode) = field(&body, "mode").and_then(Value::as_str) else {
+        return bad_request("`mode` must be \"inline\", \"fullscreen\" or \"pip\"");
+    };
+    app.inner.host.view_display_mode(view, mode);
     StatusCode::ACCEPTED.into_response()
 }
 

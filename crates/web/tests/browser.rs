@@ -2061,6 +2061,57 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
         )
         .await
         .unwrap_or_else(|e| panic!("the city did not change: {e}"));
+    // Fullscreen at the view's request; back inline from the host's own control, and the view
+    // hears it.
+    page.client()
+        .find(Locator::Css("#fullscreen"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            "document.documentElement.dataset.mode === 'fullscreen' || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the view did not go fullscreen: {e}"));
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let back = page
+        .browser
+        .wait_for(
+            "li.app-view[data-mode=\"fullscreen\"] button.app-inline",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the page did not show the view fullscreen: {e}"));
+    back.click().await.unwrap();
+    page.browser
+        .wait_for("li.app-view[data-mode=\"inline\"]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the view did not come back inline: {e}"));
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame", WAIT)
+        .await
+        .unwrap();
+    frame.enter_frame().await.unwrap();
+    page.browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap()
+        .enter_frame()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            "document.documentElement.dataset.mode === 'inline' || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the view did not hear it is inline again: {e}"));
     // `ui/download-file`: the host asks the person, the page saves; refused, nothing is saved.
     for (button, note) in [
         (".app-save", "Saved forecast-Tokyo.csv"),
