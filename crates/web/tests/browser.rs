@@ -2405,3 +2405,100 @@ async fn an_apps_sdk_widget_renders_through_window_openai() {
     assert_eq!(view.dialect, interlude_protocol::apps::UiDialect::Skybridge);
     assert!(view.live_at_ms.is_some());
 }
+
+const DEBUG_APP: &str = "@modelcontextprotocol/server-debug/dist/index.js";
+
+/// The published server-debug's view logs every callback it gets. A call cancelled by the
+/// person (a slow one: `delayMs`) reaches its view as `tool-cancelled`; a call whose tool
+/// fails (`simulateError`: a result with `isError`) reaches it as `tool-result` — the spec's
+/// rule, not `tool-cancelled`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as_its_result() {
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[DEBUG_APP]) else {
+        return;
+    };
+    let spec = ServerSpec::Stdio {
+        command: peers.node.to_string_lossy().into_owned(),
+        args: vec![
+            peers.package_file(DEBUG_APP).to_string_lossy().into_owned(),
+            "--stdio".into(),
+        ],
+        env: Default::default(),
+    };
+    let page = harness_with(vec![("debug", spec, None)]).await;
+    let event_log = async |view: u64, needle: &str| -> String {
+        let frame = page
+            .browser
+            .wait_for(
+                &format!("li.app-view[data-view=\"{view}\"] iframe.app-frame[src]"),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("no frame for view {view}: {e}"));
+        frame.enter_frame().await.unwrap();
+        page.browser
+            .wait_for("iframe", WAIT)
+            .await
+            .unwrap()
+            .enter_frame()
+            .await
+            .unwrap();
+        let log = page
+            .browser
+            .wait_js(
+                &format!(
+                    "(() => {{ const t = document.getElementById('event-log')?.textContent || ''; return t.includes({}) ? t : null; }})()",
+                    js(needle)
+                ),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("view {view} never logged {needle}: {e}"));
+        page.client().enter_parent_frame().await.unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+        log.as_str().unwrap().to_owned()
+    };
+    let app = &page.app;
+    let view_of = async |call: u64| -> u64 {
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            let found = app
+                .host()
+                .snapshot()
+                .views
+                .iter()
+                .find(|v| v.call.0 == call && v.live_at_ms.is_some())
+                .map(|v| v.id.0);
+            if let Some(id) = found {
+                return id;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "call {call}'s view never went live"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let args = |v: serde_json::Value| v.as_object().cloned();
+
+    // Slow, then cancelled by the person.
+    let slow = page
+        .app
+        .call_tool("debug", "debug-tool", args(json!({"delayMs": 20000})))
+        .await
+        .unwrap();
+    let view = view_of(slow).await;
+    assert!(page.app.host().cancel_call(interlude_host::CallId(slow)));
+    let log = event_log(view, "ontoolcancelled").await;
+    assert!(!log.contains("ontoolresult"), "one outcome only: {log}");
+
+    // A tool error is a result.
+    let failing = page
+        .app
+        .call_tool("debug", "debug-tool", args(json!({"simulateError": true})))
+        .await
+        .unwrap();
+    let view = view_of(failing).await;
+    let log = event_log(view, "ontoolresult").await;
+    assert!(!log.contains("ontoolcancelled"), "{log}");
+}
