@@ -66,11 +66,14 @@ pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// The flags Chromium runs with: headless, as root (no sandbox), and quiet on a machine whose
-/// only network is loopback.
+/// only network is loopback. No GPU: WebGL (MCP Apps such as the three.js example) runs on
+/// SwiftShader, which recent Chromium enables only when asked.
 pub const CHROMIUM_FLAGS: &[&str] = &[
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--enable-unsafe-swiftshader",
+    "--use-angle=swiftshader",
     "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
