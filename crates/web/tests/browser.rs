@@ -214,7 +214,17 @@ impl Page {
                 WAIT,
             )
             .await
-            .unwrap_or_else(|e| panic!("no focused card from {server}: {e}"));
+            .unwrap_or_else(|e| {
+                let requests: Vec<String> = self
+                    .app
+                    .host()
+                    .snapshot()
+                    .requests
+                    .iter()
+                    .map(|r| format!("{} {:?}", r.view.id, r.status))
+                    .collect();
+                panic!("no focused card from {server} (not {not}; requests {requests:?}): {e}")
+            });
         let id = id.as_str().unwrap().to_owned();
         let card = self
             .client()
@@ -1406,6 +1416,10 @@ impl Page {
         let c = self.client();
         c.close_window().await.unwrap();
         c.switch_to_window(home).await.unwrap();
+        // Back in the page's window, as a person clicking back to its tab.
+        c.execute("window.focus(); return true;", vec![])
+            .await
+            .unwrap();
         let (card, _) = self.focused_card(server, Some(first)).await;
         card.find(Locator::Css("button.primary"))
             .await
