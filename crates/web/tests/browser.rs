@@ -2313,23 +2313,19 @@ async fn the_published_example_apps_open_and_initialize() {
             Ok(view) => {
                 if name == "budget" {
                     // The view registers tools of its own: the host lists them, and the person
-                    // (in a model's place) calls one from the page.
-                    let button = page
-                        .browser
-                        .wait_for(
-                            &format!("li.app-view[data-view=\"{}\"] button.app-tool[data-tool=\"get-allocations\"]", view.id.0),
+                    // (in a model's place) calls one from the page. Found and clicked in one
+                    // step: the view's notes are redrawn as it reports its size and logs.
+                    let selector = format!(
+                        "li.app-view[data-view=\"{}\"] button.app-tool[data-tool=\"get-allocations\"]",
+                        view.id.0
+                    );
+                    page.browser
+                        .wait_js(
+                            &format!("(() => {{ const b = document.querySelector({}); if (!b) return null; b.scrollIntoView({{block: 'center'}}); b.click(); return true; }})()", js(&selector)),
                             WAIT,
                         )
                         .await
                         .unwrap_or_else(|e| panic!("the budget view's tools were not listed: {e}"));
-                    page.client()
-                        .execute(
-                            "arguments[0].scrollIntoView({block: 'center'}); return true;",
-                            vec![serde_json::to_value(&button).unwrap()],
-                        )
-                        .await
-                        .unwrap();
-                    button.click().await.unwrap();
                     let answered = page
                         .browser
                         .wait_js(
