@@ -277,24 +277,15 @@ fn with_openai(html: &str) -> String {
 }
 
 async fn openai_script() -> Response {
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/javascript; charset=utf-8"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-            (
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            ),
-        ],
-        OPENAI_JS,
-    )
-        .into_response()
+    script_response(OPENAI_JS)
 }
 
 async fn script() -> Response {
+    script_response(SANDBOX_JS)
+}
+
+/// One of the sandbox's own scripts, never cached.
+fn script_response(body: &'static str) -> Response {
     (
         [
             (
@@ -307,7 +298,7 @@ async fn script() -> Response {
                 HeaderValue::from_static("nosniff"),
             ),
         ],
-        SANDBOX_JS,
+        body,
     )
         .into_response()
 }

@@ -1640,6 +1640,32 @@ async fn cancelling_a_call_from_the_page() {
 
 const BASIC_APP: &str = "@modelcontextprotocol/server-basic-vanillajs/dist/index.js";
 
+/// Into an app view: its proxy frame `frame`, then the view's frame inside it.
+async fn enter_view(page: &Page, frame: interlude_test_support::fantoccini::elements::Element) {
+    frame.enter_frame().await.unwrap();
+    page.browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the proxy holds no view frame: {e}"))
+        .enter_frame()
+        .await
+        .unwrap();
+}
+
+/// A published example app server (npm peer `file`) over stdio, with `extra` arguments.
+fn npm_app(peers: &interlude_test_support::NpmPeers, file: &str, extra: &[String]) -> ServerSpec {
+    let mut args = vec![
+        peers.package_file(file).to_string_lossy().into_owned(),
+        "--stdio".into(),
+    ];
+    args.extend(extra.iter().cloned());
+    ServerSpec::Stdio {
+        command: peers.node.to_string_lossy().into_owned(),
+        args,
+        env: Default::default(),
+    }
+}
+
 /// MCP Apps in Chromium: the published server-basic-vanillajs over stdio. Calling `get-time`
 /// shows its view beside the call, framed from the server's own sandbox origin (not the
 /// page's); the view renders the call's result, its button calls the server's tool through
@@ -1649,14 +1675,7 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
     let Some(peers) = interlude_test_support::NpmPeers::locate(&[BASIC_APP]) else {
         return;
     };
-    let spec = ServerSpec::Stdio {
-        command: peers.node.to_string_lossy().into_owned(),
-        args: vec![
-            peers.package_file(BASIC_APP).to_string_lossy().into_owned(),
-            "--stdio".into(),
-        ],
-        env: Default::default(),
-    };
+    let spec = npm_app(&peers, BASIC_APP, &[]);
     let page = harness_with(vec![("basic", spec, None)]).await;
     page.call_from_sidebar("basic", "get-time").await;
     let frame = page
@@ -1752,14 +1771,7 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
         .wait_for("li.app-view iframe.app-frame", WAIT)
         .await
         .unwrap();
-    frame.enter_frame().await.unwrap();
-    page.browser
-        .wait_for("iframe", WAIT)
-        .await
-        .unwrap()
-        .enter_frame()
-        .await
-        .unwrap();
+    enter_view(&page, frame).await;
     page.client()
         .find(Locator::Css("#open-link-btn"))
         .await
@@ -2014,14 +2026,7 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
                 page.app.host().snapshot().views
             )
         });
-    frame.enter_frame().await.unwrap();
-    page.browser
-        .wait_for("iframe", WAIT)
-        .await
-        .unwrap()
-        .enter_frame()
-        .await
-        .unwrap();
+    enter_view(&page, frame).await;
     let issue = |text: &str| -> u64 {
         text.split("forecast #")
             .nth(1)
@@ -2111,14 +2116,7 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
         .wait_for("li.app-view iframe.app-frame", WAIT)
         .await
         .unwrap();
-    frame.enter_frame().await.unwrap();
-    page.browser
-        .wait_for("iframe", WAIT)
-        .await
-        .unwrap()
-        .enter_frame()
-        .await
-        .unwrap();
+    enter_view(&page, frame).await;
     page.browser
         .wait_js(
             "document.documentElement.dataset.mode === 'inline' || null",
@@ -2163,14 +2161,7 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
             .wait_for("li.app-view iframe.app-frame", WAIT)
             .await
             .unwrap();
-        frame.enter_frame().await.unwrap();
-        page.browser
-            .wait_for("iframe", WAIT)
-            .await
-            .unwrap()
-            .enter_frame()
-            .await
-            .unwrap();
+        enter_view(&page, frame).await;
         page.browser
             .wait_js(
                 &format!(
@@ -2267,19 +2258,12 @@ async fn the_published_example_apps_open_and_initialize() {
     let extra: Vec<Extra> = apps
         .iter()
         .map(|(name, file, _)| {
-            let mut args = vec![
-                peers.package_file(file).to_string_lossy().into_owned(),
-                "--stdio".into(),
-            ];
-            if *name == "pdf" {
-                args.push(pdf.to_string_lossy().into_owned());
-            }
-            let spec = ServerSpec::Stdio {
-                command: peers.node.to_string_lossy().into_owned(),
-                args,
-                env: Default::default(),
+            let extra = if *name == "pdf" {
+                vec![pdf.to_string_lossy().into_owned()]
+            } else {
+                Vec::new()
             };
-            (*name, spec, None)
+            (*name, npm_app(&peers, file, &extra), None)
         })
         .collect();
     let page = harness_with(extra).await;
@@ -2371,14 +2355,7 @@ async fn an_apps_sdk_widget_renders_through_window_openai() {
         .wait_for("li.app-view iframe.app-frame[src]", WAIT)
         .await
         .unwrap_or_else(|e| panic!("no app frame: {e}"));
-    frame.enter_frame().await.unwrap();
-    page.browser
-        .wait_for("iframe", WAIT)
-        .await
-        .unwrap()
-        .enter_frame()
-        .await
-        .unwrap();
+    enter_view(&page, frame).await;
     page.browser
         .wait_js(
             "document.getElementById('count')?.textContent === '1' || null",
@@ -2427,14 +2404,7 @@ async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as
     let Some(peers) = interlude_test_support::NpmPeers::locate(&[DEBUG_APP]) else {
         return;
     };
-    let spec = ServerSpec::Stdio {
-        command: peers.node.to_string_lossy().into_owned(),
-        args: vec![
-            peers.package_file(DEBUG_APP).to_string_lossy().into_owned(),
-            "--stdio".into(),
-        ],
-        env: Default::default(),
-    };
+    let spec = npm_app(&peers, DEBUG_APP, &[]);
     let page = harness_with(vec![("debug", spec, None)]).await;
     let event_log = async |view: u64, needle: &str| -> String {
         let frame = page
@@ -2445,14 +2415,7 @@ async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as
             )
             .await
             .unwrap_or_else(|e| panic!("no frame for view {view}: {e}"));
-        frame.enter_frame().await.unwrap();
-        page.browser
-            .wait_for("iframe", WAIT)
-            .await
-            .unwrap()
-            .enter_frame()
-            .await
-            .unwrap();
+        enter_view(&page, frame).await;
         let log = page
             .browser
             .wait_js(
