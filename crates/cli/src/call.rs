@@ -122,8 +122,10 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         .map(|c| c.requests.clone())
         .unwrap_or_default();
     let mut declined = false;
+    let mut invalid = false;
     for record in requests.iter().filter_map(|id| host.request(*id)) {
         if !record.errors.is_empty() {
+            invalid = true;
             let errors: Vec<String> = record.errors.iter().map(ToString::to_string).collect();
             eprintln!(
                 "interlude: the scripted answer to \"{}\" was invalid ({}); the request was cancelled",
@@ -137,7 +139,9 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
             _ => {}
         }
     }
-    if outcome.result.is_error == Some(true) {
+    // An answers file that does not fit the form is an error of the run (the person declined
+    // nothing), as is a tool error.
+    if invalid || outcome.result.is_error == Some(true) {
         return Ok(EXIT_ERROR);
     }
     Ok(if declined { EXIT_DECLINED } else { EXIT_OK })

@@ -144,8 +144,8 @@ fn server_everything_invalid_answer_never_leaves_the_host() {
     let out = interlude_call_everything(&peers, &scratch, &answers);
     assert_eq!(
         out.status.code(),
-        Some(1),
-        "an invalid scripted answer cancels: exit 1\n{out}"
+        Some(2),
+        "an invalid scripted answer cancels the request and is an error of the run: exit 2\n{out}"
     );
     let texts = result_texts(&out);
     assert!(
@@ -476,6 +476,51 @@ fn find_files(dir: &Path, name: &str) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// A headless host offers no app views: `portfolio_review`, which asks in its view where the
+/// host renders questions in views (SEP-3118), asks a plain form, answered from the answers
+/// file, in both eras.
+#[test]
+fn headless_answers_the_portfolio_review_as_its_plain_form() {
+    let Some(binary) = demo_binary() else { return };
+    for version in ["2025-11-25", "2026-07-28"] {
+        let scratch = scratch(&format!("demo-portfolio-{version}"));
+        let demo = Demo::start(&binary, &scratch);
+        let answers = scratch.join("answers.json");
+        std::fs::write(
+            &answers,
+            br#"{"confirmed": true, "selectedManagerId": "m-bruno"}"#,
+        )
+        .unwrap();
+        let out = run(
+            Command::new(env!("CARGO_BIN_EXE_interlude"))
+                .args([
+                    "call",
+                    &demo.url(),
+                    "portfolio_review",
+                    "--protocol-version",
+                    version,
+                ])
+                .arg("--answers")
+                .arg(&answers)
+                // Log lines on stderr, which is a pipe here: plain text, no colour codes.
+                .env("INTERLUDE_LOG", "info")
+                .env_remove("NO_COLOR"),
+            RUN_TIMEOUT,
+        );
+        assert!(out.status.success(), "({version}) {out}");
+        assert!(out.stderr.contains("INFO"), "({version}) logs: {out}");
+        assert!(
+            !out.stderr.contains('\u{1b}'),
+            "({version}) colour codes in a pipe: {out}"
+        );
+        let texts = result_texts(&out);
+        assert!(
+            texts.contains("Portfolio reassigned to m-bruno."),
+            "({version}) {texts}"
+        );
+    }
 }
 
 /// `interlude-demo --http 127.0.0.1:<port>`, killed on drop.

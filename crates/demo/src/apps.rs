@@ -11,6 +11,10 @@ use serde::Serialize;
 /// The view's resource.
 pub const WEATHER_VIEW: &str = "ui://demo/weather";
 
+/// The portfolio review's view: it renders the question `portfolio_review` asks (app-rendered
+/// elicitation, SEP-3118).
+pub const PORTFOLIO_VIEW: &str = "ui://demo/portfolio";
+
 /// The Apps SDK widget's resource (`text/html+skybridge`).
 pub const COUNTER_VIEW: &str = "ui://demo/counter";
 
@@ -19,14 +23,23 @@ pub(crate) static APPS: LazyLock<Apps> = LazyLock::new(|| {
     let view = AppResource::new(WEATHER_VIEW, include_str!("../assets/weather.html")).map(|r| {
         r.title("Weather dashboard")
             .description("A city's forecast, refreshed by the view itself")
+            // An origin of its own: its storage is apart from the demo's other views.
+            .domain("weather.interlude.example")
     });
     let counter = AppResource::new(COUNTER_VIEW, include_str!("../assets/counter.html")).map(|r| {
         r.apps_sdk()
             .title("Counter (written for ChatGPT's Apps SDK)")
     });
-    match (view, counter) {
-        (Ok(view), Ok(counter)) => Apps::new().with(view).with(counter),
-        (Err(e), _) | (_, Err(e)) => {
+    let portfolio =
+        AppResource::new(PORTFOLIO_VIEW, include_str!("../assets/portfolio.html")).map(|r| {
+            r.title("Portfolio review")
+                .description("Reviews a customer portfolio and picks its new manager")
+        });
+    match (view, counter, portfolio) {
+        (Ok(view), Ok(counter), Ok(portfolio)) => {
+            Apps::new().with(view).with(counter).with(portfolio)
+        }
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
             tracing::error!("the demo's views: {e}");
             Apps::new()
         }

@@ -63,6 +63,41 @@ pub enum Genre {
     Electronic,
 }
 
+/// A relationship manager who could take a portfolio over (the wire value is the manager's id).
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+pub(crate) enum Manager {
+    /// Ava Chen
+    #[serde(rename = "m-ava")]
+    Ava,
+    /// Bruno Díaz
+    #[serde(rename = "m-bruno")]
+    Bruno,
+    /// Chloé Martin
+    #[serde(rename = "m-chloe")]
+    Chloe,
+}
+
+impl Manager {
+    /// The manager's id, as on the wire.
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            Manager::Ava => "m-ava",
+            Manager::Bruno => "m-bruno",
+            Manager::Chloe => "m-chloe",
+        }
+    }
+}
+
+/// Seed 004: the answer of a portfolio review, shown in the server's own view.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PortfolioReview {
+    /// I confirm the reassignment
+    pub(crate) confirmed: bool,
+    /// New relationship manager
+    pub(crate) selected_manager_id: Manager,
+}
+
 /// Seed example: a media server asks for a favourite genre.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct MusicTaste {
@@ -426,6 +461,30 @@ impl DemoServer {
         Ok(dashboard(args))
     }
 
+    #[tool(
+        description = "Review a customer portfolio in the server's own view and pick its new relationship manager; the call returns only once the person answered (app-rendered elicitation, SEP-3118; a plain form where the host offers no views)."
+    )]
+    async fn portfolio_review(&self, ask: Ask) -> ToolResult {
+        let answer = ask
+            .form_in_view::<PortfolioReview>(
+                "Northwind Traders' accounts need a new relationship manager. Review the portfolio and choose who takes it over.",
+                crate::apps::PORTFOLIO_VIEW,
+            )
+            .await?;
+        Ok(match answer {
+            Answer::Accepted(review) if review.confirmed => text(format!(
+                "Portfolio reassigned to {}.",
+                review.selected_manager_id.id()
+            )),
+            Answer::Accepted(review) => text(format!(
+                "Not confirmed: nothing reassigned ({} was chosen).",
+                review.selected_manager_id.id()
+            )),
+            Answer::Declined => text("The user declined the portfolio review."),
+            Answer::Cancelled => text("The user cancelled the portfolio review."),
+        })
+    }
+
     #[tool(description = "Ask the user for their GitHub username (a single required text field).")]
     async fn github_username(&self, ask: Ask) -> ToolResult {
         let answer = ask
@@ -594,7 +653,7 @@ impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::default();
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
-        interlude_server::apps::Apps::declare(&mut capabilities);
+        interlude_server::apps::Apps::declare_with_elicitation(&mut capabilities);
         info.capabilities = capabilities;
         info.server_info = Implementation::new("interlude-demo", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(

@@ -495,3 +495,41 @@ mod tests {
         ));
     }
 }
+
+/// A form request to be shown in its server's app view (SEP-3118).
+#[derive(Debug, Clone)]
+pub(crate) struct AppView {
+    /// The view's resource (`ui://…`).
+    pub(crate) resource_uri: String,
+    /// The request's params as the server sent them (`_meta` included), forwarded to the view
+    /// unchanged.
+    pub(crate) params: Value,
+}
+
+/// The app view a form request asks for, when app-rendered elicitation is negotiated with its
+/// server and the hint is a `ui://` URI; `None` means the plain form (a hint that is not a
+/// `ui://` URI, or one sent without negotiation, is ignored: the request is a valid form all the
+/// same).
+pub(crate) fn app_view(params: &ElicitParams, declared: Declared) -> Option<AppView> {
+    if !(declared.apps && declared.app_elicitation) {
+        return None;
+    }
+    let params = match params {
+        ElicitParams::Typed(typed) => match typed.as_ref() {
+            ElicitRequestParams::FormElicitationParams { meta: Some(_), .. } => {
+                serde_json::to_value(typed).ok()?
+            }
+            _ => return None,
+        },
+        ElicitParams::Json(json) => json.clone(),
+    };
+    let uri = interlude_protocol::apps::elicitation_view(params.get("_meta")?.as_object()?)?;
+    let valid = uri.len() > "ui://".len() && uri.starts_with("ui://") && uri.len() <= 2048;
+    if !valid {
+        return None;
+    }
+    Some(AppView {
+        resource_uri: uri.to_owned(),
+        params,
+    })
+}

@@ -59,6 +59,11 @@ pub enum AuditEvent {
     Declined,
     /// The person (or a policy) cancelled.
     Cancelled,
+    /// An app-rendered form is shown as the plain form instead of in its view.
+    FellBack {
+        /// Why.
+        reason: String,
+    },
     /// The request was withdrawn before an answer (server gone, call ended).
     Withdrawn {
         /// Why.

@@ -44,7 +44,10 @@
 
 use std::collections::HashMap;
 
-use interlude_protocol::apps::{BRIDGE_VERSION, Method, UiDialect, Visibility, canonical};
+use interlude_protocol::apps::{
+    ANSWER_ERRORS_META_KEY, BRIDGE_VERSION, Method, UiDialect, Visibility, canonical,
+};
+use interlude_schema::FieldError;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -76,7 +79,8 @@ pub struct ViewConfig {
     /// The server's name, for the person and the log.
     pub server_name: String,
     /// The tool whose call opened the view (the whole `Tool` object, for
-    /// `hostContext.toolInfo.tool`), and the JSON-RPC id of that call if known.
+    /// `hostContext.toolInfo.tool`), and the JSON-RPC id of that call if known; `null` when
+    /// there is none (a question's view raised outside a known call: no `toolInfo`).
     pub tool: Value,
     /// The JSON-RPC id of the originating `tools/call`, when the host knows it.
     pub call_request_id: Option<Value>,
@@ -104,6 +108,10 @@ pub struct ViewConfig {
     pub calls_per_minute: u32,
     /// The largest height a view may ask for, in CSS pixels.
     pub max_height: u32,
+    /// For a view that renders a form request (SEP-3118): the request's params, forwarded to
+    /// the view unchanged as a host→view `elicitation/create` once it is live. Set by the
+    /// engine when it binds the view to its request; `None` for a call's view.
+    pub elicitation: Option<Value>,
 }
 
 impl ViewConfig {
@@ -127,6 +135,7 @@ impl ViewConfig {
             call_burst: 10,
             calls_per_minute: 120,
             max_height: 6_000,
+            elicitation: None,
         }
     }
 }
@@ -253,6 +262,18 @@ pub enum BridgeEffect {
         /// What the view answered.
         result: Result<Value, String>,
     },
+    /// The view answered the form request it renders (a standard `ElicitResult`, unchecked:
+    /// the engine judges it against the request's schema).
+    ElicitationAnswer(Value),
+    /// The view cannot render the form request it is bound to (it did not declare
+    /// `appCapabilities.elicitation`, did not start in time, or answered with an error): the
+    /// person gets the plain form.
+    ElicitationUnusable(String),
+    /// Hand the bridge [`ViewBridge::tick`] at `at_ms` (a deadline of its own).
+    Wake {
+        /// When, on the clock the bridge is given.
+        at_ms: u64,
+    },
     /// Remove the view's frame: it is closed.
     Destroy,
     /// A message went by (or was refused): for the protocol log.
@@ -288,6 +309,8 @@ pub struct ViewBridge {
     model_context: Option<Value>,
     /// The host's requests to the view's own tools in flight: id number → what they are.
     to_view: HashMap<u64, ToView>,
+    /// The form request the view renders, when it is bound to one.
+    elicit: Option<Elicit>,
 }
 
 /// A request of the host to the view itself.
@@ -295,6 +318,20 @@ pub struct ViewBridge {
 enum ToView {
     ListTools,
     CallTool(u64, String),
+    Elicit,
+}
+
+/// Where the form request a view renders stands.
+#[derive(Debug)]
+struct Elicit {
+    /// The request's params, as the server sent them.
+    params: Value,
+    /// The number of the `elicitation/create` forwarded to the view and not yet answered.
+    forwarded: Option<u64>,
+    /// The view must be live by then (set once it is shown).
+    deadline: Option<u64>,
+    /// The view was given up on, or its answer was taken: nothing more is forwarded.
+    over: bool,
 }
 
 impl ViewBridge {
@@ -307,6 +344,12 @@ impl ViewBridge {
             .unwrap_or("inline")
             .to_owned();
         let calls = Bucket::new(config.call_burst, now_ms);
+        let elicit = config.elicitation.clone().map(|params| Elicit {
+            params,
+            forwarded: None,
+            deadline: None,
+            over: false,
+        });
         ViewBridge {
             dialect: config.dialect,
             config,
@@ -321,6 +364,7 @@ impl ViewBridge {
             to_person: HashMap::new(),
             next: 1,
             teardown: None,
+            elicit,
             calls,
             model_context: None,
             to_view: HashMap::new(),
@@ -539,7 +583,9 @@ impl ViewBridge {
             ViewPhase::Live | ViewPhase::Initializing => {
                 let id = self.number();
                 self.phase = ViewPhase::TearingDown;
-                self.teardown = Some((id, now_ms.saturating_add(self.config.teardown_ms)));
+                let deadline = now_ms.saturating_add(self.config.teardown_ms);
+                self.teardown = Some((id, deadline));
+                out.push(BridgeEffect::Wake { at_ms: deadline });
                 let method = Method::ResourceTeardown.name_in(self.dialect);
                 self.send(
                     json!({"jsonrpc": "2.0", "id": format!("host-{id}"), "method": method,
@@ -553,7 +599,8 @@ impl ViewBridge {
         out
     }
 
-    /// Time passes: a teardown past its deadline ends.
+    /// Time passes: a teardown past its deadline ends; a bound view that did not start by its
+    /// deadline is given up ([`BridgeEffect::ElicitationUnusable`]).
     pub fn tick(&mut self, now_ms: u64) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
         if let Some((_, deadline)) = self.teardown
@@ -561,7 +608,115 @@ impl ViewBridge {
         {
             self.close(&mut out);
         }
+        let late = self.phase != ViewPhase::Live
+            && self
+                .elicit
+                .as_ref()
+                .is_some_and(|e| !e.over && e.deadline.is_some_and(|d| now_ms >= d));
+        if late && let Some(elicit) = self.elicit.as_mut() {
+            elicit.over = true;
+            elicit.deadline = None;
+            out.push(BridgeEffect::ElicitationUnusable(
+                "its app view did not start in time".into(),
+            ));
+        }
         out
+    }
+
+    /// Whether the view renders a form request ([`ViewConfig::elicitation`]).
+    pub fn renders_form(&self) -> bool {
+        self.elicit.is_some()
+    }
+
+    /// The bound view is now shown to the person at `now_ms`: it must be live within
+    /// `start_ms`, or the person gets the plain form (the deadline comes as
+    /// [`BridgeEffect::Wake`]; hand the bridge [`ViewBridge::tick`] then).
+    pub fn elicitation_shown(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
+        let mut out = Vec::new();
+        if self.phase == ViewPhase::Live {
+            return out;
+        }
+        if let Some(elicit) = self.elicit.as_mut()
+            && !elicit.over
+            && elicit.deadline.is_none()
+        {
+            let at_ms = now_ms.saturating_add(start_ms);
+            elicit.deadline = Some(at_ms);
+            out.push(BridgeEffect::Wake { at_ms });
+        }
+        out
+    }
+
+    /// The view's last answer broke the request's schema (judged by the engine): the view gets
+    /// the request again, with the reasons under `_meta["dev.interlude/answerErrors"]`.
+    pub fn elicitation_refused(&mut self, errors: &[FieldError]) -> Vec<BridgeEffect> {
+        let mut out = Vec::new();
+        let listed: Vec<Value> = errors
+            .iter()
+            .map(|e| json!({"field": e.field, "message": e.message}))
+            .collect();
+        self.forward_elicitation(Some(Value::Array(listed)), &mut out);
+        out
+    }
+
+    /// The request the view renders is over (answered, cancelled, withdrawn): a forwarded
+    /// request still open is cancelled (`notifications/cancelled`), and a late answer from the
+    /// view is dropped. `reason` is `None` when the view's own answer ended it.
+    pub fn elicitation_closed(&mut self, reason: Option<&str>) -> Vec<BridgeEffect> {
+        let mut out = Vec::new();
+        let Some(elicit) = self.elicit.as_mut() else {
+            return out;
+        };
+        elicit.over = true;
+        elicit.deadline = None;
+        let open = elicit.forwarded.take();
+        if let (Some(n), Some(reason)) = (open, reason)
+            && matches!(self.phase, ViewPhase::Live)
+        {
+            self.to_view.remove(&n);
+            let message = json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": format!("host-{n}"), "reason": reason},
+            });
+            self.send(message, &mut out);
+        }
+        out
+    }
+
+    /// Forwards the bound request to the live view (again, with `errors`, after a refused
+    /// answer).
+    fn forward_elicitation(&mut self, errors: Option<Value>, out: &mut Vec<BridgeEffect>) {
+        if self.phase != ViewPhase::Live {
+            return;
+        }
+        let Some(elicit) = self.elicit.as_ref() else {
+            return;
+        };
+        if elicit.over {
+            return;
+        }
+        let mut params = elicit.params.clone();
+        if let Some(errors) = errors
+            && let Some(object) = params.as_object_mut()
+        {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(ANSWER_ERRORS_META_KEY.into(), errors);
+            }
+        }
+        let n = self.number();
+        if let Some(elicit) = self.elicit.as_mut() {
+            elicit.forwarded = Some(n);
+        }
+        self.to_view.insert(n, ToView::Elicit);
+        self.send(
+            json!({"jsonrpc": "2.0", "id": format!("host-{n}"), "method": "elicitation/create",
+                   "params": params}),
+            out,
+        );
     }
 
     fn close(&mut self, out: &mut Vec<BridgeEffect>) {
@@ -775,6 +930,28 @@ impl ViewBridge {
                     (None, None) => Err("the view answered nothing".into()),
                 };
                 out.push(BridgeEffect::ViewToolResult { call, name, result });
+            }
+            ToView::Elicit => {
+                let Some(elicit) = self.elicit.as_mut() else {
+                    return;
+                };
+                // A late answer (the request ended meanwhile) is dropped.
+                if elicit.over {
+                    return;
+                }
+                elicit.forwarded = None;
+                match (error, object.get("result")) {
+                    (None, Some(result)) => {
+                        out.push(BridgeEffect::ElicitationAnswer(result.clone()));
+                    }
+                    (error, _) => {
+                        elicit.over = true;
+                        let why = error.unwrap_or_else(|| "nothing".into());
+                        out.push(BridgeEffect::ElicitationUnusable(format!(
+                            "its app view answered the question with an error ({why})"
+                        )));
+                    }
+                }
             }
         }
     }
@@ -1028,6 +1205,21 @@ impl ViewBridge {
                 }
                 // A view with tools of its own: the host learns them at once.
                 out.extend(self.list_view_tools());
+                // A view bound to a form request gets it now, if it said it can render one.
+                let renders = self.app_capabilities.contains_key("elicitation");
+                if let Some(elicit) = self.elicit.as_mut().filter(|e| !e.over) {
+                    elicit.deadline = None;
+                    elicit.over = !renders;
+                    if renders {
+                        self.forward_elicitation(None, out);
+                    } else {
+                        out.push(BridgeEffect::ElicitationUnusable(
+                            "its app view does not declare that it renders questions \
+                             (appCapabilities.elicitation)"
+                                .into(),
+                        ));
+                    }
+                }
             }
             Method::SizeChanged => {
                 let dimension = |key: &str| {
@@ -1110,6 +1302,10 @@ impl ViewBridge {
         if self.config.server_resources {
             capabilities.insert("serverResources".into(), json!({}));
         }
+        // SEP-3118: offered to a view bound to a form request only.
+        if self.elicit.is_some() {
+            capabilities.insert("elicitation".into(), json!({}));
+        }
         let policy = &self.config.policy;
         let mut sandbox = Map::new();
         sandbox.insert(
@@ -1136,12 +1332,15 @@ impl ViewBridge {
         capabilities.insert("sandbox".into(), Value::Object(sandbox));
 
         let mut context = self.config.host_context.clone();
-        let mut tool_info = Map::new();
-        if let Some(id) = &self.config.call_request_id {
-            tool_info.insert("id".into(), id.clone());
+        // A view rendering a question raised outside any known call has no tool to name.
+        if !self.config.tool.is_null() {
+            let mut tool_info = Map::new();
+            if let Some(id) = &self.config.call_request_id {
+                tool_info.insert("id".into(), id.clone());
+            }
+            tool_info.insert("tool".into(), self.config.tool.clone());
+            context.insert("toolInfo".into(), Value::Object(tool_info));
         }
-        tool_info.insert("tool".into(), self.config.tool.clone());
-        context.insert("toolInfo".into(), Value::Object(tool_info));
         context.insert("displayMode".into(), Value::from(self.display_mode.clone()));
         context.insert(
             "availableDisplayModes".into(),

@@ -14,13 +14,15 @@ use interlude_schema::{Content, FieldError};
 use rmcp::model::{ElicitResult, ErrorCode, ErrorData};
 use serde_json::{Map, Value};
 
-use crate::admission::{Admitted, ElicitParams, Limits, SchemaCache, admit};
+use crate::admission::{Admitted, AppView, ElicitParams, Limits, SchemaCache, admit, app_view};
 use crate::audit::{AuditEvent, AuditRecord, redact};
 use crate::bridge::{BridgeEffect, ViewBridge, ViewConfig};
 use crate::codes;
-use crate::inbox::{Check, Inbox, Pending, UrlPending};
+use crate::inbox::{AppPending, Check, Inbox, Pending, UrlPending};
 use crate::rate::Bucket;
-use crate::request::{FormRequest, RequestKind, RequestView, UrlRequest, UrlStage};
+use crate::request::{
+    AppFormRequest, AppStage, FormRequest, RequestKind, RequestView, UrlRequest, UrlStage,
+};
 use crate::url_safety::{UrlCheck, UrlPolicy, Verdict, check_url};
 
 /// The host's id for one request to a person (unique within a host; chosen by the driver).
@@ -58,6 +60,7 @@ display_id!(RequestId, CallId, ServerId, ViewId);
 /// assert!(Declared::default().url);
 /// assert!(!Declared::FORM.url);
 /// assert!(Declared::FORM_AND_URL.with_apps().apps);
+/// assert!(Declared::FORM_AND_URL.with_app_elicitation().apps);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Declared {
@@ -68,6 +71,11 @@ pub struct Declared {
     /// The MCP Apps extension (`extensions["io.modelcontextprotocol/ui"]`): a surface renders
     /// `ui://` views.
     pub apps: bool,
+    /// App-rendered elicitation (SEP-3118) is negotiated with this server: the host declared
+    /// `elicitation` in its Apps extension **and** the server did in its own. Only then is a
+    /// form request's `_meta.ui.resourceUri` shown in that view
+    /// ([`RequestKind::AppForm`](crate::RequestKind::AppForm)); otherwise it is a plain form.
+    pub app_elicitation: bool,
 }
 
 impl Declared {
@@ -76,6 +84,7 @@ impl Declared {
         form: true,
         url: false,
         apps: false,
+        app_elicitation: false,
     };
 
     /// Form and URL elicitation.
@@ -83,12 +92,23 @@ impl Declared {
         form: true,
         url: true,
         apps: false,
+        app_elicitation: false,
     };
 
     /// The same, and MCP Apps.
     #[must_use]
     pub const fn with_apps(self) -> Declared {
         Declared { apps: true, ..self }
+    }
+
+    /// The same, and app-rendered elicitation (which needs the Apps extension too).
+    #[must_use]
+    pub const fn with_app_elicitation(self) -> Declared {
+        Declared {
+            apps: true,
+            app_elicitation: true,
+            ..self
+        }
     }
 }
 
@@ -118,6 +138,9 @@ pub struct EngineConfig {
     /// policy forbids (default true). A driver that never opens links (a headless run that
     /// only prints them) may turn it off.
     pub resolve_links: bool,
+    /// How long an app-rendered form's view may take to start (`ui/notifications/initialized`)
+    /// once it is shown, in milliseconds, before the person gets the plain form instead.
+    pub app_start_ms: u64,
 }
 
 impl Default for EngineConfig {
@@ -130,6 +153,7 @@ impl Default for EngineConfig {
             max_url_chars: 8 * 1024,
             url_policy: UrlPolicy::default(),
             resolve_links: true,
+            app_start_ms: 10_000,
         }
     }
 }
@@ -203,6 +227,15 @@ pub enum Input {
         view: ViewId,
         /// What happened.
         input: ViewInput,
+    },
+    /// App-rendered form `id` cannot use its view (its resource did not load, the surface has
+    /// no views, the person asked for the plain form): present the plain form instead
+    /// ([`Effect::Fallback`]). Ignored for other requests and after a fallback.
+    Fallback {
+        /// The request.
+        id: RequestId,
+        /// Why, for the person.
+        reason: String,
     },
     /// Server `server`'s tools changed: who may call which, for its views' `tools/call`.
     ServerTools {
@@ -327,6 +360,14 @@ pub enum Effect {
         /// The request (replied to earlier, when the person consented).
         id: RequestId,
     },
+    /// App-rendered form `id` is shown as the plain form from now on, for `reason` (its view,
+    /// if one was open, is being torn down).
+    Fallback {
+        /// The request.
+        id: RequestId,
+        /// Why, for the person.
+        reason: String,
+    },
     /// Carry out `effect` for app view `view` (see [`BridgeEffect`]); after
     /// [`BridgeEffect::Destroy`] the engine has forgotten the view.
     View {
@@ -343,7 +384,8 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ViewInput {
-    /// The view opens for a call to a tool of `server`, whose tools' visibility is `tools`.
+    /// The view opens for a call to a tool of `server`, whose tools' visibility is `tools`, or
+    /// to render the app-rendered form `request` of that server.
     Open {
         /// The view's configuration.
         config: Box<ViewConfig>,
@@ -351,6 +393,9 @@ pub enum ViewInput {
         server: ServerId,
         /// The server's tools and who may call them.
         tools: BTreeMap<String, Visibility>,
+        /// The form request it renders ([`RequestKind::AppForm`]), if any: the engine binds
+        /// them and gives the view the request's params.
+        request: Option<RequestId>,
     },
     /// A message from the view or its sandbox proxy.
     FromView(Value),
@@ -401,6 +446,8 @@ struct OpenView {
     bridge: ViewBridge,
     server: ServerId,
     tools: BTreeMap<String, Visibility>,
+    /// The form request it renders.
+    request: Option<RequestId>,
 }
 
 /// A link the person consented to.
@@ -427,6 +474,8 @@ pub struct Engine {
     schemas: SchemaCache,
     /// Links the person consented to, oldest first.
     consented: VecDeque<Consented>,
+    /// The form request whose answer is being taken from its own app view.
+    answering: Option<RequestId>,
 }
 
 impl Engine {
@@ -439,6 +488,7 @@ impl Engine {
             buckets: BTreeMap::new(),
             schemas: SchemaCache::default(),
             consented: VecDeque::new(),
+            answering: None,
         }
     }
 
@@ -465,6 +515,7 @@ impl Engine {
                 elicitation_id,
             } => self.on_url_completed(server, &elicitation_id, now_ms, &mut out),
             Input::LinkDone { id } => self.on_link_done(id, now_ms, &mut out),
+            Input::Fallback { id, reason } => self.fall_back(id, reason, now_ms, &mut out),
             Input::View { view, input } => self.on_view(view, input, now_ms, &mut out),
             Input::ServerTools { server, tools } => {
                 for open in self.views.values_mut().filter(|v| v.server == server) {
@@ -504,8 +555,84 @@ impl Engine {
         }
         if let Some(id) = self.inbox.present_next() {
             out.push(Effect::Present(id));
+            self.shown(id, now_ms, &mut out);
         }
         out
+    }
+
+    /// Request `id` is presented: an app-rendered form's view starts its clock.
+    fn shown(&mut self, id: RequestId, now_ms: u64, out: &mut Vec<Effect>) {
+        let Some(app) = self.inbox.get_mut(id).and_then(|p| p.app.as_mut()) else {
+            return;
+        };
+        app.shown = true;
+        if let Some(view) = app.view {
+            let start_ms = self.config.app_start_ms;
+            self.view_effects(view, |b| b.elicitation_shown(now_ms, start_ms), now_ms, out);
+        }
+    }
+
+    /// App-rendered form `id` is shown as the plain form from now on.
+    fn fall_back(&mut self, id: RequestId, reason: String, now_ms: u64, out: &mut Vec<Effect>) {
+        let Some(pending) = self.inbox.get_mut(id) else {
+            return;
+        };
+        let server_name = pending.server_name.clone();
+        let Some(app) = pending.app.as_mut().filter(|a| !a.fallen_back) else {
+            return;
+        };
+        app.fallen_back = true;
+        let view = app.view.take();
+        Self::audit(
+            out,
+            now_ms,
+            id,
+            &server_name,
+            AuditEvent::FellBack {
+                reason: reason.clone(),
+            },
+        );
+        out.push(Effect::Fallback { id, reason });
+        if let Some(view) = view {
+            self.release_view(
+                view,
+                Some("the host shows its own form instead"),
+                now_ms,
+                out,
+            );
+        }
+    }
+
+    /// The request a view renders is over: the view hears it (a forwarded request still open
+    /// is cancelled) and is torn down.
+    fn release_view(
+        &mut self,
+        view: ViewId,
+        reason: Option<&str>,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        if let Some(open) = self.views.get_mut(&view) {
+            open.request = None;
+        }
+        self.view_effects(view, |b| b.elicitation_closed(reason), now_ms, out);
+        let why = reason.unwrap_or("answered").to_owned();
+        self.on_view(view, ViewInput::Teardown(why), now_ms, out);
+    }
+
+    /// Runs `f` on view `view`'s bridge and hands its effects out.
+    fn view_effects(
+        &mut self,
+        view: ViewId,
+        f: impl FnOnce(&mut ViewBridge) -> Vec<BridgeEffect>,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let Some(open) = self.views.get_mut(&view) else {
+            return;
+        };
+        let effects = f(&mut open.bridge);
+        self.view_out(view, effects, now_ms, out);
     }
 
     fn audit(out: &mut Vec<Effect>, now_ms: u64, id: RequestId, server: &str, event: AuditEvent) {
@@ -572,6 +699,7 @@ impl Engine {
             max_fields: self.config.max_fields,
             max_url_chars: self.config.max_url_chars,
         };
+        let app = app_view(&params, declared);
         let admitted = match admit(&params, declared, &limits, &mut self.schemas) {
             Ok(a) => a,
             Err(refusal) => {
@@ -622,7 +750,7 @@ impl Engine {
         };
         match admitted {
             Admitted::Form { message, schema } => {
-                self.queue_form(header, message, schema, now_ms, out);
+                self.queue_form(header, message, schema, app, now_ms, out);
             }
             Admitted::Url {
                 message,
@@ -637,6 +765,7 @@ impl Engine {
         header: Header,
         message: String,
         schema: std::sync::Arc<interlude_schema::FormSchema>,
+        app: Option<AppView>,
         now_ms: u64,
         out: &mut Vec<Effect>,
     ) {
@@ -644,12 +773,30 @@ impl Engine {
         Self::received(&header, &message, fields, None, now_ms, out);
         let prefill = schema.prefill();
         let check = Check::Form(schema.clone());
-        let kind = RequestKind::Form(FormRequest {
+        let form = FormRequest {
             message,
             schema,
             prefill,
-        });
+        };
+        let id = header.id;
+        let Some(app) = app else {
+            self.enqueue(header, RequestKind::Form(form), Some(check), out);
+            return;
+        };
+        let kind = RequestKind::AppForm(Box::new(AppFormRequest {
+            form,
+            resource_uri: app.resource_uri,
+            stage: AppStage::View,
+        }));
         self.enqueue(header, kind, Some(check), out);
+        if let Some(pending) = self.inbox.get_mut(id) {
+            pending.app = Some(Box::new(AppPending {
+                params: app.params,
+                view: None,
+                shown: false,
+                fallen_back: false,
+            }));
+        }
     }
 
     /// Queues a URL request, judged by the URL rules first. A refused link is still shown (the
@@ -760,6 +907,7 @@ impl Engine {
                     server,
                     server_name,
                     check,
+                    app: None,
                 },
             );
         }
@@ -813,10 +961,21 @@ impl Engine {
             (Answer::Declined, _) => (Reply::Answered(Answer::Declined), AuditEvent::Declined),
             (Answer::Cancelled, _) => (Reply::Answered(Answer::Cancelled), AuditEvent::Cancelled),
         };
-        if let Some(p) = self.inbox.remove(id) {
+        let removed = self.inbox.remove(id);
+        let view = removed
+            .as_ref()
+            .and_then(|p| p.app.as_ref())
+            .and_then(|a| a.view);
+        if let Some(p) = removed {
             Self::audit(out, now_ms, id, &p.server_name, event);
         }
         out.push(Effect::Reply { id, reply });
+        if let Some(view) = view {
+            // Answered in the view itself, or from the host's own controls (the view hears it).
+            let from_view = self.answering == Some(id);
+            let reason = (!from_view).then_some("the person answered outside the view");
+            self.release_view(view, reason, now_ms, out);
+        }
     }
 
     /// The link's host name was looked up after consent: open it, or refuse it after all.
@@ -868,6 +1027,7 @@ impl Engine {
             server,
             server_name,
             check: Check::Url(url),
+            ..
         }) = self.inbox.remove(id)
         else {
             return;
@@ -917,19 +1077,46 @@ impl Engine {
 
     fn on_view(&mut self, view: ViewId, input: ViewInput, now_ms: u64, out: &mut Vec<Effect>) {
         if let ViewInput::Open {
-            config,
+            mut config,
             server,
             tools,
+            request,
         } = input
         {
+            // A view for a form request renders it only while the request waits for it.
+            let bound = request.and_then(|id| {
+                let pending = self.inbox.get_mut(id)?;
+                let app = pending.app.as_mut()?;
+                if app.fallen_back || app.view.is_some() || pending.server != server {
+                    return None;
+                }
+                app.view = Some(view);
+                config.elicitation = Some(app.params.clone());
+                Some((id, app.shown))
+            });
+            if request.is_some() && bound.is_none() {
+                // Its request was answered or withdrawn meanwhile: the view never opens.
+                out.push(Effect::View {
+                    view,
+                    effect: BridgeEffect::Destroy,
+                });
+                return;
+            }
+            let mut bridge = ViewBridge::new(*config, now_ms);
+            let started = match bound {
+                Some((_, true)) => bridge.elicitation_shown(now_ms, self.config.app_start_ms),
+                _ => Vec::new(),
+            };
             self.views.insert(
                 view,
                 OpenView {
-                    bridge: ViewBridge::new(*config, now_ms),
+                    bridge,
                     server,
                     tools,
+                    request: bound.map(|(id, _)| id),
                 },
             );
+            self.view_out(view, started, now_ms, out);
             return;
         }
         let Some(open) = self.views.get_mut(&view) else {
@@ -957,14 +1144,105 @@ impl Engine {
             ViewInput::Teardown(reason) => open.bridge.teardown(&reason, now_ms),
             ViewInput::Tick => open.bridge.tick(now_ms),
         };
-        let destroyed = effects.contains(&BridgeEffect::Destroy);
-        out.extend(
-            effects
-                .into_iter()
-                .map(|effect| Effect::View { view, effect }),
-        );
+        self.view_out(view, effects, now_ms, out);
+    }
+
+    /// Hands view `view`'s bridge effects out; what concerns the form request it renders is
+    /// the engine's to act on (the view's answer is judged like any form answer).
+    fn view_out(
+        &mut self,
+        view: ViewId,
+        effects: Vec<BridgeEffect>,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let request = self.views.get(&view).and_then(|v| v.request);
+        let mut destroyed = false;
+        let mut verdicts = Vec::new();
+        for effect in effects {
+            match effect {
+                BridgeEffect::ElicitationAnswer(result) => {
+                    if let Some(id) = request {
+                        verdicts.push((id, Ok(result)));
+                    }
+                }
+                BridgeEffect::ElicitationUnusable(reason) => {
+                    if let Some(id) = request {
+                        verdicts.push((id, Err(reason)));
+                    }
+                }
+                effect => {
+                    destroyed |= effect == BridgeEffect::Destroy;
+                    out.push(Effect::View { view, effect });
+                }
+            }
+        }
         if destroyed {
             self.views.remove(&view);
+        }
+        for (id, verdict) in verdicts {
+            match verdict {
+                Ok(result) => self.view_answered(id, view, &result, now_ms, out),
+                Err(reason) => self.fall_back(id, reason, now_ms, out),
+            }
+        }
+    }
+
+    /// The view bound to form request `id` answered it with `result` (an `ElicitResult`):
+    /// judged outside the view by the form's rules. A bad answer is not sent; the view gets
+    /// the request again with the reasons, and the surface hears them too.
+    fn view_answered(
+        &mut self,
+        id: RequestId,
+        view: ViewId,
+        result: &Value,
+        now_ms: u64,
+        out: &mut Vec<Effect>,
+    ) {
+        let Some(Pending {
+            check: Check::Form(schema),
+            ..
+        }) = self.inbox.get(id)
+        else {
+            return;
+        };
+        let field_error = |field: &str, message: &str| interlude_schema::FieldError {
+            field: field.into(),
+            message: message.into(),
+        };
+        let answer = match result.get("action").and_then(Value::as_str) {
+            Some("accept") => match result.get("content") {
+                None | Some(Value::Null) => Ok(Content::new()),
+                Some(Value::Object(content)) => {
+                    let mut content = content.clone();
+                    content.retain(|_, v| !v.is_null());
+                    let mut checked = content.clone();
+                    schema.apply_defaults(&mut checked);
+                    schema.validate(&checked).map(|()| content)
+                }
+                Some(_) => Err(vec![field_error("content", "must be an object")]),
+            }
+            .map(Answer::Accepted),
+            Some("decline") => Ok(Answer::Declined),
+            Some("cancel") => Ok(Answer::Cancelled),
+            _ => Err(vec![field_error(
+                "action",
+                "must be \"accept\", \"decline\" or \"cancel\"",
+            )]),
+        };
+        match answer {
+            Ok(answer) => {
+                self.answering = Some(id);
+                self.on_answer(id, answer, now_ms, out);
+                self.answering = None;
+            }
+            Err(errors) => {
+                out.push(Effect::Invalid {
+                    id,
+                    errors: errors.clone(),
+                });
+                self.view_effects(view, |b| b.elicitation_refused(&errors), now_ms, out);
+            }
         }
     }
 
@@ -987,6 +1265,9 @@ impl Engine {
         let Some(p) = self.inbox.remove(id) else {
             return;
         };
+        if let Some(view) = p.app.as_ref().and_then(|a| a.view) {
+            self.release_view(view, Some(&reason), now_ms, out);
+        }
         Self::audit(
             out,
             now_ms,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use interlude_schema::FormSchema;
 
-use crate::engine::{CallId, RequestId, ServerId};
+use crate::engine::{CallId, RequestId, ServerId, ViewId};
 use crate::request::UrlStage;
 use crate::url_safety::UrlCheck;
 
@@ -46,6 +46,21 @@ pub(crate) struct Pending {
     pub(crate) server: ServerId,
     pub(crate) server_name: String,
     pub(crate) check: Check,
+    /// For a form shown in its server's app view: where that stands.
+    pub(crate) app: Option<Box<AppPending>>,
+}
+
+/// What a pending app-rendered form keeps (SEP-3118).
+#[derive(Debug)]
+pub(crate) struct AppPending {
+    /// The request's params as the server sent them, for the view.
+    pub(crate) params: serde_json::Value,
+    /// The view bound to it, once its bridge is open.
+    pub(crate) view: Option<ViewId>,
+    /// It was presented to the person (the view's start deadline runs from then).
+    pub(crate) shown: bool,
+    /// The view was given up on: the plain form is shown.
+    pub(crate) fallen_back: bool,
 }
 
 /// Pending requests, the queue and the presented one.

@@ -79,7 +79,9 @@ pub use engine::{
     ServerId, ViewId, ViewInput,
 };
 pub use interlude_protocol::Answer;
-pub use request::{FormRequest, RequestKind, RequestView, UrlRequest, UrlStage};
+pub use request::{
+    AppFormRequest, AppStage, FormRequest, RequestKind, RequestView, UrlRequest, UrlStage,
+};
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};
 
 /// JSON-RPC error codes the engine answers with.

@@ -27,6 +27,10 @@ use crate::url_safety::UrlCheck;
 ///     match &view.kind {
 ///         RequestKind::Form(form) => format!("{} asks: {}", view.server_name, form.message),
 ///         RequestKind::Url(url) => format!("{} asks you to open {}", view.server_name, url.url),
+///         RequestKind::AppForm(app) => {
+///             format!("{} asks, in its view {}: {}", view.server_name, app.resource_uri,
+///                     app.form.message)
+///         }
 ///     }
 /// }
 /// ```
@@ -60,6 +64,7 @@ impl RequestView {
         match &self.kind {
             RequestKind::Form(form) => &form.message,
             RequestKind::Url(url) => &url.message,
+            RequestKind::AppForm(app) => &app.form.message,
         }
     }
 }
@@ -72,6 +77,39 @@ pub enum RequestKind {
     /// Open a link the server controls, for what must not pass through the host (URL-mode
     /// elicitation, either era).
     Url(Box<UrlRequest>),
+    /// A form the server asks to be filled in its own app view (SEP-3118, app-rendered
+    /// elicitation): the host shows the `ui://` view and forwards the request to it; the form
+    /// is the same request's, for a surface without views and for the fallback.
+    AppForm(Box<AppFormRequest>),
+}
+
+/// A form shown in the asking server's app view.
+///
+/// The view's answer is judged by the same rules as the form's (outside the view): content that
+/// breaks the schema is never sent, and the view is told why. When the view cannot be shown —
+/// its resource does not load, it does not start in time, it does not declare the capability,
+/// the surface has no views — the person gets the plain form instead
+/// ([`AppStage::Form`]), never a silent decline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppFormRequest {
+    /// The form, as for [`RequestKind::Form`].
+    pub form: FormRequest,
+    /// The view (`ui://…`, a resource of the asking server).
+    pub resource_uri: String,
+    /// How the request is shown now.
+    pub stage: AppStage,
+}
+
+/// How an app-rendered form is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppStage {
+    /// In the server's view (loading, or live).
+    View,
+    /// As the plain form, because the view could not be used.
+    Form {
+        /// Why, in a sentence, for the person.
+        reason: String,
+    },
 }
 
 /// A form to fill in.

@@ -107,6 +107,9 @@ fn form_of(view: &RequestView) -> &FormRequest {
     match &view.kind {
         RequestKind::Form(form) => form,
         RequestKind::Url(url) => panic!("expected a form, got a URL request for {}", url.url),
+        RequestKind::AppForm(app) => {
+            panic!("expected a plain form, got one for {}", app.resource_uri)
+        }
     }
 }
 
@@ -1245,7 +1248,9 @@ fn link(url: &str, elicitation_id: Option<&str>) -> Value {
 fn url_of(view: &RequestView) -> &UrlRequest {
     match &view.kind {
         RequestKind::Url(url) => url,
-        RequestKind::Form(_) => panic!("expected a URL request, got a form"),
+        RequestKind::Form(_) | RequestKind::AppForm(_) => {
+            panic!("expected a URL request, got a form")
+        }
     }
 }
 

@@ -21,10 +21,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use interlude_engine::bridge::ViewConfig;
 use interlude_engine::{CallId, ElicitParams, Reply, ServerId};
 use interlude_protocol::ProtocolEra;
-use interlude_protocol::apps::{UiDialect, Visibility};
 use interlude_protocol::url::{is_url_required, normalize_required};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
@@ -42,12 +40,12 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::handler::HostClient;
-use crate::host::views::{Prepared, policy_fields};
+use crate::host::views::{Opening, ViewFor};
 use crate::host::{
     CallUpdate, HostError, HostInput, Link, ProtocolChoice, ServerUpdate, ViewUpdate,
 };
 use crate::http_client::{HttpClient, ServerStream};
-use crate::registry::{CallRecord, CallStatus, ServerIdentity, ViewRecord, ViewState, now_ms};
+use crate::registry::{CallRecord, CallStatus, ServerIdentity, now_ms};
 use crate::spec::ServerSpec;
 use crate::tap::{CallTag, Tap};
 use crate::timer::PauseGate;
@@ -511,117 +509,32 @@ impl Connection {
         let Some(uri) = record.tool_ui(tool).and_then(|ui| ui.resource_uri.clone()) else {
             return;
         };
-        let view = link.next_view();
-        let apps = &link.config.apps;
-        link.submit(HostInput::View(ViewUpdate::Start(Box::new(ViewRecord {
-            id: view,
-            server: self.inner.id,
-            call,
-            tool: tool.to_owned(),
-            resource_uri: uri.clone(),
-            state: ViewState::Loading,
-            html: None,
-            dialect: UiDialect::Apps,
-            csp: None,
-            allow: String::new(),
-            external: false,
-            refused_domains: Vec::new(),
-            prefers_border: None,
-            height: None,
-            display_mode: "inline".into(),
-            messages: Vec::new(),
-            model_context: None,
-            logs: Default::default(),
-            downloads: Vec::new(),
-            app_tools: Vec::new(),
-            app_tool_results: Default::default(),
-            opened_at_ms: now_ms(),
-            live_at_ms: None,
-        }))));
-        let tool_json = record
-            .tools
-            .iter()
-            .find(|t| t.name == tool)
-            .and_then(|t| serde_json::to_value(t).ok())
-            .unwrap_or_else(
-                || serde_json::json!({"name": tool, "inputSchema": {"type": "object"}}),
-            );
-        let listing = record
-            .apps
-            .resources
-            .iter()
-            .find(|r| r.uri == uri)
-            .and_then(|r| r.meta.clone())
-            .map(|m| m.0);
-        let tools: BTreeMap<String, Visibility> = record
-            .tools
-            .iter()
-            .map(|t| (t.name.to_string(), record.visibility(&t.name)))
-            .collect();
         let capabilities = self.inner.peer.peer_info().map(|i| i.capabilities.clone());
-        let peer = self.inner.peer.clone();
+        let opening = Opening::new(
+            &record,
+            capabilities.as_ref(),
+            link.next_view(),
+            uri,
+            ViewFor::Call {
+                call,
+                tool: tool.to_owned(),
+                arguments: arguments.cloned(),
+            },
+            &link.config.apps,
+            &link.config.client_name,
+        );
         let link = link.clone();
-        let arguments = arguments.cloned();
-        let server_name = self.inner.info.name.clone();
-        let profile = apps.csp_profile;
-        let config = ViewConfig {
-            resource_uri: uri.clone(),
-            html: "".into(),
-            dialect: UiDialect::Apps,
-            server_name,
-            tool: tool_json,
-            call_request_id: None,
-            policy: interlude_engine::csp::view_policy(&Default::default(), profile),
-            host_context: apps.context.clone(),
-            display_modes: vec!["inline".into(), "fullscreen".into(), "pip".into()],
-            host_info: serde_json::json!({
-                "name": link.config.client_name,
-                "version": env!("CARGO_PKG_VERSION"),
-            }),
-            server_tools: capabilities.as_ref().is_some_and(|c| c.tools.is_some()),
-            server_resources: capabilities.as_ref().is_some_and(|c| c.resources.is_some()),
-            server_prompts: capabilities.as_ref().is_some_and(|c| c.prompts.is_some()),
-            teardown_ms: u64::try_from(apps.teardown.as_millis()).unwrap_or(u64::MAX),
-            call_burst: apps.call_burst,
-            calls_per_minute: apps.calls_per_minute,
-            max_height: apps.max_height,
-        };
-        let server = self.inner.id;
-        let ready = move |prepared: Result<Arc<Prepared>, String>, mut config: ViewConfig| {
-            match prepared {
-                Ok(prepared) => {
-                    let (policy, refused_domains) = policy_fields(&prepared.ui, profile);
-                    tracing::info!(%view, uri = %config.resource_uri, csp = %policy.csp, "app view opening");
-                    config.html = prepared.html.clone();
-                    config.dialect = prepared.dialect;
-                    let (csp, allow, external) =
-                        (policy.csp.clone(), policy.allow.clone(), policy.external);
-                    config.policy = policy;
-                    ViewUpdate::Ready {
-                        view,
-                        dialect: prepared.dialect,
-                        html: prepared.html.clone(),
-                        config: Box::new(config),
-                        tools,
-                        arguments,
-                        csp,
-                        allow,
-                        external,
-                        refused_domains,
-                        prefers_border: prepared.ui.prefers_border,
-                    }
-                }
-                Err(reason) => ViewUpdate::Failed { view, reason },
-            }
-        };
+        let record = opening.record();
+        link.submit(HostInput::View(ViewUpdate::Start(Box::new(record))));
+        let (cache, peer) = (link.view_cache.clone(), self.inner.peer.clone());
         // Read ahead at connect: most views open without waiting for their server.
-        if let Some(prepared) = link.view_cache.get(server, &uri) {
-            link.submit(HostInput::View(ready(Ok(prepared), config)));
+        if let Some(ready) = opening.ready_from(&cache) {
+            link.submit(HostInput::View(ready));
             return;
         }
         tokio::spawn(async move {
-            let prepared = link.view_cache.read(&peer, server, listing, &uri).await;
-            link.submit(HostInput::View(ready(prepared, config)));
+            let ready = opening.read(&cache, &peer).await;
+            link.submit(HostInput::View(ready));
         });
     }
 
@@ -781,13 +694,25 @@ impl Connection {
                         ),
                     });
                 };
+                // rmcp keeps the request's `_meta` apart from its params; the engine reads it
+                // there (an app-rendered form names its view in it).
+                let mut params = elicit.params;
+                if let rmcp::model::ElicitRequestParams::FormElicitationParams {
+                    meta: meta @ None,
+                    ..
+                } = &mut params
+                    && let Some(kept) = elicit.extensions.get::<rmcp::model::RequestMetaObject>()
+                    && !kept.is_empty()
+                {
+                    *meta = Some(kept.clone());
+                }
                 let reply = {
                     let _paused = self.inner.gate.pause();
                     link.elicit(
                         self.inner.id,
                         server,
                         ProtocolEra::Mrtr,
-                        ElicitParams::from(elicit.params),
+                        ElicitParams::from(params),
                         Some(call),
                     )
                     .await

@@ -52,9 +52,18 @@ impl HostClient {
 impl ClientHandler for HostClient {
     async fn create_elicitation(
         &self,
-        request: ElicitRequestParams,
+        mut request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
+        // rmcp moves the request's `_meta` into the context; the engine reads it from the params
+        // (an app-rendered form's view is named there, and its view gets the params unchanged).
+        if let ElicitRequestParams::FormElicitationParams {
+            meta: meta @ None, ..
+        } = &mut request
+            && !context.meta.is_empty()
+        {
+            *meta = Some(context.meta.clone());
+        }
         self.ask(ElicitParams::from(request), &context)
             .await
             .into_result()
@@ -142,7 +151,7 @@ impl ClientHandler for HostClient {
             capabilities.extensions = Some(
                 [(
                     interlude_protocol::apps::EXTENSION_ID.to_owned(),
-                    interlude_protocol::apps::client_extension(false),
+                    interlude_protocol::apps::client_extension(declare.app_elicitation),
                 )]
                 .into_iter()
                 .collect(),

@@ -172,23 +172,32 @@ impl HeadlessSurface {
     }
 }
 
+impl HeadlessSurface {
+    /// The script's answer to a form: only the form's own properties (one object may cover
+    /// several forms); no answer left cancels.
+    fn form_answer(&mut self, form: &interlude_engine::FormRequest) -> Answer<Content> {
+        match self.scripted() {
+            Some(Answer::Accepted(values)) => Answer::Accepted(
+                values
+                    .into_iter()
+                    .filter(|(k, _)| form.schema.field(k).is_some())
+                    .collect(),
+            ),
+            Some(other) => other,
+            None => Answer::Cancelled,
+        }
+    }
+}
+
 impl Surface for HeadlessSurface {
     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
         match event {
             HostEvent::RequestPresented(record) => {
                 let view = &record.view;
                 let answer = match &view.kind {
-                    RequestKind::Form(form) => match self.scripted() {
-                        // Only the form's own properties: one object may cover several forms.
-                        Some(Answer::Accepted(values)) => Answer::Accepted(
-                            values
-                                .into_iter()
-                                .filter(|(k, _)| form.schema.field(k).is_some())
-                                .collect(),
-                        ),
-                        Some(other) => other,
-                        None => Answer::Cancelled,
-                    },
+                    RequestKind::Form(form) => self.form_answer(form),
+                    // An app-rendered form is the plain form it also is: no view here.
+                    RequestKind::AppForm(app) => self.form_answer(&app.form),
                     RequestKind::Url(url) => match self.link_answer(url.stage) {
                         Some(answer) => answer,
                         None => {

@@ -318,6 +318,17 @@ impl Link {
     ) -> Reply {
         let id = RequestId(next(&self.ids.request));
         let (reply_tx, reply_rx) = oneshot::channel();
+        // App-rendered questions count only when the server declared them too.
+        let mut declared = self.config.declare;
+        if declared.app_elicitation {
+            declared.app_elicitation = self.registry().server(server).is_some_and(|s| {
+                s.apps
+                    .declared
+                    .as_ref()
+                    .and_then(|d| d.get("elicitation"))
+                    .is_some_and(serde_json::Value::is_object)
+            });
+        }
         // Armed before the request is submitted: a reply that is already there when the future
         // is dropped is still withdrawn harmlessly (the engine ignores unknown ids).
         let mut guard = WithdrawOnDrop {
@@ -332,7 +343,7 @@ impl Link {
                 server_name: server_name.to_owned(),
                 call,
                 era,
-                declared: self.config.declare,
+                declared,
                 params,
             },
             reply: reply_tx,
@@ -395,7 +406,11 @@ impl Host {
             runtime: tokio::runtime::Handle::try_current().ok(),
             views: Views::default(),
             apps: config.apps.clone(),
+            ids: Arc::new(Ids::default()),
+            view_cache: Arc::default(),
+            client_name: config.client_name.clone(),
         };
+        let (ids, view_cache) = (core.ids.clone(), core.view_cache.clone());
         let peers = core.views.peers.clone();
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {
@@ -406,11 +421,11 @@ impl Host {
             link: Link {
                 hub,
                 config: Arc::new(config),
-                ids: Arc::new(Ids::default()),
+                ids,
                 registry,
                 cancels: Arc::default(),
                 peers,
-                view_cache: Arc::default(),
+                view_cache,
             },
             connections: Arc::new(Mutex::new(BTreeMap::new())),
             audit,
@@ -647,6 +662,30 @@ impl Host {
         awaited
     }
 
+    /// Shows app-rendered form `id` as the plain form (the person asked for it, or the surface
+    /// cannot show its view): its view, if open, is told and torn down. Returns whether `id` is
+    /// a pending app-rendered form still shown in its view.
+    ///
+    /// ```
+    /// # fn run(host: interlude_host::Host, request: interlude_host::RequestId) {
+    /// host.show_plain_form(request, "the person asked for the host's own form");
+    /// # }
+    /// ```
+    pub fn show_plain_form(&self, id: RequestId, reason: &str) -> bool {
+        let in_view = self.link.registry().request(id).is_some_and(|r| {
+            r.status.is_pending()
+                && matches!(&r.view.kind, interlude_engine::RequestKind::AppForm(app)
+                    if app.stage == interlude_engine::AppStage::View)
+        });
+        if in_view {
+            self.link.submit(HostInput::Engine(Input::Fallback {
+                id,
+                reason: reason.to_owned(),
+            }));
+        }
+        in_view
+    }
+
     /// The record of app view `id` (open, or among the recently closed).
     pub fn view(&self, id: ViewId) -> Option<Arc<ViewRecord>> {
         self.link.registry().view(id)
@@ -747,6 +786,12 @@ struct Core<S> {
     /// App views: their calls and servers, requests in flight.
     views: Views,
     apps: AppsConfig,
+    /// The ids the host gives out (views of questions are opened here).
+    ids: Arc<Ids>,
+    /// App views' resources, read ahead (shared with the connections).
+    view_cache: Arc<views::ViewCache>,
+    /// The host's name, for views' `hostInfo`.
+    client_name: String,
 }
 
 impl<S: Surface> Core<S> {
@@ -857,8 +902,21 @@ impl<S: Surface> Core<S> {
                     }
                 }
                 Effect::Queued(view) => {
+                    let app = match &view.kind {
+                        interlude_engine::RequestKind::AppForm(app) => {
+                            Some((view.id, view.server, view.call, app.resource_uri.clone()))
+                        }
+                        _ => None,
+                    };
                     let event = self.record(|r| r.queue_request(view));
                     self.tell(Some(event), sink);
+                    if let Some((id, server, call, uri)) = app {
+                        self.open_question_view(id, server, call, uri, sink);
+                    }
+                }
+                Effect::Fallback { id, reason } => {
+                    let event = self.record(|r| r.fall_back_request(id, reason));
+                    self.tell(event, sink);
                 }
                 Effect::Present(id) => {
                     let event = self.record(|r| r.present_request(id));

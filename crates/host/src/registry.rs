@@ -316,6 +316,9 @@ pub enum HostEvent {
     /// A URL request's flow finished: the server said so ([`LinkState::Completed`]), or the
     /// person did ([`LinkState::Done`]).
     RequestCompleted(Arc<RequestRecord>),
+    /// An app-rendered form is shown as the plain form from now on: its view could not be used
+    /// (the reason is in its kind's [`AppStage::Form`](interlude_engine::AppStage::Form)).
+    RequestFellBack(Arc<RequestRecord>),
     /// A call opened an app view (loading its resource).
     ViewOpened(Arc<ViewRecord>),
     /// An app view changed: opened, resized, said something, failed or closed.
@@ -381,9 +384,12 @@ pub struct ViewRecord {
     pub id: ViewId,
     /// The server whose resource it is (and the only one it may reach).
     pub server: ServerId,
-    /// The call it shows.
-    pub call: CallId,
-    /// The tool called.
+    /// The call it shows, or the call that raised the request it renders (when known).
+    pub call: Option<CallId>,
+    /// The app-rendered form (SEP-3118) it renders, if that is what it is for: the surface
+    /// shows it in that request's card, not beside a call.
+    pub request: Option<RequestId>,
+    /// The tool called (empty for a request's view raised outside any known call).
     pub tool: String,
     /// Its resource.
     pub resource_uri: String,
@@ -404,6 +410,9 @@ pub struct ViewRecord {
     pub refused_domains: Vec<String>,
     /// Whether it wants a border and background.
     pub prefers_border: Option<bool>,
+    /// The origin of its own it declared (`_meta.ui.domain`), once its resource is read: a
+    /// surface gives it an origin apart from its server's other views.
+    pub domain: Option<String>,
     /// The height it asked for (`size-changed`), in CSS pixels.
     pub height: Option<u32>,
     /// The display mode it is shown in.
@@ -484,7 +493,9 @@ impl Registry {
     }
 
     pub(crate) fn add_view(&mut self, record: ViewRecord) -> HostEvent {
-        if let Some(call) = self.calls.get_mut(&record.call) {
+        if record.request.is_none()
+            && let Some(call) = record.call.and_then(|c| self.calls.get_mut(&c))
+        {
             Arc::make_mut(call).views.push(record.id);
         }
         let record = Arc::new(record);
@@ -641,6 +652,15 @@ impl Registry {
         Arc::make_mut(record).status = RequestStatus::Presented;
         self.presented = Some(id);
         Some(HostEvent::RequestPresented(record.clone()))
+    }
+
+    pub(crate) fn fall_back_request(&mut self, id: RequestId, reason: String) -> Option<HostEvent> {
+        let record = self.requests.get_mut(&id)?;
+        let r = Arc::make_mut(record);
+        if let interlude_engine::RequestKind::AppForm(app) = &mut r.view.kind {
+            app.stage = interlude_engine::AppStage::Form { reason };
+        }
+        Some(HostEvent::RequestFellBack(record.clone()))
     }
 
     pub(crate) fn invalid_answer(

@@ -224,7 +224,7 @@ async fn a_tools_view_opens_and_speaks_with_its_server_through_the_bridge() {
     .await;
     assert_eq!(
         (view.call, view.resource_uri.as_str()),
-        (call_id, "ui://get-time/mcp-app.html")
+        (Some(call_id), "ui://get-time/mcp-app.html")
     );
     let id = view.id;
     let open = wait_for(&mut events, |e| match e {

@@ -58,3 +58,38 @@ pub fn client_extension(elicitation: bool) -> serde_json::Map<String, serde_json
     }
     declared
 }
+
+/// The `_meta` key under which a host that refused a view's answer to a forwarded
+/// `elicitation/create` (content outside the requested schema) tells the view why, when it
+/// forwards the same request again: a list of `{"field", "message"}`. Interlude's own
+/// addition to SEP-3118, which leaves the view uninformed; views that do not know it just show
+/// the question again.
+pub const ANSWER_ERRORS_META_KEY: &str = "dev.interlude/answerErrors";
+
+/// Whether an extension declaration (the client's or the server's value under
+/// [`EXTENSION_ID`]) offers app-rendered elicitation (SEP-3118: an `elicitation` object in it).
+///
+/// ```
+/// use interlude_protocol::apps::{client_extension, declares_elicitation};
+/// assert!(declares_elicitation(Some(&serde_json::Value::Object(client_extension(true)))));
+/// assert!(!declares_elicitation(Some(&serde_json::Value::Object(client_extension(false)))));
+/// assert!(!declares_elicitation(None));
+/// ```
+pub fn declares_elicitation(extension: Option<&serde_json::Value>) -> bool {
+    extension
+        .and_then(|e| e.get("elicitation"))
+        .is_some_and(serde_json::Value::is_object)
+}
+
+/// The view a form `elicitation/create` asks to be shown in (SEP-3118): the string at
+/// `_meta.ui.resourceUri`, as sent (a host checks it is a `ui://` URI of the asking server).
+///
+/// ```
+/// use interlude_protocol::apps::elicitation_view;
+/// let meta = serde_json::json!({"ui": {"resourceUri": "ui://demo/portfolio"}});
+/// assert_eq!(elicitation_view(meta.as_object().unwrap()), Some("ui://demo/portfolio"));
+/// assert_eq!(elicitation_view(&Default::default()), None);
+/// ```
+pub fn elicitation_view(meta: &serde_json::Map<String, serde_json::Value>) -> Option<&str> {
+    meta.get("ui")?.get("resourceUri")?.as_str()
+}

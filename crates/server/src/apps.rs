@@ -154,6 +154,14 @@ impl AppResource {
         self
     }
 
+    /// Asks for an origin of the view's own (`_meta.ui.domain`, host-specific): a host that
+    /// honours it keeps the view's storage apart from the server's other views.
+    #[must_use]
+    pub fn domain(mut self, domain: impl Into<String>) -> Self {
+        self.ui.domain = Some(domain.into());
+        self
+    }
+
     /// Whether the view wants the host's border and background around it.
     #[must_use]
     pub fn prefers_border(mut self, border: bool) -> Self {
@@ -242,6 +250,28 @@ impl Apps {
             capabilities.resources = Some(Default::default());
         }
     }
+
+    /// [`Apps::declare`], and that this server asks questions in its views (app-rendered
+    /// elicitation, SEP-3118: `elicitation: {}` inside the extension). Without it a host shows
+    /// [`Ask::form_in_view`](crate::Ask::form_in_view)'s questions as plain forms.
+    ///
+    /// ```
+    /// use interlude_server::apps::Apps;
+    /// let mut capabilities = rmcp::model::ServerCapabilities::default();
+    /// Apps::declare_with_elicitation(&mut capabilities);
+    /// let ui = &capabilities.extensions.unwrap()["io.modelcontextprotocol/ui"];
+    /// assert_eq!(ui["elicitation"], serde_json::json!({}));
+    /// ```
+    pub fn declare_with_elicitation(capabilities: &mut ServerCapabilities) {
+        Apps::declare(capabilities);
+        if let Some(ui) = capabilities
+            .extensions
+            .as_mut()
+            .and_then(|e| e.get_mut(EXTENSION_ID))
+        {
+            ui.insert("elicitation".into(), Value::Object(Map::new()));
+        }
+    }
 }
 
 /// A tool's `_meta` linking it to its view under both keys hosts read (`_meta.ui.resourceUri`,
@@ -292,6 +322,35 @@ pub fn supports_apps(capabilities: Option<&ClientCapabilities>) -> bool {
         .and_then(|ui| ui.get("mimeTypes"))
         .and_then(Value::as_array)
         .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(MIME_TYPE)))
+}
+
+/// Whether a client renders questions in app views (SEP-3118): it renders apps, declares form
+/// elicitation, and offers `elicitation` inside the Apps extension.
+///
+/// ```
+/// use interlude_server::apps::supports_app_elicitation;
+/// use rmcp::model::ClientCapabilities;
+///
+/// let caps: ClientCapabilities = serde_json::from_value(serde_json::json!({
+///     "elicitation": {"form": {}},
+///     "extensions": {"io.modelcontextprotocol/ui": {
+///         "mimeTypes": ["text/html;profile=mcp-app"], "elicitation": {}}}
+/// })).unwrap();
+/// assert!(supports_app_elicitation(Some(&caps)));
+/// let mut without = caps.clone();
+/// without.elicitation = None;
+/// assert!(!supports_app_elicitation(Some(&without)));
+/// ```
+pub fn supports_app_elicitation(capabilities: Option<&ClientCapabilities>) -> bool {
+    let form = capabilities
+        .and_then(|c| c.elicitation.as_ref())
+        .is_some_and(|e| e.form.is_some() || e.url.is_none());
+    form && supports_apps(capabilities)
+        && capabilities
+            .and_then(|c| c.extensions.as_ref())
+            .and_then(|e| e.get(EXTENSION_ID))
+            .and_then(|ui| ui.get("elicitation"))
+            .is_some_and(Value::is_object)
 }
 
 #[cfg(test)]

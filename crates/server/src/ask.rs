@@ -200,15 +200,51 @@ impl Ask {
     pub async fn form<T: Elicit>(&self, message: impl Into<String>) -> Result<Answer<T>, AskError> {
         let prepared = prepared::<T>()?;
         let answer = self
-            .ask(message.into(), &prepared.form, Some(&prepared.wire))
+            .ask(message.into(), &prepared.form, Some(&prepared.wire), None)
             .await?;
-        match answer {
-            Answer::Accepted(content) => serde_json::from_value(Value::Object(content))
-                .map(Answer::Accepted)
-                .map_err(AskError::Deserialize),
-            Answer::Declined => Ok(Answer::Declined),
-            Answer::Cancelled => Ok(Answer::Cancelled),
-        }
+        typed(answer)
+    }
+
+    /// Whether the client renders questions in the server's app views (app-rendered
+    /// elicitation, SEP-3118): it declared form elicitation and `elicitation` inside the MCP
+    /// Apps extension.
+    pub fn supports_app_elicitation(&self) -> bool {
+        crate::apps::supports_app_elicitation(self.context.client_capabilities().as_ref())
+    }
+
+    /// Asks for `T` like [`Ask::form`], shown in this server's app view `view` (a `ui://`
+    /// resource it serves, see [`Apps`](crate::apps::Apps)) when the client renders questions
+    /// in views, as the plain form otherwise — the same schema either way, so hosts without
+    /// apps work too. The answer is validated like any form's, in both eras.
+    ///
+    /// The server declares [`Apps::declare_with_elicitation`](crate::apps::Apps::declare_with_elicitation);
+    /// the view declares `appCapabilities.elicitation` and answers the `elicitation/create`
+    /// its host forwards to it (see `assets/app-elicitation.js` in this crate for views built
+    /// on the MCP Apps SDK).
+    ///
+    /// ```no_run
+    /// # use interlude_server::{Answer, Ask, AskError, Elicit};
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// # struct Review { confirmed: bool }
+    /// # async fn tool(ask: Ask) -> Result<String, AskError> {
+    /// match ask.form_in_view::<Review>("Review the portfolio", "ui://demo/portfolio").await? {
+    ///     Answer::Accepted(review) => Ok(format!("confirmed: {}", review.confirmed)),
+    ///     Answer::Declined => Ok("declined".into()),
+    ///     Answer::Cancelled => Ok("cancelled".into()),
+    /// }
+    /// # }
+    /// ```
+    pub async fn form_in_view<T: Elicit>(
+        &self,
+        message: impl Into<String>,
+        view: &str,
+    ) -> Result<Answer<T>, AskError> {
+        let prepared = prepared::<T>()?;
+        let view = self.supports_app_elicitation().then_some(view);
+        let answer = self
+            .ask(message.into(), &prepared.form, Some(&prepared.wire), view)
+            .await?;
+        typed(answer)
     }
 
     /// Asks with an explicit schema and returns the validated content (defaults applied).
@@ -217,23 +253,26 @@ impl Ask {
         message: impl Into<String>,
         schema: &FormSchema,
     ) -> Result<Answer<Content>, AskError> {
-        self.ask(message.into(), schema, None).await
+        self.ask(message.into(), schema, None, None).await
     }
 
-    /// Asks with `schema`; `wire` is its wire form when the caller has it already (computed
-    /// here otherwise, and only when a request is actually sent).
+    /// Asks with `schema` (`wire` is its wire form when the caller has it already; computed
+    /// here otherwise, and only when a request is actually sent), in view `view` when given.
     async fn ask(
         &self,
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
+        view: Option<&str>,
     ) -> Result<Answer<Content>, AskError> {
         if !self.supports_form() {
             return Err(AskError::Unsupported { mode: "form" });
         }
         let result = match self.era {
-            ProtocolEra::Push => crate::push::elicit_form(self, message, schema, wire).await?,
-            ProtocolEra::Mrtr => self.next_round_trip_answer(message, schema, wire)?,
+            ProtocolEra::Push => {
+                crate::push::elicit_form(self, message, schema, wire, view).await?
+            }
+            ProtocolEra::Mrtr => self.next_round_trip_answer(message, schema, wire, view)?,
         };
         check_result(schema, result)
     }
@@ -243,13 +282,32 @@ impl Ask {
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
+        view: Option<&str>,
     ) -> Result<ElicitResult, AskError> {
         let mut rt = self
             .round_trip
             .lock()
             .map_err(|_| AskError::RequestState("state lock poisoned".into()))?;
-        rt.next_answer(&self.config, message, schema, wire)
+        rt.next_answer(&self.config, message, schema, wire, view)
     }
+}
+
+/// Reads accepted content as `T`.
+fn typed<T: Elicit>(answer: Answer<Content>) -> Result<Answer<T>, AskError> {
+    match answer {
+        Answer::Accepted(content) => serde_json::from_value(Value::Object(content))
+            .map(Answer::Accepted)
+            .map_err(AskError::Deserialize),
+        Answer::Declined => Ok(Answer::Declined),
+        Answer::Cancelled => Ok(Answer::Cancelled),
+    }
+}
+
+/// Names the app view a question is shown in (SEP-3118: `_meta.ui.resourceUri`).
+pub(crate) fn add_view(meta: &mut rmcp::model::RequestMetaObject, uri: &str) {
+    let mut ui = serde_json::Map::new();
+    ui.insert("resourceUri".into(), Value::from(uri));
+    meta.insert("ui".to_owned(), Value::Object(ui));
 }
 
 /// A type's form and its wire schema, computed once per type: deriving the form is cached by

@@ -49,9 +49,10 @@ pub(crate) fn elicit_form<'a>(
     message: String,
     schema: &'a FormSchema,
     wire: Option<&'a ElicitationSchema>,
+    view: Option<&'a str>,
 ) -> impl Future<Output = Result<ElicitResult, AskError>> + Send + 'a {
     let sending: Pin<Box<dyn Future<Output = Sent> + Send + 'a>> =
-        Box::pin(send(ask, message, schema, wire));
+        Box::pin(send(ask, message, schema, wire, view));
     async move {
         // A `let`, not a `match`: a scrutinee would be kept for the whole wait.
         let Some((id, response)) = sending.await? else {
@@ -93,8 +94,9 @@ async fn send(
     message: String,
     schema: &FormSchema,
     wire: Option<&ElicitationSchema>,
+    view: Option<&str>,
 ) -> Sent {
-    let request = request(message, schema, wire, &ask.context.id)?;
+    let request = request(message, schema, wire, &ask.context.id, view)?;
     send_request(ask, request).await
 }
 
@@ -178,14 +180,19 @@ fn request(
     schema: &FormSchema,
     wire: Option<&ElicitationSchema>,
     call: &RequestId,
+    view: Option<&str>,
 ) -> Result<ServerRequest, AskError> {
     let requested_schema = match wire {
         Some(w) => w.clone(),
         None => wire_schema(schema)?,
     };
+    let mut meta = related_to(call);
+    if let Some(uri) = view {
+        crate::ask::add_view(&mut meta, uri);
+    }
     Ok(
         ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-            meta: Some(related_to(call)),
+            meta: Some(meta),
             message,
             requested_schema,
         })

@@ -122,12 +122,13 @@ impl RoundTrip {
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
+        view: Option<&str>,
     ) -> Result<ElicitResult, AskError> {
         // Only 2026-07-28 calls ask through round trips, and their `Ask` has the state; should a
         // push-era one ever do so, it starts from an empty state bound to nothing.
         self.0
             .get_or_insert_with(|| Box::new(Rounds::empty()))
-            .next_answer(config, message, schema, wire)
+            .next_answer(config, message, schema, wire, view)
     }
 }
 
@@ -223,6 +224,7 @@ impl Rounds {
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
+        view: Option<&str>,
     ) -> Result<ElicitResult, AskError> {
         let key = format!("q{}", self.next_question);
         self.next_question += 1;
@@ -236,8 +238,13 @@ impl Rounds {
                 }])
             });
         }
+        let meta = view.map(|uri| {
+            let mut meta = rmcp::model::RequestMetaObject::new();
+            crate::ask::add_view(&mut meta, uri);
+            meta
+        });
         let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
+            meta,
             message,
             requested_schema: match wire {
                 Some(w) => w.clone(),

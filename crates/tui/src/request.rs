@@ -53,6 +53,17 @@ pub(crate) fn answer(
         RequestKind::Url(url) => {
             crate::link::answer_url(screen, events, &view.server_name, view.id, *url, sink)
         }
+        // A terminal shows no app views: the question's own form, and where the view is.
+        RequestKind::AppForm(app) => {
+            screen.line(styled(
+                Style::Dim,
+                &format!(
+                    "   The server would show this in its app view ({}); a terminal shows its form.",
+                    plain_line(&app.resource_uri)
+                ),
+            ));
+            answer_form(screen, events, &view.server_name, view.id, app.form, sink)
+        }
     }
 }
 

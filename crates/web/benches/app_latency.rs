@@ -93,7 +93,7 @@ async fn main() -> anyhow::Result<()> {
             let live = snapshot
                 .views
                 .iter()
-                .find(|v| v.call.0 == call)
+                .find(|v| v.call.map(|c| c.0) == Some(call))
                 .and_then(|v| v.live_at_ms);
             if let (Some(started), Some(live)) = (started, live) {
                 break live.saturating_sub(started);

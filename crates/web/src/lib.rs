@@ -122,12 +122,13 @@ fn random_token() -> String {
 
 impl WebApp {
     /// Starts the host with the web surface (no listener yet: see [`WebApp::serve`]).
-    /// The page renders MCP Apps views, so the host declares the extension.
+    /// The page renders MCP Apps views and questions in them, so the host declares the
+    /// extension with app-rendered elicitation (SEP-3118).
     pub fn start(options: WebOptions) -> Self {
         let page = Arc::new(Page::new(options.title, options.guide));
         let (view_messages, _) = tokio::sync::broadcast::channel(4096);
         let mut config = options.host;
-        config.declare = config.declare.with_apps();
+        config.declare = config.declare.with_app_elicitation();
         let host = Host::start(
             config,
             WebSurface {

@@ -46,6 +46,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/call", post(call))
         .route("/api/cancel", post(cancel))
         .route("/api/link-done", post(link_done))
+        .route("/api/plain-form", post(plain_form))
         .route("/api/servers", post(add_server))
         .route("/api/telemetry", post(telemetry))
         .route("/api/views/{id}/message", post(view_message))
@@ -377,6 +378,7 @@ async fn validate(State(app): State<WebApp>, Json(body): Json<Value>) -> Respons
         .filter(|r| r.status.is_pending());
     let Some(schema) = pending.map(|r| match &r.view.kind {
         RequestKind::Form(form) => Some(form.schema.clone()),
+        RequestKind::AppForm(app) => Some(app.form.schema.clone()),
         // Consent to open a link carries no content: nothing to check.
         RequestKind::Url(_) => None,
     }) else {
@@ -446,6 +448,25 @@ async fn link_done(State(app): State<WebApp>, Json(body): Json<Value>) -> Respon
         (
             StatusCode::NOT_FOUND,
             Json(json!({"error": "nothing is waiting for that request's link"})),
+        )
+            .into_response()
+    }
+}
+
+async fn plain_form(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(id) = field(&body, "id").and_then(Value::as_u64) else {
+        return bad_request("`id` must be a request id");
+    };
+    if app
+        .inner
+        .host
+        .show_plain_form(RequestId(id), "you asked for the host's own form")
+    {
+        StatusCode::ACCEPTED.into_response()
+    } else {
+        (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no question of that id is shown in an app view"})),
         )
             .into_response()
     }

@@ -56,15 +56,22 @@ impl Sandbox {
         self.port.get().copied()
     }
 
-    /// The host name of server `server`'s views.
-    fn host_name(server: ServerId, port: u16) -> String {
-        format!("s{}.localhost:{port}", server.0)
+    /// The host name of server `server`'s views, or of those that declared `domain` (an
+    /// origin of their own, per server and domain: `s<id>-<domain as a label>-<hash>`).
+    fn host_name(server: ServerId, domain: Option<&str>, port: u16) -> String {
+        match domain {
+            None => format!("s{}.localhost:{port}", server.0),
+            Some(domain) => format!("s{}-{}.localhost:{port}", server.0, domain_label(domain)),
+        }
     }
 
-    /// The origin of server `server`'s views.
-    pub(crate) fn origin(&self, server: ServerId) -> Option<String> {
+    /// The origin of view `view` (its server's, or its declared domain's under that server).
+    pub(crate) fn origin(&self, view: &ViewRecord) -> Option<String> {
         let port = self.port()?;
-        Some(format!("http://{}", Self::host_name(server, port)))
+        Some(format!(
+            "http://{}",
+            Self::host_name(view.server, view.domain.as_deref(), port)
+        ))
     }
 
     fn key(&self, view: u64) -> String {
@@ -84,7 +91,7 @@ impl Sandbox {
     /// Where the page frames view `view` from: its server's origin, its key, and the page's
     /// own origin (`page`, one of the page's loopback names) for the proxy to talk to.
     pub(crate) fn src(&self, view: &ViewRecord) -> Option<String> {
-        let origin = self.origin(view.server)?;
+        let origin = self.origin(view)?;
         Some(format!(
             "{origin}/sandbox.html?view={}&k={}",
             view.id.0,
@@ -109,6 +116,31 @@ impl Sandbox {
             Some(port) => format!("http://*.localhost:{port}"),
             None => "'none'".to_owned(),
         }
+    }
+}
+
+/// A DNS label for a declared `domain`: its letters, digits and dashes (dots become dashes, at
+/// most 32), then a hash of the whole declaration, so that two declarations never share an
+/// origin and the same one always gets the same.
+fn domain_label(domain: &str) -> String {
+    let readable: String = domain
+        .chars()
+        .filter_map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9' | '-') => Some(c),
+            '.' => Some('-'),
+            _ => None,
+        })
+        .take(32)
+        .collect();
+    // FNV-1a, 32 bits: stable across runs and builds (the browser keeps storage per origin).
+    let hash = domain.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    let readable = readable.trim_matches('-');
+    if readable.is_empty() {
+        format!("d{hash:08x}")
+    } else {
+        format!("{readable}-{hash:08x}")
     }
 }
 
@@ -166,7 +198,11 @@ fn checked_view(
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    if !host.eq_ignore_ascii_case(&Sandbox::host_name(view.server, port)) {
+    if !host.eq_ignore_ascii_case(&Sandbox::host_name(
+        view.server,
+        view.domain.as_deref(),
+        port,
+    )) {
         return Err((StatusCode::FORBIDDEN, "wrong origin for this view"));
     }
     let (ViewState::Open, Some(csp)) = (&view.state, &view.csp) else {
@@ -301,4 +337,34 @@ fn script_response(body: &'static str) -> Response {
         body,
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_declared_domain_gets_a_stable_label_of_its_own() {
+        let a = domain_label("weather.example.com");
+        assert!(a.starts_with("weather-example-com-"), "{a}");
+        assert_eq!(a, domain_label("weather.example.com"), "stable");
+        assert_ne!(
+            a,
+            domain_label("weather-example.com"),
+            "no two declarations share one"
+        );
+        let odd = domain_label("../<script>.example");
+        assert!(
+            odd.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            "{odd}"
+        );
+        assert!(domain_label("%%%").starts_with('d'));
+        let host = Sandbox::host_name(ServerId(3), Some("weather.example.com"), 4000);
+        assert!(host.starts_with("s3-weather-example-com-") && host.ends_with(".localhost:4000"));
+        assert_eq!(
+            Sandbox::host_name(ServerId(3), None, 4000),
+            "s3.localhost:4000"
+        );
+    }
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use interlude_engine::url_safety::Verdict;
-use interlude_engine::{Answer, Reply, RequestKind, UrlRequest, UrlStage};
+use interlude_engine::{Answer, AppStage, Reply, RequestKind, UrlRequest, UrlStage};
 use interlude_host::{
     CallRecord, CallStatus, HostSnapshot, LinkState, RequestRecord, RequestStatus, ServerRecord,
     ServerState, ViewRecord, ViewState,
@@ -86,6 +86,8 @@ pub(crate) struct RequestEntry {
     message: String,
     /// A URL request's link, judged, and what became of it.
     link: Option<LinkEntry>,
+    /// An app-rendered form: its view, and whether it is shown there or as the plain form.
+    app: Option<AppFormEntry>,
     era: String,
     tool: Option<String>,
     call: Option<u64>,
@@ -102,6 +104,16 @@ pub(crate) struct RequestEntry {
     errors: Vec<FieldError>,
     /// Host milliseconds (since the Unix epoch) when the engine admitted it.
     received_at_ms: u64,
+}
+
+/// An app-rendered form (SEP-3118) as the page shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AppFormEntry {
+    resource_uri: String,
+    /// `view` (shown in its app view) or `form` (the plain form, see `reason`).
+    stage: &'static str,
+    reason: Option<String>,
 }
 
 /// A URL request's link as a consent screen shows it.
@@ -160,7 +172,12 @@ pub(crate) struct PageState {
 #[serde(rename_all = "camelCase")]
 struct ViewEntry {
     id: u64,
-    call: u64,
+    /// The call it shows (or that raised the question it renders).
+    call: Option<u64>,
+    /// The app-rendered form it renders: the page frames it in that request's card.
+    request: Option<u64>,
+    /// It said `initialized`.
+    live: bool,
     server: String,
     tool: String,
     resource_uri: String,
@@ -284,14 +301,16 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
     };
     ViewEntry {
         id: v.id.0,
-        call: v.call.0,
+        call: v.call.map(|c| c.0),
+        request: v.request.map(|r| r.0),
+        live: v.live_at_ms.is_some(),
         server,
         tool: v.tool.clone(),
         resource_uri: v.resource_uri.clone(),
         state,
         error,
         src: (state == "open").then(|| sandbox.src(v)).flatten(),
-        origin: sandbox.origin(v.server),
+        origin: sandbox.origin(v),
         allow: v.allow.clone(),
         height: v.height,
         display_mode: v.display_mode.clone(),
@@ -400,12 +419,34 @@ fn call_entry(c: &CallRecord) -> CallEntry {
 
 fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEntry {
     let view = &r.view;
+    let app = match &view.kind {
+        RequestKind::AppForm(app) => Some(match &app.stage {
+            AppStage::View => AppFormEntry {
+                resource_uri: app.resource_uri.clone(),
+                stage: "view",
+                reason: None,
+            },
+            AppStage::Form { reason } => AppFormEntry {
+                resource_uri: app.resource_uri.clone(),
+                stage: "form",
+                reason: Some(reason.clone()),
+            },
+        }),
+        RequestKind::Form(_) | RequestKind::Url(_) => None,
+    };
     let (kind, message, fields, prefill, link) = match &view.kind {
         RequestKind::Form(form) => (
             "form",
             form.message.clone(),
             fields_of(&form.schema),
             form.prefill.clone(),
+            None,
+        ),
+        RequestKind::AppForm(app) => (
+            "app-form",
+            app.form.message.clone(),
+            fields_of(&app.form.schema),
+            app.form.prefill.clone(),
             None,
         ),
         RequestKind::Url(url) => (
@@ -438,6 +479,7 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
         server: view.server_name.clone(),
         message,
         link,
+        app,
         era: view.era.to_string(),
         tool: view
             .call

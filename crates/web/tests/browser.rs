@@ -1809,8 +1809,7 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
         .find(|r| matches!(r.view.kind, interlude_engine::RequestKind::Url(_)))
         .expect("a URL request for the app's link");
     assert_eq!(
-        asked.view.call,
-        Some(snapshot.views[0].call),
+        asked.view.call, snapshot.views[0].call,
         "tied to the view's call"
     );
     assert_eq!(
@@ -2026,6 +2025,12 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
                 page.app.host().snapshot().views
             )
         });
+    // It declared a domain: an origin apart from its server's other views.
+    let src = frame.attr("src").await.unwrap().unwrap_or_default();
+    assert!(
+        src.contains("-weather-interlude-example-") && src.contains(".localhost:"),
+        "{src}"
+    );
     enter_view(&page, frame).await;
     let issue = |text: &str| -> u64 {
         text.split("forecast #")
@@ -2281,7 +2286,11 @@ async fn the_published_example_apps_open_and_initialize() {
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
         let live = loop {
             let snapshot = page.app.host().snapshot();
-            let view = snapshot.views.iter().find(|v| v.call.0 == call).cloned();
+            let view = snapshot
+                .views
+                .iter()
+                .find(|v| v.call.map(|c| c.0) == Some(call))
+                .cloned();
             match view {
                 Some(v) if v.live_at_ms.is_some() => break Ok(v),
                 Some(v) if matches!(v.state, interlude_host::ViewState::Failed { .. }) => {
@@ -2441,7 +2450,7 @@ async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as
                 .snapshot()
                 .views
                 .iter()
-                .find(|v| v.call.0 == call && v.live_at_ms.is_some())
+                .find(|v| v.call.map(|c| c.0) == Some(call) && v.live_at_ms.is_some())
                 .map(|v| v.id.0);
             if let Some(id) = found {
                 return id;
@@ -2475,4 +2484,184 @@ async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as
     let view = view_of(failing).await;
     let log = event_log(view, "ontoolresult").await;
     assert!(!log.contains("ontoolcancelled"), "{log}");
+}
+
+/// Into the view of the question card now shown (app-rendered elicitation), once it has the
+/// question (`data-state="asked"` on the demo view's body).
+async fn enter_question_view(page: &Page) {
+    let frame = match page
+        .browser
+        .wait_for("section.ask.question iframe.app-frame[src]", WAIT)
+        .await
+    {
+        Ok(frame) => frame,
+        Err(e) => {
+            page.artifact("question-missing").await;
+            let html = page
+                .browser
+                .js("document.getElementById('timeline')?.innerHTML.slice(0, 3000)")
+                .await
+                .ok();
+            let views: Vec<_> = page
+                .app
+                .host()
+                .snapshot()
+                .views
+                .iter()
+                .map(|v| (v.id, v.request, v.state.clone(), v.live_at_ms))
+                .collect();
+            panic!("no view in the question card: {e}; views: {views:?}; timeline: {html:?}")
+        }
+    };
+    enter_view(page, frame).await;
+    page.browser
+        .wait_js("document.body.dataset.state === 'asked' || null", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the view did not get the question: {e}"));
+}
+
+/// Seed 004's scenario in both eras: `portfolio_review` asks in the demo's portfolio view; the
+/// view renders the question (managers from the schema), an answer that breaks the schema is
+/// not sent and the view says why, and the call returns only after the valid answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_portfolio_review_is_answered_in_its_view() {
+    let page = harness().await;
+    for server in ["demo", "demo-2025"] {
+        page.call_from_sidebar(server, "portfolio_review").await;
+        enter_question_view(&page).await;
+        let managers = page
+            .browser
+            .js("Array.from(document.querySelectorAll('input[name=manager]')).map((i) => i.value)")
+            .await
+            .unwrap();
+        assert_eq!(
+            managers,
+            json!(["m-ava", "m-bruno", "m-chloe"]),
+            "the picker comes from the schema"
+        );
+        if server == "demo" {
+            page.client().enter_parent_frame().await.unwrap();
+            page.client().enter_parent_frame().await.unwrap();
+            page.artifact("portfolio-review").await;
+            enter_question_view(&page).await;
+        }
+        // The view answers with content outside the schema (as a buggy or hostile view would).
+        page.client()
+            .execute(
+                "window.parent.postMessage({jsonrpc: '2.0', id: JSON.parse(document.body.dataset.request), \
+                 result: {action: 'accept', content: {confirmed: 'yes', selectedManagerId: 'm-zed'}}}, '*'); return true;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        page.browser
+            .wait_js(
+                "Number(document.body.dataset.errors || 0) > 0 || null",
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the view was not told why ({server}): {e}"));
+        page.client().enter_parent_frame().await.unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+        let refused = page
+            .browser
+            .wait_js(
+                "(() => { const t = document.querySelector('section.ask.question .ask-errors')?.textContent || ''; return t.includes('not sent') ? t : null; })()",
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the card does not say the answer was refused: {e}"));
+        assert!(
+            refused.as_str().unwrap().contains("selectedManagerId"),
+            "{refused}"
+        );
+        let running = page
+            .app
+            .host()
+            .snapshot()
+            .calls
+            .iter()
+            .filter(|c| {
+                c.tool == "portfolio_review" && c.status == interlude_host::CallStatus::Running
+            })
+            .count();
+        assert_eq!(running, 1, "({server}) the server still waits");
+        // The person answers in the view.
+        enter_question_view(&page).await;
+        page.client()
+            .execute(
+                "document.querySelector('input[name=manager][value=\"m-chloe\"]').click(); \
+                 const c = document.getElementById('confirmed'); if (!c.checked) c.click(); \
+                 document.getElementById('confirm').click(); return true;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+        page.result_containing(
+            server,
+            "portfolio_review",
+            "Portfolio reassigned to m-chloe.",
+        )
+        .await;
+        page.browser
+            .wait_js(
+                "document.querySelector('section.ask.question') === null || null",
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the question card stayed: {e}"));
+    }
+    page.close().await;
+}
+
+/// The host's own chrome around the view: Cancel reaches the server as `cancel`; "a plain form
+/// instead" tears the view down and shows the question's own form, whose answer is the one sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_chrome_cancels_or_swaps_the_view_for_the_plain_form() {
+    let page = harness().await;
+    page.call_from_sidebar("demo-2025", "portfolio_review")
+        .await;
+    enter_question_view(&page).await;
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client()
+        .find(Locator::Css("section.ask.question button.question-cancel"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.result_containing(
+        "demo-2025",
+        "portfolio_review",
+        "The user cancelled the portfolio review.",
+    )
+    .await;
+
+    page.call_from_sidebar("demo", "portfolio_review").await;
+    enter_question_view(&page).await;
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client()
+        .find(Locator::Css("section.ask.question button.question-plain"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            "(() => { const n = document.querySelector('section.ask .fallback-note'); return n && !document.querySelector('section.ask.question') ? n.textContent : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the plain form did not replace the view: {e}"));
+    page.click_choice("selectedManagerId", "m-ava").await;
+    page.field("confirmed").await.click().await.unwrap();
+    page.press("Accept").await;
+    page.result_containing("demo", "portfolio_review", "Portfolio reassigned to m-ava.")
+        .await;
+    page.close().await;
 }

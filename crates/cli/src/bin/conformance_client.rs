@@ -73,6 +73,12 @@ async fn run() -> anyhow::Result<()> {
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Colour codes only on a terminal (and not under NO_COLOR): a log file or a pipe gets
+        // plain text.
+        .with_ansi(
+            std::io::IsTerminal::is_terminal(&std::io::stderr())
+                && std::env::var_os("NO_COLOR").is_none(),
+        )
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("INTERLUDE_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),

@@ -19,14 +19,17 @@ use interlude_protocol::{Answer, ProtocolEra};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, JsonObject, ListPromptsRequest,
     ListResourceTemplatesRequest, ListResourcesRequest, PaginatedRequestParams,
-    ReadResourceRequest, ReadResourceRequestParams, ResourceContents, ServerResult,
+    ReadResourceRequest, ReadResourceRequestParams, ResourceContents, ServerCapabilities,
+    ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 
 use super::{Core, HostInput};
-use crate::registry::{CallStatus, FileOffer, HostEvent, OfferedFile, ViewRecord, ViewState};
+use crate::registry::{
+    CallStatus, FileOffer, HostEvent, OfferedFile, ServerRecord, ViewRecord, ViewState,
+};
 use crate::surface::{AnswerSink, Surface};
 
 /// Settings of MCP Apps views.
@@ -74,14 +77,21 @@ pub(crate) enum ViewUpdate {
         config: Box<ViewConfig>,
         tools: BTreeMap<String, Visibility>,
         arguments: Option<JsonObject>,
+        /// The app-rendered form it renders, if any.
+        request: Option<RequestId>,
         csp: String,
         allow: String,
         external: bool,
         refused_domains: Vec<String>,
         prefers_border: Option<bool>,
+        domain: Option<String>,
     },
-    /// It cannot open.
-    Failed { view: ViewId, reason: String },
+    /// It cannot open (the form it was to render, if any, is shown plain instead).
+    Failed {
+        view: ViewId,
+        reason: String,
+        request: Option<RequestId>,
+    },
     /// Close it.
     Close { view: ViewId, reason: String },
     /// The person saved (or not) the files it offered.
@@ -97,8 +107,8 @@ pub(crate) enum ViewUpdate {
 pub(crate) struct Views {
     /// The servers' peers, for the requests views make of them.
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, Peer<RoleClient>>>>,
-    /// Each view's call and server.
-    of: HashMap<ViewId, (CallId, ServerId)>,
+    /// Each view's call (if any) and server.
+    of: HashMap<ViewId, (Option<CallId>, ServerId)>,
     /// Requests a view made of its server, in flight: cancelled by aborting.
     in_flight: HashMap<(ViewId, u64), tokio::task::AbortHandle>,
     /// The next id for a request the host asks the person on a view's behalf.
@@ -126,11 +136,13 @@ impl<S: Surface> Core<S> {
                 config,
                 tools,
                 arguments,
+                request,
                 csp,
                 allow,
                 external,
                 refused_domains,
                 prefers_border,
+                domain,
             } => {
                 let Some((call, server)) = self.views.of.get(&view).copied() else {
                     return;
@@ -145,6 +157,7 @@ impl<S: Surface> Core<S> {
                         v.external = external;
                         v.refused_domains = refused_domains;
                         v.prefers_border = prefers_border;
+                        v.domain = domain;
                     })
                 });
                 self.tell(event, sink);
@@ -155,11 +168,16 @@ impl<S: Surface> Core<S> {
                             config,
                             server,
                             tools,
+                            request,
                         },
                     },
                     now_ms,
                     sink,
                 );
+                // A question's view gets the question, not the call's input and outcome.
+                if request.is_some() {
+                    return;
+                }
                 self.run(
                     Input::View {
                         view,
@@ -169,7 +187,7 @@ impl<S: Surface> Core<S> {
                     sink,
                 );
                 // The call may have ended while the resource was read.
-                if let Some(record) = self.record(|r| r.call(call))
+                if let Some(record) = call.and_then(|call| self.record(|r| r.call(call)))
                     && record.status != CallStatus::Running
                 {
                     self.call_outcome_to_view(view, &record.status, now_ms, sink);
@@ -199,14 +217,85 @@ impl<S: Surface> Core<S> {
                     sink,
                 );
             }
-            ViewUpdate::Failed { view, reason } => {
+            ViewUpdate::Failed {
+                view,
+                reason,
+                request,
+            } => {
                 tracing::warn!(%view, "the app view cannot open: {reason}");
                 self.views.of.remove(&view);
-                let event = self
-                    .record(|r| r.change_view(view, |v| v.state = ViewState::Failed { reason }));
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        v.state = ViewState::Failed {
+                            reason: reason.clone(),
+                        }
+                    })
+                });
                 self.tell(event, sink);
+                if let Some(id) = request {
+                    let reason = format!("its app view could not be opened ({reason})");
+                    self.run(Input::Fallback { id, reason }, now_ms, sink);
+                }
             }
         }
+    }
+
+    /// Opens the view app-rendered form `request` of `server` asks for (SEP-3118): from that
+    /// server's resources only, bound to that request. A server that is gone, or a view that
+    /// cannot be read, leaves the person the plain form.
+    pub(super) fn open_question_view(
+        &mut self,
+        request: RequestId,
+        server: ServerId,
+        call: Option<CallId>,
+        uri: String,
+        sink: &AnswerSink,
+    ) {
+        let now_ms = self.now_ms();
+        let peer = self
+            .views
+            .peers
+            .lock()
+            .ok()
+            .and_then(|p| p.get(&server).cloned());
+        let (Some(record), Some(peer)) = (self.record(|r| r.server(server)), peer) else {
+            let reason = "its server's app views cannot be reached".to_owned();
+            self.run(
+                Input::Fallback {
+                    id: request,
+                    reason,
+                },
+                now_ms,
+                sink,
+            );
+            return;
+        };
+        let capabilities = peer.peer_info().map(|i| i.capabilities.clone());
+        let view = ViewId(super::next(&self.ids.view));
+        let tool = call.and_then(|c| self.record(|r| r.call(c)).map(|c| c.tool.clone()));
+        let opening = Opening::new(
+            &record,
+            capabilities.as_ref(),
+            view,
+            uri,
+            ViewFor::Request {
+                request,
+                call,
+                tool,
+            },
+            &self.apps,
+            &self.client_name,
+        );
+        self.view_update(ViewUpdate::Start(Box::new(opening.record())), sink);
+        if let Some(ready) = opening.ready_from(&self.view_cache) {
+            self.view_update(ready, sink);
+            return;
+        }
+        let (cache, hub) = (self.view_cache.clone(), sink.hub.clone());
+        self.spawn(async move {
+            let ready = opening.read(&cache, &peer).await;
+            hub.submit(HostInput::View(ready));
+        });
     }
 
     /// A call ended: its views hear the result, or that there is none.
@@ -308,6 +397,7 @@ impl<S: Surface> Core<S> {
                 });
                 self.tell(event, sink);
             }
+            BridgeEffect::Wake { at_ms } => self.wake_view(view, at_ms, sink),
             BridgeEffect::TeardownRequested => {
                 self.teardown_view(view, "the app asked to be closed", sink);
             }
@@ -348,7 +438,11 @@ impl<S: Surface> Core<S> {
             now_ms,
             sink,
         );
-        let wait = self.apps.teardown + std::time::Duration::from_millis(20);
+    }
+
+    /// Hands view `view`'s bridge the time at `at_ms` (a deadline of its own).
+    fn wake_view(&self, view: ViewId, at_ms: u64, sink: &AnswerSink) {
+        let wait = std::time::Duration::from_millis(at_ms.saturating_sub(self.now_ms()) + 20);
         let hub = sink.hub.clone();
         self.spawn(async move {
             tokio::time::sleep(wait).await;
@@ -449,7 +543,7 @@ impl<S: Surface> Core<S> {
                     id,
                     server,
                     server_name,
-                    call: Some(call),
+                    call,
                     era: ProtocolEra::Mrtr,
                     declared: Declared::FORM_AND_URL,
                     params: ElicitParams::Json(
@@ -669,6 +763,201 @@ impl ViewCache {
                 }
             }
         });
+    }
+}
+
+/// What a view is opened for.
+pub(crate) enum ViewFor {
+    /// Call `call` of tool `tool` (with its arguments): the view shows it.
+    Call {
+        call: CallId,
+        tool: String,
+        arguments: Option<JsonObject>,
+    },
+    /// The app-rendered form `request` (raised by call `call` of tool `tool`, when known): the
+    /// view renders it.
+    Request {
+        request: RequestId,
+        call: Option<CallId>,
+        tool: Option<String>,
+    },
+}
+
+/// A view about to open: its record, what its bridge starts with, and how its resource is
+/// read. The one way a view opens, for a call or for a question.
+pub(crate) struct Opening {
+    record: ViewRecord,
+    config: ViewConfig,
+    tools: BTreeMap<String, Visibility>,
+    arguments: Option<JsonObject>,
+    listing: Option<JsonObject>,
+    profile: CspProfile,
+}
+
+impl Opening {
+    /// Prepares view `view` of resource `uri` of `server`.
+    pub(crate) fn new(
+        server: &ServerRecord,
+        capabilities: Option<&ServerCapabilities>,
+        view: ViewId,
+        uri: String,
+        purpose: ViewFor,
+        apps: &AppsConfig,
+        client_name: &str,
+    ) -> Opening {
+        let (call, request, tool, arguments) = match purpose {
+            ViewFor::Call {
+                call,
+                tool,
+                arguments,
+            } => (Some(call), None, tool, arguments),
+            ViewFor::Request {
+                request,
+                call,
+                tool,
+            } => (call, Some(request), tool.unwrap_or_default(), None),
+        };
+        let tool_json = server
+            .tools
+            .iter()
+            .find(|t| !tool.is_empty() && t.name == tool.as_str())
+            .and_then(|t| serde_json::to_value(t).ok())
+            .unwrap_or_else(|| {
+                if tool.is_empty() {
+                    Value::Null
+                } else {
+                    json!({"name": tool, "inputSchema": {"type": "object"}})
+                }
+            });
+        let listing = server
+            .apps
+            .resources
+            .iter()
+            .find(|r| r.uri == uri)
+            .and_then(|r| r.meta.clone())
+            .map(|m| m.0);
+        let tools = server
+            .tools
+            .iter()
+            .map(|t| (t.name.to_string(), server.visibility(&t.name)))
+            .collect();
+        let profile = apps.csp_profile;
+        let config = ViewConfig {
+            resource_uri: uri.clone(),
+            html: "".into(),
+            dialect: UiDialect::Apps,
+            server_name: server.name.clone(),
+            tool: tool_json,
+            call_request_id: None,
+            policy: interlude_engine::csp::view_policy(&Default::default(), profile),
+            host_context: apps.context.clone(),
+            display_modes: vec!["inline".into(), "fullscreen".into(), "pip".into()],
+            host_info: json!({"name": client_name, "version": env!("CARGO_PKG_VERSION")}),
+            server_tools: capabilities.is_some_and(|c| c.tools.is_some()),
+            server_resources: capabilities.is_some_and(|c| c.resources.is_some()),
+            server_prompts: capabilities.is_some_and(|c| c.prompts.is_some()),
+            teardown_ms: u64::try_from(apps.teardown.as_millis()).unwrap_or(u64::MAX),
+            call_burst: apps.call_burst,
+            calls_per_minute: apps.calls_per_minute,
+            max_height: apps.max_height,
+            elicitation: None,
+        };
+        let record = ViewRecord {
+            id: view,
+            server: server.id,
+            call,
+            request,
+            tool,
+            resource_uri: uri,
+            state: ViewState::Loading,
+            html: None,
+            dialect: UiDialect::Apps,
+            csp: None,
+            allow: String::new(),
+            external: false,
+            refused_domains: Vec::new(),
+            prefers_border: None,
+            domain: None,
+            height: None,
+            display_mode: "inline".into(),
+            messages: Vec::new(),
+            model_context: None,
+            logs: Default::default(),
+            downloads: Vec::new(),
+            app_tools: Vec::new(),
+            app_tool_results: Default::default(),
+            opened_at_ms: crate::registry::now_ms(),
+            live_at_ms: None,
+        };
+        Opening {
+            record,
+            config,
+            tools,
+            arguments,
+            listing,
+            profile,
+        }
+    }
+
+    /// The view's record as it starts (loading).
+    pub(crate) fn record(&self) -> ViewRecord {
+        self.record.clone()
+    }
+
+    /// The update at once, when the resource was read ahead.
+    pub(crate) fn ready_from(&self, cache: &ViewCache) -> Option<ViewUpdate> {
+        let prepared = cache.get(self.record.server, &self.record.resource_uri)?;
+        Some(self.ready(Ok(prepared)))
+    }
+
+    /// Reads the resource from the server (and keeps it): the update that follows.
+    pub(crate) async fn read(self, cache: &ViewCache, peer: &Peer<RoleClient>) -> ViewUpdate {
+        let prepared = cache
+            .read(
+                peer,
+                self.record.server,
+                self.listing.clone(),
+                &self.record.resource_uri,
+            )
+            .await;
+        self.ready(prepared)
+    }
+
+    fn ready(&self, prepared: Result<Arc<Prepared>, String>) -> ViewUpdate {
+        let view = self.record.id;
+        let request = self.record.request;
+        let prepared = match prepared {
+            Ok(prepared) => prepared,
+            Err(reason) => {
+                return ViewUpdate::Failed {
+                    view,
+                    reason,
+                    request,
+                };
+            }
+        };
+        let (policy, refused_domains) = policy_fields(&prepared.ui, self.profile);
+        tracing::info!(%view, uri = %self.config.resource_uri, csp = %policy.csp, "app view opening");
+        let mut config = self.config.clone();
+        config.html = prepared.html.clone();
+        config.dialect = prepared.dialect;
+        let (csp, allow, external) = (policy.csp.clone(), policy.allow.clone(), policy.external);
+        config.policy = policy;
+        ViewUpdate::Ready {
+            view,
+            dialect: prepared.dialect,
+            html: prepared.html.clone(),
+            config: Box::new(config),
+            tools: self.tools.clone(),
+            arguments: self.arguments.clone(),
+            request,
+            csp,
+            allow,
+            external,
+            refused_domains,
+            prefers_border: prepared.ui.prefers_border,
+            domain: prepared.ui.domain.clone().filter(|d| !d.trim().is_empty()),
+        }
     }
 }
 

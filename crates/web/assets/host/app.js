@@ -5,7 +5,7 @@
 import { h, replace, pretty } from './dom.js';
 import { buildFields, renderAsk, renderRecord } from './form.js';
 import { renderLinkAsk, renderLinkRecord } from './link.js';
-import { forgetViews, listen as listenToViews, themeChanged, toView, viewItem } from './view.js';
+import { forgetViews, listen as listenToViews, renderQuestionCard, themeChanged, toView, viewItem } from './view.js';
 
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
@@ -189,9 +189,16 @@ function timelineItems() {
   const items = [];
   const startOf = new Map(state.calls.map((c) => [c.id, c.startedAtMs]));
   for (const c of state.calls) items.push({ kind: 'call', key: `call-${c.id}`, call: c, at: c.startedAtMs });
-  // A view right after its call.
-  for (const v of state.views || []) items.push({ kind: 'view', key: `view-${v.id}`, view: v, at: (startOf.get(v.call) ?? 0) + 0.5 });
-  for (const r of state.requests) if (r.call === null || r.call === undefined) items.push({ kind: 'req', key: `req-${r.id}`, req: r });
+  // A view right after its call (a view rendering a question sits in that question's card).
+  for (const v of state.views || []) {
+    if (v.request === null || v.request === undefined) items.push({ kind: 'view', key: `view-${v.id}`, view: v, at: (startOf.get(v.call) ?? 0) + 0.5 });
+  }
+  // A question shown in its app view is an entry of its own right after its call, so that
+  // nothing around it re-renders (and reloads) its frame.
+  for (const r of state.requests) {
+    if (inView(r)) items.push({ kind: 'question', key: `question-${r.id}`, req: r, at: (startOf.get(r.call) ?? r.receivedAtMs) + 0.25 });
+  }
+  for (const r of state.requests) if ((r.call === null || r.call === undefined) && !inView(r)) items.push({ kind: 'req', key: `req-${r.id}`, req: r });
   // Calls and unattached requests interleave by arrival.
   items.sort((a, b) => (a.at ?? a.req.receivedAtMs) - (b.at ?? b.req.receivedAtMs));
   return items;
@@ -199,12 +206,20 @@ function timelineItems() {
 
 const nodes = new Map(); // key -> {li, sig}
 
+/** A question being answered in its server's app view (not yet fallen back to its form). */
+function inView(r) {
+  return r.kind === 'app-form' && r.status === 'active' && r.app?.stage === 'view';
+}
+
 function askSlotFor(req) {
   if (req.status !== 'active') return null;
   let card = cards.get(req.id);
+  const stage = inView(req) ? 'view' : 'form';
+  if (card && (card.stage || 'form') !== stage) card = null;
   if (!card) {
-    card = req.kind === 'url' ? renderLinkAsk(req, api) : renderAsk(req, api);
+    card = req.kind === 'url' ? renderLinkAsk(req, api) : stage === 'view' ? renderQuestionCard(req, api) : renderAsk(req, api);
     cards.set(req.id, card);
+    if (focusedActive === req.id) focusedActive = null;
   }
   const key = JSON.stringify(req.errors || []);
   if (key !== card.errorsKey) { card.errorsKey = key; card.setEngineErrors(req.errors); }
@@ -214,6 +229,7 @@ function askSlotFor(req) {
 function requestBits(reqs) {
   const out = [];
   for (const r of reqs) {
+    if (inView(r)) continue;
     if (r.status === 'active') out.push(askSlotFor(r));
     else if (r.status === 'queued') out.push(h('div', { class: 'request-record' }, h('strong', {}, 'Waiting in the queue'), h('span', { class: 'what' }, ` — ${r.server} asks: `), r.message));
     else out.push(r.kind === 'url' ? renderLinkRecord(r, (id) => api.post('/api/link-done', { id })) : renderRecord(r));
@@ -231,6 +247,15 @@ function renderTimeline() {
   const wanted = [];
   for (const it of items) {
     if (it.kind === 'view') { wanted.push(viewItem(it.view, api)); continue; }
+    if (it.kind === 'question') {
+      let entry = nodes.get(it.key);
+      askSlotFor(it.req);
+      const card = cards.get(it.req.id);
+      if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }, card.element), sig: '' }; nodes.set(it.key, entry); }
+      card.update((state.views || []).find((v) => v.request === it.req.id && v.state !== 'closed' && v.state !== 'failed'));
+      wanted.push(entry.li);
+      continue;
+    }
     let entry = nodes.get(it.key);
     if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
     const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];

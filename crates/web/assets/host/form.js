@@ -232,6 +232,7 @@ export function renderAsk(req, api) {
       h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
     h('div', { class: 'ask-body' },
       h('p', { class: 'ask-message' }, req.message),
+      req.app?.stage === 'form' ? h('p', { class: 'ask-note fallback-note' }, `The server asked to show this in its app view (${req.app.resourceUri}); here is its plain form instead: ${req.app.reason}.`) : null,
       eraNote ? h('p', { class: 'ask-note' }, eraNote) : null,
       formEl));
   updateReview();

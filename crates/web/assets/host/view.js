@@ -32,8 +32,10 @@ export function viewItem(v, api) {
   if (!entry) {
     const box = h('div', { class: 'app-frame-box' });
     const body = h('div', { class: 'app-notes' });
-    const li = h('li', { class: 'app-view', dataset: { view: v.id } },
-      h('header', { class: 'app-head' },
+    // A view that renders a question sits in that question's card, whose chrome (cancel, the
+    // plain form) is the host's; it has no header of its own.
+    const li = h(v.request !== null && v.request !== undefined ? 'div' : 'li', { class: 'app-view', dataset: { view: v.id } },
+      v.request !== null && v.request !== undefined ? null : h('header', { class: 'app-head' },
         h('span', { class: 'app-title' }, h('span', { class: 'chip' }, 'app'), ` ${v.server} › ${v.tool}`),
         h('span', { class: 'app-uri mono' }, v.resourceUri),
         h('button', { type: 'button', class: 'ghost app-inline', 'aria-label': `Show the app view of ${v.tool} in the timeline again`, onclick: () => api.post(`/api/views/${v.id}/mode`, { mode: 'inline' }) }, 'Back inline'),
@@ -94,6 +96,58 @@ export function viewItem(v, api) {
   return entry.li;
 }
 
+/** The card of a question a server asks in its app view (app-rendered elicitation): the view
+ * in a frame, and around it the host's own chrome — who asks, why nothing was sent when the
+ * view's answer broke the form's rules, the plain form instead, and cancel — outside the
+ * frame, where the view cannot reach. Made once per question; `update` keeps it current. */
+export function renderQuestionCard(req, api) {
+  const titleId = `q-${req.id}`;
+  const slot = h('div', { class: 'question-view' });
+  const status = h('p', { class: 'ask-note question-status', role: 'status' }, 'Loading its view…');
+  const refused = h('div', { class: 'ask-errors', role: 'alert' });
+  const cancel = () => api.answer(req.id, 'cancel');
+  const card = h('section', {
+    class: 'ask question', role: 'region', 'aria-labelledby': titleId, tabindex: '-1', dataset: { request: req.id },
+    onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); cancel(); } },
+  },
+  h('div', { class: 'ask-head' },
+    h('div', {}, h('div', { class: 'ask-from' }, 'Request from server, in its app view'), h('div', { class: 'ask-server', id: titleId }, req.server)),
+    h('span', { class: `chip era-${req.era}` }, req.era === 'mrtr' ? '2026-07-28 round' : '2025 request'),
+    req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
+    h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: cancel }, '✕')),
+  h('div', { class: 'ask-body' },
+    h('p', { class: 'ask-message' }, req.message),
+    status,
+    refused,
+    slot,
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'ghost question-plain', onclick: () => api.post('/api/plain-form', { id: req.id }) }, 'Answer in a plain form instead'),
+      h('button', { type: 'button', class: 'ghost question-cancel', onclick: cancel }, 'Cancel'),
+      h('span', { class: 'spacer' }),
+      h('span', { class: 'kbd-hint' }, h('kbd', {}, 'Esc'), ' cancel'),
+      h('span', { class: 'mono question-uri' }, req.app?.resourceUri || ''))));
+  return {
+    element: card,
+    focus: () => card.focus({ preventScroll: true }),
+    setEngineErrors: (errors) => {
+      refused.textContent = errors?.length
+        ? 'The view’s answer was not sent — it breaks the form’s rules: ' + errors.map((e) => `${e.field} ${e.message}`).join('; ') + '. The view was told why.'
+        : '';
+    },
+    errorsKey: '',
+    stage: 'view',
+    /** Puts view `v` (the one bound to this question) in the card, once, and says how it is. */
+    update(v) {
+      if (!v) return;
+      const el = viewItem(v, api);
+      if (el.parentNode !== slot) slot.append(el);
+      status.textContent = v.state === 'loading' ? 'Loading its view…'
+        : v.state === 'open' && !v.live ? 'Starting its view…'
+          : v.state === 'open' ? 'Answer in the view below; the server waits until you do.' : '';
+    },
+  };
+}
+
 /** Saves the files of offer `question` of view `id` through the page (the view's sandbox has
  * no downloads), then tells the host. */
 async function save(id, question, api) {
@@ -133,6 +187,7 @@ export function toView({ view, message }) {
 
 /** Relays messages from view frames to the host; everything else is ignored. */
 export function listen(api) {
+  window.addEventListener('resize', () => resized(api));
   window.addEventListener('message', (event) => {
     for (const [id, entry] of views) {
       if (entry.frame && event.source === entry.frame.contentWindow) {
@@ -142,6 +197,19 @@ export function listen(api) {
       }
     }
   });
+}
+
+/** The page was resized: every framed view hears its new container width (debounced). */
+let resizeTimer = null;
+function resized(api) {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    for (const [id, entry] of views) {
+      if (entry.framed && entry.li.isConnected) {
+        api.post(`/api/views/${id}/context`, { changes: { containerDimensions: pageContext(entry.li.clientWidth).containerDimensions } });
+      }
+    }
+  }, 150);
 }
 
 /** The page's theme changed: every view hears it. */

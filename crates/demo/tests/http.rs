@@ -1,0 +1,64 @@
+//! The demo over streamable HTTP (in this process, on 127.0.0.1), seen at the HTTP level.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use interlude_demo::{HttpOptions, serve_http};
+use interlude_test_support::http1::exchange;
+use tokio_util::sync::CancellationToken;
+
+/// Ending a 2025-11-25 session (`DELETE /mcp` with its id) answers `204 No Content`: clients
+/// such as the Python SDK expect 200 or 204 and warn about rmcp's `202`. A notification keeps
+/// its `202`.
+#[tokio::test]
+async fn ending_a_session_answers_no_content() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let shutdown = CancellationToken::new();
+    tokio::spawn(serve_http(
+        listener,
+        HttpOptions {
+            shutdown: shutdown.child_token(),
+            ..HttpOptions::default()
+        },
+    ));
+    let (started, ended, notified) = tokio::task::spawn_blocking(move || {
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let started = exchange(
+            "POST",
+            &url,
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+            ],
+            initialize,
+        )
+        .unwrap();
+        let session = started.header("mcp-session-id").unwrap_or_default().to_owned();
+        // A notification is still accepted with 202: only the end of a session changes.
+        let notified = exchange(
+            "POST",
+            &url,
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        )
+        .unwrap();
+        let ended = exchange("DELETE", &url, &[("mcp-session-id", &session)], "").unwrap();
+        (started, ended, notified)
+    })
+    .await
+    .unwrap();
+    shutdown.cancel();
+    assert_eq!(started.status, 200, "{started:?}");
+    assert!(started.header("mcp-session-id").is_some(), "{started:?}");
+    assert_eq!(ended.status, 204, "{ended:?}");
+    assert_eq!(notified.status, 202, "{notified:?}");
+}
