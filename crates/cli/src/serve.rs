@@ -69,6 +69,8 @@ fn guide() -> serde_json::Value {
             step("Newsletter topics", "A multi-select: pick one to three.", "demo", "newsletter_topics"),
             step("Confirm an action", "A yes/no question before something destructive.", "demo", "confirm_action"),
             step("Weather dashboard (MCP App)", "A tool whose result shows in an app: the view, sandboxed on an origin of its own, refreshes itself by calling its server through the host.", "demo", "weather_dashboard"),
+            step("Portfolio review (a question in an app view)", "The server asks in its own view: customer cards with health indicators and a manager picker. The call waits until you answer there; an answer that breaks the form is not sent, and Cancel or the plain form are always outside the view.", "demo", "portfolio_review"),
+            step("Portfolio review (2025 era)", "The same question over the push era.", "demo-2025", "portfolio_review"),
             step("A widget written for ChatGPT's Apps SDK", "The same bridge, another dialect: the sandbox gives the widget window.openai.", "demo", "apps_sdk_counter"),
             step("Enter an API key (URL mode)", "The server sends you to its own page: the key never passes through this host. Consent, open the page, sign in, enter any key; the call goes on when you tell it you are done.", "demo", "weather_api_key"),
             step("Connect a third-party account (URL mode, OAuth)", "The server sends you through its own page to Example Cloud's consent (a provider the demo plays on another port); the tokens stay with the server.", "demo", "connect_cloud_account"),

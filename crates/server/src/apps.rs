@@ -40,6 +40,16 @@ use serde_json::{Map, Value};
 /// The MIME type of a view written for ChatGPT's Apps SDK.
 pub const SKYBRIDGE_MIME_TYPE: &str = "text/html+skybridge";
 
+/// The view-side helper for app-rendered elicitation, for views built on the MCP Apps SDK 2.x
+/// (an ES module without dependencies: `ELICITATION_CAPABILITIES`, `handleElicitations(app,
+/// render)`, `answerErrors(params)`). Serve it with your view, or copy it into your bundle; the
+/// file is `assets/app-elicitation.js` in this crate.
+///
+/// ```
+/// assert!(interlude_server::apps::ELICITATION_HELPER_JS.contains("export function handleElicitations"));
+/// ```
+pub const ELICITATION_HELPER_JS: &str = include_str!("../assets/app-elicitation.js");
+
 /// A resource URI that is not `ui://…`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("an app resource's URI must start with ui:// (got {0:?})")]

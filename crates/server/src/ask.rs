@@ -256,6 +256,18 @@ impl Ask {
         self.ask(message.into(), schema, None, None).await
     }
 
+    /// [`Ask::form_with_schema`], shown in this server's app view `view` where the client
+    /// renders questions in views (see [`Ask::form_in_view`]).
+    pub async fn form_with_schema_in_view(
+        &self,
+        message: impl Into<String>,
+        schema: &FormSchema,
+        view: &str,
+    ) -> Result<Answer<Content>, AskError> {
+        let view = self.supports_app_elicitation().then_some(view);
+        self.ask(message.into(), schema, None, view).await
+    }
+
     /// Asks with `schema` (`wire` is its wire form when the caller has it already; computed
     /// here otherwise, and only when a request is actually sent), in view `view` when given.
     async fn ask(

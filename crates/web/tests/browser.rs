@@ -2665,3 +2665,216 @@ async fn the_host_chrome_cancels_or_swaps_the_view_for_the_plain_form() {
         .await;
     page.close().await;
 }
+
+/// A view built on the published MCP Apps SDK (ext-apps, pinned npm peer) with the toolkit's
+/// view-side helper (`interlude_server::apps::ELICITATION_HELPER_JS`), served by a toolkit server
+/// in this process that asks with `form_with_schema_in_view`.
+mod sdk_question {
+    use interlude_server::apps::{AppResource, Apps};
+    use interlude_server::{Answer, Ask, AskConfig, FormSchema, respond};
+    use rmcp::ErrorData;
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
+        ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::{RequestContext, RoleServer};
+
+    pub(crate) const VIEW: &str = "ui://sdk/question";
+
+    /// The view: the SDK bundle and the helper, each loaded as a module from a `blob:` URL (the
+    /// way a bundler's output would arrive), then `new App(…, ELICITATION_CAPABILITIES)`,
+    /// `handleElicitations`, `connect()`.
+    pub(crate) fn html(sdk: &str) -> String {
+        let literal = |text: &str| serde_json::to_string(text).unwrap().replace("</", "<\\/");
+        format!(
+            r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>SDK question</title></head>
+<body data-state="loading"><p id="message"></p><div id="choices"></div>
+<script type="module">
+const load = (text) => import(URL.createObjectURL(new Blob([text], {{ type: 'text/javascript' }})));
+try {{
+  const {{ App }} = await load({sdk});
+  const {{ ELICITATION_CAPABILITIES, handleElicitations }} = await load({helper});
+  const app = new App({{ name: 'sdk-question', version: '1.0.0' }}, {{ ...ELICITATION_CAPABILITIES }});
+  handleElicitations(app, (params, {{ errors, signal }}) => new Promise((resolve) => {{
+    document.getElementById('message').textContent = params.message;
+    document.body.dataset.errors = JSON.stringify(errors);
+    const colour = params.requestedSchema.properties.colour;
+    const values = colour.enum || (colour.oneOf || []).map((o) => o.const);
+    const box = document.getElementById('choices');
+    box.replaceChildren(...values.map((v) => {{
+      const b = document.createElement('button');
+      b.textContent = v;
+      b.dataset.value = v;
+      b.onclick = () => {{ document.body.dataset.state = 'answered'; resolve({{ action: 'accept', content: {{ colour: v }} }}); }};
+      return b;
+    }}));
+    signal?.addEventListener('abort', () => {{ document.body.dataset.state = 'cancelled'; }});
+    document.body.dataset.state = 'asked';
+  }}));
+  await app.connect();
+  document.body.dataset.connected = 'yes';
+}} catch (e) {{
+  document.body.dataset.state = 'failed';
+  document.body.dataset.error = String(e && e.stack || e);
+}}
+</script></body></html>"#,
+            sdk = literal(sdk),
+            helper = literal(interlude_server::apps::ELICITATION_HELPER_JS),
+        )
+    }
+
+    #[derive(Clone)]
+    pub(crate) struct SdkQuestion {
+        apps: Apps,
+        ask: AskConfig,
+    }
+
+    impl SdkQuestion {
+        pub(crate) fn new(sdk: &str) -> Self {
+            SdkQuestion {
+                apps: Apps::new().with(AppResource::new(VIEW, html(sdk)).unwrap()),
+                ask: AskConfig::new(),
+            }
+        }
+    }
+
+    impl rmcp::ServerHandler for SdkQuestion {
+        fn get_info(&self) -> ServerConfig {
+            let mut info = ServerConfig::default();
+            let mut caps = ServerCapabilities::builder().enable_tools().build();
+            Apps::declare_with_elicitation(&mut caps);
+            info.capabilities = caps;
+            info
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = serde_json::json!({"type": "object"})
+                .as_object()
+                .cloned()
+                .unwrap();
+            Ok(ListToolsResult::with_all_items(vec![Tool::new(
+                "pick_colour",
+                "Asks for a colour in the SDK-built view.",
+                std::sync::Arc::new(schema),
+            )]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let ask = Ask::new(&self.ask, &request, context);
+            let schema = FormSchema::parse(&serde_json::json!({
+                "type": "object",
+                "properties": {"colour": {"type": "string", "enum": ["red", "green", "blue"]}},
+                "required": ["colour"]
+            }))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .schema;
+            respond(
+                async {
+                    let text = match ask
+                        .form_with_schema_in_view("Which colour?", &schema, VIEW)
+                        .await?
+                    {
+                        Answer::Accepted(c) => format!("picked {}", c["colour"]),
+                        Answer::Declined => "declined".into(),
+                        Answer::Cancelled => "cancelled".into(),
+                    };
+                    Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+                }
+                .await,
+            )
+        }
+
+        async fn list_resources(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListResourcesResult, ErrorData> {
+            Ok(ListResourcesResult::with_all_items(self.apps.list()))
+        }
+
+        async fn read_resource(
+            &self,
+            request: ReadResourceRequestParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ReadResourceResponse, ErrorData> {
+            self.apps
+                .read(&request.uri)
+                .map(Into::into)
+                .ok_or_else(|| ErrorData::resource_not_found("no such resource", None))
+        }
+    }
+}
+
+/// The toolkit's view-side helper works with the published MCP Apps SDK: the view declares the
+/// capability through `new App`, gets the forwarded question through `setRequestHandler`, and
+/// its answer reaches the server's tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_view_built_on_the_apps_sdk_answers_with_the_toolkits_helper() {
+    use rmcp::ServiceExt;
+    const SDK: &str = "@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js";
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SDK]) else {
+        return;
+    };
+    let sdk = std::fs::read_to_string(peers.package_file(SDK)).unwrap();
+    let page = harness().await;
+    let (host_end, server_end) = tokio::io::duplex(1024 * 1024);
+    let server = sdk_question::SdkQuestion::new(&sdk);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    page.app
+        .host()
+        .connect_transport(
+            "sdk",
+            host_end,
+            ProtocolChoice::Pin(ProtocolVersion::V_2025_11_25),
+        )
+        .await
+        .unwrap();
+    page.call_from_sidebar("sdk", "pick_colour").await;
+    let frame = page
+        .browser
+        .wait_for("section.ask.question iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no view in the question card: {e}"));
+    enter_view(&page, frame).await;
+    let state = page
+        .browser
+        .wait_js(
+            "['asked', 'failed'].includes(document.body.dataset.state) ? [document.body.dataset.state, document.body.dataset.error || ''] : null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the SDK view did not get the question: {e}"));
+    assert_eq!(state[0], "asked", "{state}");
+    assert_eq!(
+        page.browser
+            .js("document.getElementById('message').textContent")
+            .await
+            .unwrap(),
+        json!("Which colour?")
+    );
+    page.client()
+        .find(Locator::Css("button[data-value=green]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.result_containing("sdk", "pick_colour", "picked \"green\"")
+        .await;
+    page.close().await;
+}
