@@ -33,6 +33,10 @@ pub(crate) struct CallArgs {
     /// else 2025-11-25).
     #[arg(long, value_name = "VERSION")]
     protocol_version: Option<String>,
+    /// Write every message to and from the server to this file, as JSON Lines
+    /// (`{"t_ms", "server", "dir", "message"}`).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     /// Give up after this many seconds of active time (time spent waiting for answers does not
     /// count).
     #[arg(long, value_name = "SECONDS")]
@@ -65,6 +69,15 @@ pub(crate) fn protocol_choice(version: Option<&str>) -> anyhow::Result<ProtocolC
     }
 }
 
+/// `--trace FILE`: checked now (the file can be created), so a wrong path is an error of the
+/// command line rather than a warning in the middle of a run.
+pub(crate) fn trace_file(path: Option<&std::path::Path>) -> anyhow::Result<Option<PathBuf>> {
+    let Some(path) = path else { return Ok(None) };
+    std::fs::File::create(path)
+        .with_context(|| format!("--trace: cannot write {}", path.display()))?;
+    Ok(Some(path.to_owned()))
+}
+
 pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     let arguments = match &args.args {
         None => None,
@@ -88,6 +101,7 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     };
     let mut config = HostConfig {
         protocol: protocol_choice(args.protocol_version.as_deref())?,
+        trace: trace_file(args.trace.as_deref())?,
         ..HostConfig::default()
     };
     if let Some(secs) = args.timeout {

@@ -46,6 +46,10 @@ pub(crate) struct ConnectArgs {
     /// Speak exactly this protocol version (default: negotiate).
     #[arg(long, value_name = "VERSION")]
     protocol_version: Option<String>,
+    /// Write every message to and from every server to this file, as JSON Lines
+    /// (`{"t_ms", "server", "dir", "message"}`).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
 }
 
 impl ConnectArgs {
@@ -241,6 +245,7 @@ pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
     let servers = servers_of(&args)?;
     let host = HostConfig {
         protocol: crate::call::protocol_choice(args.protocol_version.as_deref())?,
+        trace: crate::call::trace_file(args.trace.as_deref())?,
         ..HostConfig::default()
     };
     if args.tui {

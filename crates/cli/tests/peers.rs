@@ -523,6 +523,130 @@ fn headless_answers_the_portfolio_review_as_its_plain_form() {
     }
 }
 
+/// `--trace FILE`: every message of the run as JSON Lines, in order — for a 2025 call with one
+/// elicitation the handshake, the call, the server's question, the answer and the result; for
+/// 2026-07-28 both rounds of the call, the second carrying `inputResponses` and the
+/// `requestState` of the first, echoed exactly.
+#[test]
+fn trace_writes_every_message_as_json_lines() {
+    let Some(binary) = demo_binary() else { return };
+    for version in ["2025-11-25", "2026-07-28"] {
+        let scratch = scratch(&format!("demo-trace-{version}"));
+        let demo = Demo::start(&binary, &scratch);
+        let answers = scratch.join("answers.json");
+        std::fs::write(&answers, br#"{"confirm": true}"#).unwrap();
+        let trace = scratch.join("trace.jsonl");
+        let out = run(
+            Command::new(env!("CARGO_BIN_EXE_interlude"))
+                .args([
+                    "call",
+                    &demo.url(),
+                    "confirm_action",
+                    "--protocol-version",
+                    version,
+                ])
+                .arg("--answers")
+                .arg(&answers)
+                .arg("--trace")
+                .arg(&trace)
+                .env("NO_COLOR", "1"),
+            RUN_TIMEOUT,
+        );
+        assert!(out.status.success(), "({version}) {out}");
+        let lines: Vec<Value> = std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect();
+        for line in &lines {
+            assert!(
+                line["t_ms"].is_u64() && line["server"] == "server",
+                "{line}"
+            );
+            assert!(line["dir"] == "send" || line["dir"] == "recv", "{line}");
+        }
+        // What each line is: (dir, method) for requests and notifications, (dir, "result of
+        // <method>") for responses.
+        let mut asked = std::collections::HashMap::new();
+        let steps: Vec<(String, String)> = lines
+            .iter()
+            .map(|l| {
+                let m = &l["message"];
+                let dir = l["dir"].as_str().unwrap().to_owned();
+                let what = match m["method"].as_str() {
+                    Some(method) => {
+                        if let Some(id) = m.get("id") {
+                            asked.insert((dir.clone(), id.to_string()), method.to_owned());
+                        }
+                        method.to_owned()
+                    }
+                    None => {
+                        let other = if dir == "send" { "recv" } else { "send" };
+                        let method = asked
+                            .get(&(other.to_owned(), m["id"].to_string()))
+                            .cloned()
+                            .unwrap_or_default();
+                        format!("result of {method}")
+                    }
+                };
+                (dir, what)
+            })
+            .collect();
+        let wanted: Vec<(&str, &str)> = if version == "2025-11-25" {
+            vec![
+                ("send", "initialize"),
+                ("recv", "result of initialize"),
+                ("send", "tools/call"),
+                ("recv", "elicitation/create"),
+                ("send", "result of elicitation/create"),
+                ("recv", "result of tools/call"),
+            ]
+        } else {
+            vec![
+                ("send", "tools/call"),
+                ("recv", "result of tools/call"),
+                ("send", "tools/call"),
+                ("recv", "result of tools/call"),
+            ]
+        };
+        let mut at = 0;
+        for (dir, what) in &steps {
+            if at < wanted.len() && wanted[at] == (dir.as_str(), what.as_str()) {
+                at += 1;
+            }
+        }
+        assert_eq!(
+            at,
+            wanted.len(),
+            "({version}) in order: {wanted:?}\ngot {steps:?}"
+        );
+        if version == "2026-07-28" {
+            let calls: Vec<&Value> = lines
+                .iter()
+                .map(|l| &l["message"])
+                .filter(|m| m["method"] == "tools/call")
+                .collect();
+            let first_result = lines
+                .iter()
+                .map(|l| &l["message"])
+                .find(|m| m["id"] == calls[0]["id"] && m.get("result").is_some())
+                .unwrap();
+            assert_eq!(
+                first_result["result"]["resultType"], "input_required",
+                "{first_result}"
+            );
+            let state = &first_result["result"]["requestState"];
+            assert!(state.is_string(), "{first_result}");
+            assert_eq!(&calls[1]["params"]["requestState"], state, "echoed exactly");
+            assert!(
+                calls[1]["params"]["inputResponses"].is_object(),
+                "{}",
+                calls[1]
+            );
+        }
+    }
+}
+
 /// `interlude-demo --http 127.0.0.1:<port>`, killed on drop.
 struct Demo {
     child: Child,

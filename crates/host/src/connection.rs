@@ -250,7 +250,11 @@ impl Connection {
             gate: gate.clone(),
         };
         let closed = CancellationToken::new();
-        let tap = Tap::new(transport.into_transport(), closed.clone());
+        let tap = Tap::new(transport.into_transport(), closed.clone()).logged(
+            link.log.clone(),
+            id,
+            name.clone(),
+        );
         let service = handler
             .serve_with_lifecycle(tap, lifecycle)
             .await

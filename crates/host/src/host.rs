@@ -70,6 +70,13 @@ pub struct HostConfig {
     pub url_wait: Duration,
     /// MCP Apps views (used when [`Declared::apps`](interlude_engine::Declared) is set).
     pub apps: AppsConfig,
+    /// How many messages the protocol log keeps per server ([`Host::protocol_log`]; 0 keeps
+    /// none).
+    pub protocol_log: usize,
+    /// Where to write every message to and from every server as JSON Lines (`{"t_ms",
+    /// "server", "dir", "message"}`), when set. The file is created (or truncated) when the
+    /// host starts; if it cannot be, the host runs without it and says so in the log.
+    pub trace: Option<std::path::PathBuf>,
 }
 
 impl Default for HostConfig {
@@ -84,6 +91,8 @@ impl Default for HostConfig {
             resolver: Resolver::system(),
             url_wait: Duration::from_secs(60),
             apps: AppsConfig::default(),
+            protocol_log: crate::protocol_log::KEPT_PER_SERVER,
+            trace: None,
         }
     }
 }
@@ -250,6 +259,8 @@ pub(crate) struct Link {
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
     /// App views' resources, read ahead.
     pub(crate) view_cache: Arc<views::ViewCache>,
+    /// Every message to and from every server.
+    pub(crate) log: Arc<crate::protocol_log::ProtocolLog>,
 }
 
 impl Link {
@@ -394,6 +405,21 @@ impl Host {
     pub fn start(config: HostConfig, surface: impl Surface) -> Host {
         let audit = Arc::new(Mutex::new(VecDeque::new()));
         let registry = Arc::new(Mutex::new(Registry::default()));
+        let start = Instant::now();
+        let trace: Option<Box<dyn std::io::Write + Send>> = config.trace.as_ref().and_then(
+            |path| match std::fs::File::create(path) {
+                Ok(file) => Some(Box::new(std::io::BufWriter::new(file)) as Box<_>),
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), "cannot write the protocol trace: {e}");
+                    None
+                }
+            },
+        );
+        let log = Arc::new(crate::protocol_log::ProtocolLog::new(
+            start,
+            config.protocol_log,
+            trace,
+        ));
         let mut core = Core {
             engine: Engine::new(config.engine.clone()),
             surface,
@@ -401,7 +427,7 @@ impl Host {
             responders: HashMap::new(),
             completions: HashMap::new(),
             audit: audit.clone(),
-            start: Instant::now(),
+            start,
             resolver: config.resolver.clone(),
             runtime: tokio::runtime::Handle::try_current().ok(),
             views: Views::default(),
@@ -409,6 +435,7 @@ impl Host {
             ids: Arc::new(Ids::default()),
             view_cache: Arc::default(),
             client_name: config.client_name.clone(),
+            log: log.clone(),
         };
         let (ids, view_cache) = (core.ids.clone(), core.view_cache.clone());
         let peers = core.views.peers.clone();
@@ -426,6 +453,7 @@ impl Host {
                 cancels: Arc::default(),
                 peers,
                 view_cache,
+                log,
             },
             connections: Arc::new(Mutex::new(BTreeMap::new())),
             audit,
@@ -686,6 +714,20 @@ impl Host {
         in_view
     }
 
+    /// Server `server`'s messages as they went over the wire, oldest first (the last
+    /// [`HostConfig::protocol_log`] of them; sensitive-looking values redacted).
+    ///
+    /// ```
+    /// # fn run(host: interlude_host::Host, server: interlude_host::ServerId) {
+    /// for m in host.protocol_log(server) {
+    ///     println!("{:>6} ms {:?} {}", m.t_ms, m.dir, m.method().unwrap_or("(response)"));
+    /// }
+    /// # }
+    /// ```
+    pub fn protocol_log(&self, server: ServerId) -> Vec<Arc<crate::LoggedMessage>> {
+        self.link.log.of(server)
+    }
+
     /// The record of app view `id` (open, or among the recently closed).
     pub fn view(&self, id: ViewId) -> Option<Arc<ViewRecord>> {
         self.link.registry().view(id)
@@ -693,6 +735,18 @@ impl Host {
 
     /// A message from app view `id` (its frame posted it): the bridge decides what it means.
     pub fn view_message(&self, id: ViewId, message: serde_json::Value) {
+        let from = {
+            let registry = self.link.registry();
+            registry.view(id).and_then(|view| {
+                let server = registry.server(view.server)?;
+                Some((view.server, server.name.clone()))
+            })
+        };
+        if let Some((server, name)) = from {
+            self.link
+                .log
+                .record_view(server, &name, id, crate::Direction::Recv, message.clone());
+        }
         self.link.submit(HostInput::Engine(Input::View {
             view: id,
             input: ViewInput::FromView(message),
@@ -792,6 +846,8 @@ struct Core<S> {
     view_cache: Arc<views::ViewCache>,
     /// The host's name, for views' `hostInfo`.
     client_name: String,
+    /// The protocol log (views' traffic goes in beside their server's).
+    log: Arc<crate::protocol_log::ProtocolLog>,
 }
 
 impl<S: Surface> Core<S> {

@@ -38,6 +38,7 @@ pub mod headless;
 mod host;
 mod http_client;
 mod hub;
+mod protocol_log;
 mod registry;
 mod resolve;
 mod spec;
@@ -49,6 +50,7 @@ pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
+pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
 pub use registry::{
     CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, LinkState, OfferedFile,
     RequestRecord, RequestStatus, ServerApps, ServerIdentity, ServerRecord, ServerState,

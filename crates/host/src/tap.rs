@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use interlude_engine::CallId;
+use interlude_engine::{CallId, ServerId};
 use interlude_protocol::related::RELATED_REQUEST_ID_KEY;
 use rmcp::model::{
     ClientNotification, ClientRequest, GetExtensions, JsonRpcMessage, RequestId, ServerRequest,
@@ -26,6 +26,8 @@ use rmcp::model::{
 use rmcp::service::{InboundStreamOrigin, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio_util::sync::CancellationToken;
+
+use crate::protocol_log::{Direction, ProtocolLog};
 
 /// Put in a `tools/call` request's extensions by the host: the call it belongs to.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +79,8 @@ pub(crate) struct Tap<T> {
     inner: T,
     in_flight: Arc<InFlight>,
     closed: CancellationToken,
+    /// Where every message is recorded, for which server.
+    log: Option<(Arc<ProtocolLog>, ServerId, String)>,
 }
 
 impl<T> Tap<T> {
@@ -85,6 +89,21 @@ impl<T> Tap<T> {
             inner,
             in_flight: Arc::default(),
             closed,
+            log: None,
+        }
+    }
+
+    /// Records every message in `log`, as server `server`'s (`name`).
+    pub(crate) fn logged(mut self, log: Arc<ProtocolLog>, server: ServerId, name: String) -> Self {
+        self.log = Some((log, server, name));
+        self
+    }
+
+    fn record<M: serde::Serialize>(&self, dir: Direction, message: &M) {
+        if let Some((log, server, name)) = &self.log
+            && let Ok(json) = serde_json::to_value(message)
+        {
+            log.record(*server, name, dir, json);
         }
     }
 
@@ -178,13 +197,17 @@ where
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         self.outgoing(&item);
+        self.record(Direction::Send, &item);
         self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let mut message = self.inner.receive().await;
         match &mut message {
-            Some(m) => self.incoming(m),
+            Some(m) => {
+                self.record(Direction::Recv, m);
+                self.incoming(m);
+            }
             None => self.closed.cancel(),
         }
         message

@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use interlude_demo::DemoServer;
 use interlude_engine::{Answer, AppStage, Declared, EngineConfig, RequestKind};
-use interlude_host::{Connection, Host, HostConfig, HostEvent, ProtocolChoice, ViewState};
+use interlude_host::{
+    Connection, Direction, Host, HostConfig, HostEvent, ProtocolChoice, ViewState,
+};
 use interlude_test_support::surface::{RecordingSurface, Step};
 use rmcp::ServiceExt;
 use rmcp::model::ProtocolVersion;
@@ -189,6 +191,26 @@ async fn the_view_gets_the_question_and_only_a_valid_answer_reaches_the_server()
             _ => None,
         })
         .await;
+        // The protocol log holds the forwarded question and the view's answers beside the
+        // server's own messages.
+        let log = host.protocol_log(conn.id());
+        let to_view = log.iter().filter(|m| {
+            m.view == Some(view)
+                && m.dir == Direction::Send
+                && m.method() == Some("elicitation/create")
+        });
+        assert_eq!(
+            to_view.count(),
+            2,
+            "{version}: forwarded, then again after the refusal"
+        );
+        assert!(log.iter().any(|m| m.view == Some(view)
+            && m.dir == Direction::Recv
+            && m.message["result"]["content"]["selectedManagerId"] == "m-chloe"));
+        assert!(
+            log.iter()
+                .any(|m| m.view.is_none() && m.method() == Some("tools/call"))
+        );
         host.view_message(
             view,
             json!({"jsonrpc": "2.0", "id": teardown["id"], "result": {}}),

@@ -41,6 +41,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/host/view.js"),
     ),
     (
+        "log.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/host/log.js"),
+    ),
+    (
         "favicon.svg",
         "image/svg+xml",
         include_str!("../assets/host/favicon.svg"),

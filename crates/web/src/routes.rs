@@ -47,6 +47,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/cancel", post(cancel))
         .route("/api/link-done", post(link_done))
         .route("/api/plain-form", post(plain_form))
+        .route("/api/log", get(protocol_log))
         .route("/api/servers", post(add_server))
         .route("/api/telemetry", post(telemetry))
         .route("/api/views/{id}/message", post(view_message))
@@ -451,6 +452,43 @@ async fn link_done(State(app): State<WebApp>, Json(body): Json<Value>) -> Respon
         )
             .into_response()
     }
+}
+
+#[derive(serde::Deserialize)]
+struct LogQuery {
+    /// The server's configured name.
+    server: String,
+}
+
+/// A server's protocol log (`GET /api/log?server=<name>`): the messages the host keeps of it,
+/// oldest first, each with its time, direction, latency and (for an app view's traffic) view.
+async fn protocol_log(
+    State(app): State<WebApp>,
+    axum::extract::Query(q): axum::extract::Query<LogQuery>,
+) -> Response {
+    let host = &app.inner.host;
+    let server = host.live_server_named(&q.server).or_else(|| {
+        let snapshot = host.snapshot();
+        snapshot
+            .servers
+            .iter()
+            .rev()
+            .find(|s| s.name == q.server)
+            .cloned()
+    });
+    let Some(server) = server else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!("no server named {}", q.server)})),
+        )
+            .into_response();
+    };
+    let messages: Vec<Value> = host
+        .protocol_log(server.id)
+        .iter()
+        .map(|m| serde_json::to_value(&**m).unwrap_or(Value::Null))
+        .collect();
+    Json(json!({ "messages": messages })).into_response()
 }
 
 async fn plain_form(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {

@@ -2878,3 +2878,113 @@ async fn a_view_built_on_the_apps_sdk_answers_with_the_toolkits_helper() {
         .await;
     page.close().await;
 }
+
+/// The protocol pane: every message between the host and a server, in order, with directions,
+/// pairing (a response's latency) and the JSON — for a call with one question, in both eras;
+/// a question asked in an app view shows the bridge's traffic beside the server's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_protocol_pane_shows_every_message_in_order() {
+    let page = harness().await;
+    for server in ["demo-2025", "demo"] {
+        page.call_from_sidebar(server, "confirm_action").await;
+        page.focused_card(server, None).await;
+        page.field("confirm").await.click().await.unwrap();
+        page.press("Accept").await;
+        page.result_containing(server, "confirm_action", "Deleted 3 drafts.")
+            .await;
+        page.client()
+            .find(Locator::Css(&format!(
+                "li[data-server=\"{server}\"] button.log-btn"
+            )))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let rows = page
+            .browser
+            .wait_js(
+                &format!(
+                    "(() => {{ const h = document.querySelector('#protocol h2')?.textContent; \
+                     const rows = Array.from(document.querySelectorAll('#protocol .protocol-row')); \
+                     return h === {} && rows.length > 3 ? rows.map((r) => r.dataset.dir + ' ' + r.dataset.method) : null; }})()",
+                    js(&format!("Protocol: {server}"))
+                ),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the protocol pane did not list {server}'s messages: {e}"));
+        let rows: Vec<String> = serde_json::from_value(rows).unwrap();
+        let wanted: &[&str] = if server == "demo-2025" {
+            &[
+                "send initialize",
+                "recv result",
+                "send tools/list",
+                "recv result",
+                "send tools/call",
+                "recv elicitation/create",
+                "send result",
+                "recv result",
+            ]
+        } else {
+            &[
+                "send server/discover",
+                "recv result",
+                "send tools/call",
+                "recv result",
+                "send tools/call",
+                "recv result",
+            ]
+        };
+        let mut at = 0;
+        for row in &rows {
+            if at < wanted.len() && row == wanted[at] {
+                at += 1;
+            }
+        }
+        assert_eq!(
+            at,
+            wanted.len(),
+            "{server}: {wanted:?} in order, got {rows:?}"
+        );
+        // A response shows its latency (it was paired with its request), and its JSON opens.
+        let latencies = page
+            .browser
+            .js("document.querySelectorAll('#protocol .protocol-row .lat').length")
+            .await
+            .unwrap();
+        assert!(latencies.as_u64().unwrap() >= 3, "{latencies}");
+        // Filtering by method.
+        page.client()
+            .find(Locator::Css("#protocol input[type=search]"))
+            .await
+            .unwrap()
+            .send_keys("tools/call")
+            .await
+            .unwrap();
+        page.browser
+            .wait_js(
+                "Array.from(document.querySelectorAll('#protocol .protocol-row')).every((r) => r.textContent.includes('tools/call') || r.querySelector('pre').textContent.includes('tools/call')) || null",
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the filter did not apply: {e}"));
+        if server == "demo" {
+            page.artifact("protocol-pane").await;
+        }
+        page.client()
+            .find(Locator::Css(&format!(
+                "li[data-server=\"{server}\"] button.log-btn"
+            )))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        page.browser
+            .wait_js("document.getElementById('protocol').hidden || null", WAIT)
+            .await
+            .unwrap();
+    }
+    page.close().await;
+}

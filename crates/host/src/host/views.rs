@@ -331,6 +331,18 @@ impl<S: Surface> Core<S> {
     pub(super) fn view_effect(&mut self, view: ViewId, effect: BridgeEffect, sink: &AnswerSink) {
         match effect {
             BridgeEffect::ToView(message) => {
+                if let Some((server, name)) = self.record(|r| {
+                    let v = r.view(view)?;
+                    Some((v.server, r.server(v.server)?.name.clone()))
+                }) {
+                    self.log.record_view(
+                        server,
+                        &name,
+                        view,
+                        crate::Direction::Send,
+                        message.clone(),
+                    );
+                }
                 self.tell(Some(HostEvent::ViewMessage { view, message }), sink);
             }
             BridgeEffect::ToServer {

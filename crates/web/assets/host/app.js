@@ -5,6 +5,7 @@
 import { h, replace, pretty } from './dom.js';
 import { buildFields, renderAsk, renderRecord } from './form.js';
 import { renderLinkAsk, renderLinkRecord } from './link.js';
+import { logServer, refreshLog, toggleLog, whenClosed } from './log.js';
 import { forgetViews, listen as listenToViews, renderQuestionCard, themeChanged, toView, viewItem } from './view.js';
 
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -56,7 +57,7 @@ $('theme').addEventListener('click', () => {
 
 // ---- servers and tools -------------------------------------------------------------------
 function renderServers() {
-  const json = JSON.stringify([state.servers, selectedTool]);
+  const json = JSON.stringify([state.servers, selectedTool, logServer()]);
   if (json === lastServersJson) return;
   lastServersJson = json;
   const items = state.servers.map((s) => {
@@ -75,7 +76,9 @@ function renderServers() {
         h('span', { class: `dot ${s.status}`, role: 'img', 'aria-label': s.status }),
         h('span', { class: 'server-name' }, s.name),
         h('span', { class: 'chip' }, s.transport),
-        s.protocolVersion ? h('span', { class: `chip era-${s.era}` }, s.protocolVersion) : null),
+        s.protocolVersion ? h('span', { class: `chip era-${s.era}` }, s.protocolVersion) : null,
+        h('button', { type: 'button', class: 'ghost log-btn', 'aria-pressed': logServer() === s.name ? 'true' : 'false',
+          onclick: () => { toggleLog(s.name, api).then(() => renderServers()); } }, 'Protocol')),
       h('div', { class: 'server-meta' }, [title, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
       tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null,
@@ -324,6 +327,7 @@ function focusActive() {
 
 function render() {
   $('title').textContent = state.title;
+  if (logServer()) refreshLog(api);
   renderServers();
   renderGuide();
   renderComposer();
@@ -362,4 +366,5 @@ $('add-server').addEventListener('submit', async (e) => {
 });
 
 listenToViews(api);
+whenClosed(() => renderServers());
 connect();

@@ -1,0 +1,282 @@
+//! The protocol log: every JSON-RPC message to and from each server, as it went over the wire —
+//! direction, time, and for a response the latency of the request it answers — in a bounded
+//! ring per server, and, when the host was given a trace file, as JSON Lines
+//! (`{"t_ms", "server", "dir", "message"}`, one message per line, `t_ms` from the host's start).
+//!
+//! Values of sensitive-looking fields (`password`, `apiKey`, `token`…, the audit log's rules) are
+//! redacted wherever they appear in a message, before it is kept or written.
+//!
+//! What it does not do: change or delay a message (the transport tap hands it over and moves
+//! on), or decide anything.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use tokio::time::Instant;
+
+use interlude_engine::{ServerId, ViewId};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Which way a message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// From the host to the server.
+    Send,
+    /// From the server to the host.
+    Recv,
+}
+
+/// One message of the protocol log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoggedMessage {
+    /// Milliseconds since the host started.
+    pub t_ms: u64,
+    /// The server's configured name.
+    pub server: String,
+    /// Which way it went.
+    pub dir: Direction,
+    /// The message as JSON (sensitive-looking values redacted).
+    pub message: Value,
+    /// For a response or an error: milliseconds since the request it answers went the other
+    /// way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    /// Set when the message went between the host and one of the server's app views (the
+    /// bridge's traffic: `send` is host → view, `recv` view → host), not the server itself.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "view_number"
+    )]
+    pub view: Option<ViewId>,
+}
+
+fn view_number<S: serde::Serializer>(view: &Option<ViewId>, s: S) -> Result<S::Ok, S::Error> {
+    match view {
+        Some(v) => s.serialize_u64(v.0),
+        None => s.serialize_none(),
+    }
+}
+
+impl LoggedMessage {
+    /// The method of a request or notification; `None` for a response or an error.
+    pub fn method(&self) -> Option<&str> {
+        self.message.get("method").and_then(Value::as_str)
+    }
+}
+
+/// How many messages the log keeps per server by default.
+pub const KEPT_PER_SERVER: usize = 2_000;
+
+/// Protocol keys whose names look sensitive but whose values are not secrets.
+const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
+
+#[derive(Default)]
+struct Ring {
+    messages: VecDeque<Arc<LoggedMessage>>,
+    /// Requests waiting for their response, by direction and id: when they went.
+    open: HashMap<(Direction, String), u64>,
+}
+
+/// The log of every server of one host.
+pub(crate) struct ProtocolLog {
+    start: Instant,
+    kept: usize,
+    rings: Mutex<HashMap<ServerId, Ring>>,
+    trace: Option<Mutex<Box<dyn Write + Send>>>,
+}
+
+impl ProtocolLog {
+    pub(crate) fn new(start: Instant, kept: usize, trace: Option<Box<dyn Write + Send>>) -> Self {
+        ProtocolLog {
+            start,
+            kept,
+            rings: Mutex::default(),
+            trace: trace.map(Mutex::new),
+        }
+    }
+
+    /// Records `message`, which went `dir` between the host and server `server` (`name`).
+    pub(crate) fn record(&self, server: ServerId, name: &str, dir: Direction, message: Value) {
+        self.record_with(server, name, None, dir, message);
+    }
+
+    /// Records `message`, which went `dir` between the host and app view `view` of server
+    /// `server` (`name`).
+    pub(crate) fn record_view(
+        &self,
+        server: ServerId,
+        name: &str,
+        view: ViewId,
+        dir: Direction,
+        message: Value,
+    ) {
+        self.record_with(server, name, Some(view), dir, message);
+    }
+
+    fn record_with(
+        &self,
+        server: ServerId,
+        name: &str,
+        view: Option<ViewId>,
+        dir: Direction,
+        mut message: Value,
+    ) {
+        if self.kept == 0 && self.trace.is_none() {
+            return;
+        }
+        let t_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        redact_all(&mut message);
+        // A view's ids are its own: kept apart from the server's.
+        let id = message
+            .get("id")
+            .map(|id| format!("{}:{id}", view.map_or(0, |v| v.0)));
+        let is_request = message.get("method").is_some();
+        let mut rings = self
+            .rings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let ring = rings.entry(server).or_default();
+        let latency_ms = match (&id, is_request) {
+            (Some(id), true) => {
+                ring.open.insert((dir, id.clone()), t_ms);
+                None
+            }
+            (Some(id), false) => {
+                let asked = match dir {
+                    Direction::Send => Direction::Recv,
+                    Direction::Recv => Direction::Send,
+                };
+                ring.open
+                    .remove(&(asked, id.clone()))
+                    .map(|at| t_ms.saturating_sub(at))
+            }
+            (None, _) => None,
+        };
+        // Requests never answered must not pile up: the oldest go first.
+        if ring.open.len() > self.kept.max(64) {
+            let oldest = ring
+                .open
+                .iter()
+                .min_by_key(|(_, t)| **t)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = oldest {
+                ring.open.remove(&k);
+            }
+        }
+        let entry = Arc::new(LoggedMessage {
+            t_ms,
+            server: name.to_owned(),
+            dir,
+            message,
+            latency_ms,
+            view,
+        });
+        if let Some(trace) = &self.trace {
+            let mut line = serde_json::json!({
+                "t_ms": entry.t_ms,
+                "server": entry.server,
+                "dir": entry.dir,
+                "message": entry.message,
+            });
+            if let (Some(view), Some(object)) = (entry.view, line.as_object_mut()) {
+                object.insert("view".into(), Value::from(view.0));
+            }
+            let mut out = trace
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let written = serde_json::to_writer(&mut *out, &line)
+                .map_err(std::io::Error::other)
+                .and_then(|()| out.write_all(b"\n"))
+                .and_then(|()| out.flush());
+            if let Err(e) = written {
+                tracing::warn!("cannot write the protocol trace: {e}");
+            }
+        }
+        if self.kept > 0 {
+            if ring.messages.len() >= self.kept {
+                ring.messages.pop_front();
+            }
+            ring.messages.push_back(entry);
+        }
+    }
+
+    /// Server `server`'s messages, oldest first.
+    pub(crate) fn of(&self, server: ServerId) -> Vec<Arc<LoggedMessage>> {
+        self.rings
+            .lock()
+            .map(|r| {
+                r.get(&server)
+                    .map(|ring| ring.messages.iter().cloned().collect())
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Redacts the values of sensitive-looking keys in every object of `value`.
+fn redact_all(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let redacted = interlude_engine::redact(map);
+            for (key, v) in map.iter_mut() {
+                let keep = NOT_SECRETS.contains(&key.as_str());
+                match redacted.get(key) {
+                    Some(r) if !keep && r != v => *v = r.clone(),
+                    _ => redact_all(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_all),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn responses_carry_their_latency_and_secrets_are_redacted_anywhere() {
+        let log = ProtocolLog::new(Instant::now(), 3, None);
+        let server = ServerId(1);
+        log.record(
+            server,
+            "demo",
+            Direction::Recv,
+            json!({"jsonrpc": "2.0", "id": 7, "method": "elicitation/create",
+                   "params": {"_meta": {"progressToken": 3}}}),
+        );
+        log.record(
+            server,
+            "demo",
+            Direction::Send,
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept",
+                   "content": {"name": "Ada", "apiKey": "sk-123"}}}),
+        );
+        let kept = log.of(server);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[0].method(), Some("elicitation/create"));
+        assert_eq!(kept[0].message["params"]["_meta"]["progressToken"], 3);
+        assert!(
+            kept[1].latency_ms.is_some(),
+            "the response answers the request"
+        );
+        assert_eq!(kept[1].message["result"]["content"]["apiKey"], "[redacted]");
+        assert_eq!(kept[1].message["result"]["content"]["name"], "Ada");
+        // Bounded.
+        for n in 0..5 {
+            log.record(
+                server,
+                "demo",
+                Direction::Send,
+                json!({"jsonrpc": "2.0", "method": "ping", "id": n}),
+            );
+        }
+        assert_eq!(log.of(server).len(), 3);
+        assert!(log.of(ServerId(2)).is_empty());
+    }
+}

@@ -1,0 +1,93 @@
+// The protocol pane: every JSON-RPC message between the host and one server (and its app
+// views), as the host recorded it — time, direction, method or result, the request id pairing
+// and each response's latency. Filter by method and direction, open a message's JSON, copy it.
+// The host keeps the log (bounded, sensitive-looking values redacted); this file only draws it.
+
+import { h, replace, pretty } from './dom.js';
+
+const SHOWN = 400; // rows drawn at most (the newest that match)
+
+let open = null; // { server, messages, filter, dir }
+let onClosed = null;
+
+/** What to do when the person closes the pane (the page redraws its buttons). */
+export function whenClosed(fn) { onClosed = fn; }
+
+/** Opens the pane for `server` (or closes it when it is already open for that server). */
+export async function toggleLog(server, api) {
+  if (open && open.server === server) { closeLog(); return; }
+  open = { server, messages: [], filter: '', dir: 'all', sig: '' };
+  await refreshLog(api);
+}
+
+export function closeLog() {
+  open = null;
+  const pane = document.getElementById('protocol');
+  pane.hidden = true;
+  replace(pane);
+}
+
+/** The server whose log is open, if any. */
+export function logServer() {
+  return open?.server ?? null;
+}
+
+/** Fetches the open log again (the page calls this when the host's record changes). */
+export async function refreshLog(api) {
+  if (!open) return;
+  const server = open.server;
+  const r = await fetch(`/api/log?server=${encodeURIComponent(server)}`, { headers: { 'x-interlude-token': api.token } });
+  if (!open || open.server !== server) return;
+  if (!r.ok) { open.messages = []; open.error = `The log could not be read (${r.status}).`; }
+  else { open.messages = (await r.json()).messages || []; open.error = null; }
+  draw(api);
+}
+
+function summary(m) {
+  const msg = m.message || {};
+  if (msg.method) return msg.method;
+  if (msg.error) return `error ${msg.error.code ?? ''} ${msg.error.message ?? ''}`.trim();
+  return 'result';
+}
+
+function draw(api) {
+  const pane = document.getElementById('protocol');
+  pane.hidden = false;
+  const filter = open.filter.trim().toLowerCase();
+  const rows = open.messages.filter((m) => (open.dir === 'all' || m.dir === open.dir)
+    && (!filter || summary(m).toLowerCase().includes(filter) || JSON.stringify(m.message).toLowerCase().includes(filter)));
+  const shown = rows.slice(-SHOWN);
+  const sig = JSON.stringify([open.server, open.filter, open.dir, open.messages.length, open.error]);
+  if (sig === open.sig) return;
+  open.sig = sig;
+  const input = h('input', { type: 'search', value: open.filter, placeholder: 'method or text', 'aria-label': 'Filter messages',
+    oninput: (e) => { open.filter = e.target.value; draw(api); } });
+  const dir = h('select', { 'aria-label': 'Direction', onchange: (e) => { open.dir = e.target.value; draw(api); } },
+    [['all', 'both ways'], ['send', 'host → server'], ['recv', 'server → host']].map(([v, t]) => h('option', { value: v, selected: open.dir === v ? true : null }, t)));
+  const focused = document.activeElement === pane.querySelector('input[type=search]');
+  replace(pane,
+    h('header', { class: 'protocol-head' },
+      h('h2', {}, `Protocol: ${open.server}`),
+      input, dir,
+      h('span', { class: 'what' }, `${rows.length} of ${open.messages.length} message${open.messages.length === 1 ? '' : 's'}${rows.length > shown.length ? ` (newest ${shown.length} shown)` : ''}`),
+      h('button', { type: 'button', class: 'ghost', onclick: () => { closeLog(); onClosed?.(); } }, 'Close')),
+    open.error ? h('p', { class: 'server-error' }, open.error) : null,
+    h('ol', { class: 'protocol-list' }, shown.map((m) => {
+      const id = m.message?.id;
+      const arrow = m.dir === 'send' ? '→' : '←';
+      const who = m.view !== undefined && m.view !== null ? `view ${m.view}` : 'server';
+      return h('li', { class: `protocol-row ${m.dir}${m.view !== undefined && m.view !== null ? ' view' : ''}`, dataset: { method: summary(m), dir: m.dir } },
+        h('details', {},
+          h('summary', {},
+            h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
+            h('span', { class: 'arrow', title: m.dir === 'send' ? `host to ${who}` : `${who} to host` }, `${arrow} ${who}`),
+            h('span', { class: 'mono m' }, summary(m)),
+            id !== undefined && id !== null ? h('span', { class: 'mono id' }, `#${JSON.stringify(id)}`) : null,
+            m.latency_ms !== undefined && m.latency_ms !== null ? h('span', { class: 'lat' }, `${m.latency_ms} ms`) : null),
+          h('pre', {}, pretty(m.message)),
+          h('button', { type: 'button', class: 'ghost copy', onclick: () => navigator.clipboard?.writeText(JSON.stringify(m.message, null, 2)) }, 'Copy')));
+    })));
+  if (focused) { const i = pane.querySelector('input[type=search]'); i.focus(); i.setSelectionRange(i.value.length, i.value.length); }
+  const list = pane.querySelector('.protocol-list');
+  if (list) list.scrollTop = list.scrollHeight;
+}
