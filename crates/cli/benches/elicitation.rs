@@ -354,6 +354,9 @@ enum Era {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Imp {
     Interlude,
+    /// Interlude with its protocol log off (`HostConfig::protocol_log = 0`): what keeping the
+    /// log costs.
+    InterludeNoLog,
     Rmcp,
     RmcpPooled,
     RmcpReactorStdio,
@@ -361,8 +364,9 @@ enum Imp {
     TsHoisted,
 }
 
-const ALL_IMPS: [Imp; 6] = [
+const ALL_IMPS: [Imp; 7] = [
     Imp::Interlude,
+    Imp::InterludeNoLog,
     Imp::Rmcp,
     Imp::RmcpPooled,
     Imp::RmcpReactorStdio,
@@ -406,6 +410,7 @@ impl Imp {
     fn name(self) -> &'static str {
         match self {
             Imp::Interlude => "interlude",
+            Imp::InterludeNoLog => "interlude-nolog",
             Imp::Rmcp => "rmcp",
             Imp::RmcpPooled => "rmcp-pooled",
             Imp::RmcpReactorStdio => "rmcp-reactor-stdio",
@@ -416,7 +421,7 @@ impl Imp {
 
     fn server_role(self) -> &'static str {
         match self {
-            Imp::Interlude => "interlude-server",
+            Imp::Interlude | Imp::InterludeNoLog => "interlude-server",
             Imp::RmcpReactorStdio => "rmcp-server-reactor-stdio",
             _ => "rmcp-server",
         }
@@ -426,6 +431,7 @@ impl Imp {
     fn label(self) -> &'static str {
         match self {
             Imp::Interlude => "Interlude",
+            Imp::InterludeNoLog => "Interlude, no protocol log",
             Imp::Rmcp => "bare rmcp",
             Imp::RmcpPooled => "bare rmcp, pooled client",
             Imp::RmcpReactorStdio => "bare rmcp on Interlude's stdio",
@@ -484,7 +490,7 @@ struct Options {
 }
 
 const USAGE: &str = "usage: cargo bench -p interlude-cli --bench elicitation -- [--calls N] [--reps R] [--quick] \
-[--transport stdio|http] [--era push|mrtr] [--concurrency C[,C…]] [--impl interlude,rmcp,rmcp-pooled,ts,ts-hoisted] [--no-ts]";
+[--transport stdio|http] [--era push|mrtr] [--concurrency C[,C…]] [--impl interlude,interlude-nolog,rmcp,rmcp-pooled,rmcp-reactor-stdio,ts,ts-hoisted] [--no-ts]";
 
 impl Options {
     fn parse(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
@@ -635,9 +641,11 @@ fn run_bench(options: Options) -> anyhow::Result<()> {
             for imp in order {
                 done += 1;
                 let rate = match imp {
-                    Imp::Interlude | Imp::Rmcp | Imp::RmcpPooled | Imp::RmcpReactorStdio => {
-                        run_rust(&exe, imp, *cell, options.calls)
-                    }
+                    Imp::Interlude
+                    | Imp::InterludeNoLog
+                    | Imp::Rmcp
+                    | Imp::RmcpPooled
+                    | Imp::RmcpReactorStdio => run_rust(&exe, imp, *cell, options.calls),
                     Imp::Ts | Imp::TsHoisted => match &ts {
                         Some(ts) => ts.run(imp, *cell, options.calls),
                         None => continue,
@@ -862,7 +870,8 @@ fn run_rust(exe: &Path, imp: Imp, cell: Cell, calls: usize) -> anyhow::Result<f6
     let result = runtime.block_on(async {
         let run = async {
             match imp {
-                Imp::Interlude => interlude_client(exe, url, cell, calls).await,
+                Imp::Interlude => interlude_client(exe, url, cell, calls, true).await,
+                Imp::InterludeNoLog => interlude_client(exe, url, cell, calls, false).await,
                 _ => rmcp_client(exe, url, cell, calls, imp).await,
             }
         };
@@ -921,6 +930,7 @@ async fn interlude_client(
     url: Option<String>,
     cell: Cell,
     calls: usize,
+    log: bool,
 ) -> anyhow::Result<f64> {
     // The bench answers thousands of requests a second: lift the per-server rate limit a person
     // needs protection with.
@@ -932,6 +942,11 @@ async fn interlude_client(
     let config = HostConfig {
         engine,
         protocol: ProtocolChoice::Pin(cell.era.version()),
+        protocol_log: if log {
+            interlude_host::KEPT_PER_SERVER
+        } else {
+            0
+        },
         ..HostConfig::default()
     };
     let mut values = serde_json::Map::new();
