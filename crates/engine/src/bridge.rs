@@ -328,7 +328,11 @@ struct Elicit {
     params: Value,
     /// The number of the `elicitation/create` forwarded to the view and not yet answered.
     forwarded: Option<u64>,
-    /// The view must be live by then (set once it is shown).
+    /// The request is shown to the person (presented by the engine).
+    shown: bool,
+    /// A surface began loading the view's document.
+    loading: bool,
+    /// The view must be live by then (set once it is both shown and loading).
     deadline: Option<u64>,
     /// The view was given up on, or its answer was taken: nothing more is forwarded.
     over: bool,
@@ -347,6 +351,8 @@ impl ViewBridge {
         let elicit = config.elicitation.clone().map(|params| Elicit {
             params,
             forwarded: None,
+            shown: false,
+            loading: false,
             deadline: None,
             over: false,
         });
@@ -628,15 +634,36 @@ impl ViewBridge {
         self.elicit.is_some()
     }
 
-    /// The bound view is now shown to the person at `now_ms`: it must be live within
+    /// The bound view's request is now shown to the person at `now_ms`. Once a surface is
+    /// also loading the view ([`ViewBridge::loading`]), the view must be live within
     /// `start_ms`, or the person gets the plain form (the deadline comes as
     /// [`BridgeEffect::Wake`]; hand the bridge [`ViewBridge::tick`] then).
     pub fn elicitation_shown(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
+        if let Some(elicit) = self.elicit.as_mut() {
+            elicit.shown = true;
+        }
+        self.start_clock(now_ms, start_ms)
+    }
+
+    /// A surface began loading the view's document at `now_ms` (for the web surface: the
+    /// sandbox served its proxy document). The clock of a bound view starts only when its
+    /// request is shown and its document is loading: a view nobody frames yet (no page open,
+    /// or a terminal still asking the person where to answer) is not a view that failed.
+    pub fn loading(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
+        if let Some(elicit) = self.elicit.as_mut() {
+            elicit.loading = true;
+        }
+        self.start_clock(now_ms, start_ms)
+    }
+
+    fn start_clock(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
         if self.phase == ViewPhase::Live {
             return out;
         }
         if let Some(elicit) = self.elicit.as_mut()
+            && elicit.shown
+            && elicit.loading
             && !elicit.over
             && elicit.deadline.is_none()
         {

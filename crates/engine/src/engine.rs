@@ -139,7 +139,8 @@ pub struct EngineConfig {
     /// only prints them) may turn it off.
     pub resolve_links: bool,
     /// How long an app-rendered form's view may take to start (`ui/notifications/initialized`)
-    /// once it is shown, in milliseconds, before the person gets the plain form instead.
+    /// once its request is shown and a surface began loading it ([`ViewInput::Loading`]), in
+    /// milliseconds, before the person gets the plain form instead.
     pub app_start_ms: u64,
 }
 
@@ -432,6 +433,11 @@ pub enum ViewInput {
     DisplayMode(String),
     /// Close the view (`ui/resource-teardown`, then destroy).
     Teardown(String),
+    /// A surface began loading the view's document (the web surface: its sandbox served the
+    /// proxy document). A view rendering a form request must be live within
+    /// [`EngineConfig::app_start_ms`] of being both loaded and shown, or the person gets the
+    /// plain form.
+    Loading,
     /// Time passed (a teardown's deadline).
     Tick,
 }
@@ -1142,6 +1148,7 @@ impl Engine {
                 .unwrap_or_default(),
             ViewInput::DisplayMode(mode) => open.bridge.set_display_mode(&mode),
             ViewInput::Teardown(reason) => open.bridge.teardown(&reason, now_ms),
+            ViewInput::Loading => open.bridge.loading(now_ms, self.config.app_start_ms),
             ViewInput::Tick => open.bridge.tick(now_ms),
         };
         self.view_out(view, effects, now_ms, out);

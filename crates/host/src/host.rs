@@ -753,6 +753,23 @@ impl Host {
         }));
     }
 
+    /// A surface began loading app view `id`'s document (the web surface: its sandbox served
+    /// the view's proxy document). For a view that renders a question, this starts the clock
+    /// within which it must start ([`EngineConfig::app_start_ms`](interlude_engine::EngineConfig))
+    /// before the person gets the plain form: a view nobody frames yet has not failed.
+    ///
+    /// ```
+    /// # fn run(host: interlude_host::Host, view: interlude_host::ViewId) {
+    /// host.view_loading(view);
+    /// # }
+    /// ```
+    pub fn view_loading(&self, id: ViewId) {
+        self.link.submit(HostInput::Engine(Input::View {
+            view: id,
+            input: ViewInput::Loading,
+        }));
+    }
+
     /// The surface's context for app view `id` changed (theme, locale, time zone, container
     /// size…): the view hears the keys that differ from what it knows.
     pub fn view_context(&self, id: ViewId, changes: JsonObject) {

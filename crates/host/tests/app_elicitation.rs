@@ -231,7 +231,23 @@ async fn a_view_that_never_starts_gives_the_person_the_plain_form() {
         let mut events = surface.events();
         let conn = demo(&host, &version).await;
         let running = tokio::spawn(conn.start_call("portfolio_review", None).outcome());
-        // Nobody frames the view: it never says `ui/initialize`.
+        let view = next(&mut events, |e| match e {
+            HostEvent::ViewChanged(v) if v.request.is_some() && v.state == ViewState::Open => {
+                Some(v.id)
+            }
+            _ => None,
+        })
+        .await;
+        // Until a surface loads the view, its clock does not run: nothing falls back.
+        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+        assert!(
+            host.snapshot().requests.iter().all(
+                |r| !matches!(&r.view.kind, RequestKind::AppForm(a) if a.stage != AppStage::View)
+            ),
+            "{version}: a view nobody loads has not failed"
+        );
+        // A surface loads it, and it never says `ui/initialize`.
+        host.view_loading(view);
         let (id, reason) = next(&mut events, |e| match e {
             HostEvent::RequestFellBack(r) => match &r.view.kind {
                 RequestKind::AppForm(app) => match &app.stage {

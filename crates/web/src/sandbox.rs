@@ -265,6 +265,8 @@ async fn document(
          base-uri 'none'; form-action 'none'; object-src 'none'",
     );
     drop(csp);
+    // The page framed the view: a view that renders a question must start from now on.
+    app.host().view_loading(view.id);
     let body = SANDBOX_HTML
         .replace("{{HOST}}", &attribute(&page))
         .replace(
