@@ -2694,8 +2694,15 @@ mod sdk_question {
 const load = (text) => import(URL.createObjectURL(new Blob([text], {{ type: 'text/javascript' }})));
 try {{
   const {{ App }} = await load({sdk});
-  const {{ ELICITATION_CAPABILITIES, handleElicitations }} = await load({helper});
+  const {{ ELICITATION_CAPABILITIES, handleElicitations, onHostCancelled }} = await load({helper});
   const app = new App({{ name: 'sdk-question', version: '1.0.0' }}, {{ ...ELICITATION_CAPABILITIES }});
+  // The host withdraws a question (Cancel in its chrome): said back to the host as a log line,
+  // which outlives this frame in the host's protocol log.
+  onHostCancelled(app, ({{ reason }}) => {{
+    document.body.dataset.state = 'cancelled';
+    window.parent.postMessage({{ jsonrpc: '2.0', method: 'notifications/message',
+      params: {{ level: 'info', data: `withdrawn by the host: ${{reason}}` }} }}, '*');
+  }});
   handleElicitations(app, (params, {{ errors, signal }}) => new Promise((resolve) => {{
     document.getElementById('message').textContent = params.message;
     document.body.dataset.errors = JSON.stringify(errors);
@@ -2709,7 +2716,6 @@ try {{
       b.onclick = () => {{ document.body.dataset.state = 'answered'; resolve({{ action: 'accept', content: {{ colour: v }} }}); }};
       return b;
     }}));
-    signal?.addEventListener('abort', () => {{ document.body.dataset.state = 'cancelled'; }});
     document.body.dataset.state = 'asked';
   }}));
   await app.connect();
@@ -2876,6 +2882,47 @@ async fn a_view_built_on_the_apps_sdk_answers_with_the_toolkits_helper() {
     page.client().enter_parent_frame().await.unwrap();
     page.result_containing("sdk", "pick_colour", "picked \"green\"")
         .await;
+
+    // Asked again, then cancelled from the host's chrome: the server hears `cancel`, and the
+    // helper's `onHostCancelled` tells the view (which says so in a log line to the host).
+    page.call_from_sidebar("sdk", "pick_colour").await;
+    let frame = page
+        .browser
+        .wait_for("section.ask.question iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no view in the second question's card: {e}"));
+    enter_view(&page, frame).await;
+    page.browser
+        .wait_js("document.body.dataset.state === 'asked' || null", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the SDK view did not get the second question: {e}"));
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client()
+        .find(Locator::Css("section.ask.question button.question-cancel"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.result_containing("sdk", "pick_colour", "cancelled")
+        .await;
+    let server = page.app.host().connection_named("sdk").unwrap().id();
+    interlude_test_support::poll(
+        "the view's word on the withdrawn question".into(),
+        WAIT,
+        || {
+            let log = page.app.host().protocol_log(server);
+            async move {
+                Ok(log
+                    .iter()
+                    .any(|m| m.message.to_string().contains("withdrawn by the host"))
+                    .then_some(()))
+            }
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("onHostCancelled did not fire: {e}"));
     page.close().await;
 }
 
