@@ -40,15 +40,6 @@ enum Command {
 /// The hidden subcommand that serves the demo over stdio.
 pub(crate) const DEMO_SERVER_SUBCOMMAND: &str = "__demo-server";
 
-/// The terminal surface for `connect --tui`.
-pub(crate) async fn tui(
-    host: interlude_host::HostConfig,
-    servers: Vec<(String, interlude_host::ServerSpec)>,
-) -> anyhow::Result<u8> {
-    interlude_tui::run(host, servers).await?;
-    Ok(EXIT_OK)
-}
-
 async fn demo_server() -> anyhow::Result<u8> {
     interlude_demo::serve_stdio().await?;
     Ok(EXIT_OK)

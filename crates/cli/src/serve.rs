@@ -34,10 +34,12 @@ pub(crate) struct ConnectArgs {
     /// Read servers from an `mcpServers` JSON file (Claude Desktop / VS Code format).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Answer in this terminal instead of a web page.
+    /// Answer in this terminal instead of a web page (app views are handed to a page started
+    /// when the person asks for one).
     #[arg(long)]
     tui: bool,
-    /// Port of the page on 127.0.0.1.
+    /// Port of the page on 127.0.0.1 (with --tui: of the page app views are handed to; any
+    /// free port if it is taken).
     #[arg(long, default_value_t = DEFAULT_PORT)]
     port: u16,
     /// Do not open a browser.
@@ -249,7 +251,7 @@ pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
         ..HostConfig::default()
     };
     if args.tui {
-        return crate::tui(host, servers).await;
+        return tui(host, servers, args.port).await;
     }
     let listener = bind(args.port).await?;
     let app = WebApp::start(WebOptions {
@@ -260,4 +262,91 @@ pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
         app.add_server(&name, spec, None).await;
     }
     serve_until_ctrl_c(app, listener, args.no_open).await
+}
+
+/// `connect --tui`: the terminal, with a web page over the same host that it hands app views
+/// (and questions asked in them) to when the person wants; the page starts on first use.
+async fn tui(
+    host: HostConfig,
+    servers: Vec<(String, ServerSpec)>,
+    port: u16,
+) -> anyhow::Result<u8> {
+    let (surface, terminal) = interlude_tui::terminal();
+    let app = WebApp::start_with(
+        WebOptions {
+            host,
+            ..WebOptions::default()
+        },
+        surface,
+    );
+    let shutdown = CancellationToken::new();
+    let handoff = PageHandoff {
+        app: app.clone(),
+        port,
+        runtime: tokio::runtime::Handle::current(),
+        shutdown: shutdown.clone(),
+        serving: std::sync::Mutex::new(None),
+    };
+    let ran = terminal
+        .with_handoff(std::sync::Arc::new(handoff))
+        .run(app.host().clone(), servers)
+        .await;
+    shutdown.cancel();
+    ran?;
+    Ok(crate::EXIT_OK)
+}
+
+/// The page the terminal hands app views to, served from the first time it is wanted.
+struct PageHandoff {
+    app: WebApp,
+    port: u16,
+    runtime: tokio::runtime::Handle,
+    shutdown: CancellationToken,
+    /// Where the page is served, once it is.
+    serving: std::sync::Mutex<Option<SocketAddr>>,
+}
+
+impl PageHandoff {
+    /// Serves the page (on `port`, or any free port if it is taken) and says where.
+    fn start(&self) -> std::io::Result<SocketAddr> {
+        let listener =
+            std::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], self.port)))
+                .or_else(|_| std::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let _entered = self.runtime.enter();
+        let listener = TcpListener::from_std(listener)?;
+        let app = self.app.clone();
+        let stop = self.shutdown.child_token();
+        self.runtime.spawn(async move {
+            if let Err(e) = app.serve(listener, stop).await {
+                tracing::warn!("the page for app views stopped: {e}");
+            }
+        });
+        Ok(addr)
+    }
+}
+
+impl interlude_tui::Handoff for PageHandoff {
+    fn address(&self, target: interlude_tui::HandoffTarget) -> Result<String, String> {
+        let mut serving = self
+            .serving
+            .lock()
+            .map_err(|_| "the page's state is unusable".to_owned())?;
+        let addr = match *serving {
+            Some(addr) => addr,
+            None => {
+                let addr = self
+                    .start()
+                    .map_err(|e| format!("cannot serve a page on 127.0.0.1: {e}"))?;
+                *serving = Some(addr);
+                addr
+            }
+        };
+        let page = self.app.url(addr);
+        Ok(match target {
+            interlude_tui::HandoffTarget::View(view) => format!("{page}#view-{}", view.0),
+            _ => page,
+        })
+    }
 }

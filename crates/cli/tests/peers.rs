@@ -821,3 +821,151 @@ fn raw_result(texts: &str) -> Value {
         .unwrap_or_else(|| panic!("no raw result in {texts}"));
     serde_json::from_str(raw).unwrap_or_else(|e| panic!("raw result is not JSON ({e}): {raw}"))
 }
+
+// ---------------------------------------------------------------------------------------------
+// `connect --tui`: what a terminal cannot show goes to a page over the same host.
+
+/// `interlude connect --tui` on the demo server (stdio, 2026-07-28) in tmux, with `$BROWSER` a
+/// script that writes down each address it is given, and headless Chromium playing the browser
+/// that would open it. A question asked in the server's app view (`portfolio_review`): the
+/// person chooses the browser, the terminal starts the page and hands it over, the answer given
+/// in the view reaches the server, and the terminal says so. Then a call whose result has an app
+/// view (`weather_dashboard`): the terminal offers it, and the address it hands over shows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_terminal_hands_app_views_and_their_questions_to_a_page() {
+    use interlude_test_support::tmux::Tmux;
+    const WAIT: Duration = Duration::from_secs(30);
+    let Some(demo) = demo_binary() else { return };
+    let dir = scratch("tui-handoff");
+    let opened = dir.join("opened.txt");
+    let opener = dir.join("open.sh");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\necho \"$1\" >> '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let command = format!(
+        "BROWSER='{}' '{}' connect --tui --port 0 '{}'; echo \"[interlude exited $?]\"; sleep 600",
+        opener.display(),
+        env!("CARGO_BIN_EXE_interlude"),
+        demo.display()
+    );
+    let Some(tmux) = Tmux::start(&command) else {
+        return;
+    };
+    let nth_address = |n: usize| {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&opened)
+                && let Some(line) = text.lines().nth(n - 1)
+            {
+                return line.to_owned();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no address handed over ({n}); the screen:\n{}",
+                tmux.screen()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    tmux.wait_for("Call a tool:");
+    tmux.type_text("portfolio_review");
+    tmux.wait_for("> portfolio_review");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Where do you answer?");
+    // Long enough that a clock running from the question's arrival would have given up on the
+    // view (10 s): it starts only when the page loads the view.
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.press(&["Enter"]);
+    let address = nth_address(1);
+    assert!(
+        address.starts_with("http://127.0.0.1:") && address.contains("token="),
+        "{address}"
+    );
+    tmux.wait_for("Type f and Enter to answer here instead");
+
+    let browser = interlude_test_support::Browser::start().await.unwrap();
+    browser.client().goto(&address).await.unwrap();
+    let frame = browser
+        .wait_for("section.ask.question iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the page shows no question in a view: {e}"));
+    frame.enter_frame().await.unwrap();
+    browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap()
+        .enter_frame()
+        .await
+        .unwrap();
+    browser
+        .wait_js("document.body.dataset.state === 'asked' || null", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the view did not get the question: {e}"));
+    browser
+        .client()
+        .execute(
+            "document.querySelector('input[name=manager][value=\"m-bruno\"]').click(); \
+             const c = document.getElementById('confirmed'); if (!c.checked) c.click(); \
+             document.getElementById('confirm').click(); return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    browser.client().enter_parent_frame().await.unwrap();
+    browser.client().enter_parent_frame().await.unwrap();
+    tmux.wait_for("Answered in the browser.");
+    tmux.wait_for("Portfolio reassigned to m-bruno.");
+
+    // A call whose result has a view: offered, and handed over with its place on the page.
+    tmux.wait_for_nth("Call a tool:", 2);
+    tmux.type_text("weather_dashboard");
+    tmux.wait_for("> weather_dashboard");
+    tmux.press(&["Enter"]);
+    // Its one argument, the city, is optional: left empty.
+    tmux.wait_for("Arguments:");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Open it in the browser?");
+    tmux.type_text("y");
+    tmux.press(&["Enter"]);
+    let address = nth_address(2);
+    let view = address
+        .rsplit_once("#view-")
+        .map(|(_, id)| id.to_owned())
+        .unwrap_or_else(|| panic!("the address names no view: {address}"));
+    browser.client().goto(&address).await.unwrap();
+    let frame = browser
+        .wait_for(
+            &format!("[data-view=\"{view}\"] iframe.app-frame[src]"),
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the page does not frame view {view}: {e}"));
+    frame.enter_frame().await.unwrap();
+    browser
+        .wait_for("iframe", WAIT)
+        .await
+        .unwrap()
+        .enter_frame()
+        .await
+        .unwrap();
+    let text = browser
+        .wait_js(
+            "(document.body.innerText || '').includes('°') ? document.body.innerText : null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the dashboard shows no forecast: {e}"));
+    assert!(text.as_str().unwrap_or_default().contains('°'), "{text}");
+    browser.client().enter_parent_frame().await.unwrap();
+    browser.client().enter_parent_frame().await.unwrap();
+    browser.screenshot("tui-handoff-dashboard").await.unwrap();
+    browser.close().await;
+    tmux.wait_for_nth("Call a tool:", 3);
+    tmux.type_text("Quit");
+    tmux.wait_for("> Quit");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("[interlude exited 0]");
+}

@@ -53,6 +53,32 @@ pub trait Surface: Send + 'static {
     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink);
 }
 
+/// Two surfaces over one host — the terminal, say, with a web page it hands app views to. Both
+/// hear every event, in order, the first one first; either may answer a request, and the engine
+/// takes the first answer (a later one, for a request already answered, is ignored).
+///
+/// ```
+/// use interlude_host::{AnswerSink, Host, HostConfig, HostEvent, Surface};
+///
+/// struct Printer(&'static str);
+///
+/// impl Surface for Printer {
+///     fn on_event(&mut self, event: &HostEvent, _sink: &AnswerSink) {
+///         println!("{}: {event:?}", self.0);
+///     }
+/// }
+///
+/// # #[tokio::main] async fn main() {
+/// let host = Host::start(HostConfig::default(), (Printer("one"), Printer("two")));
+/// # drop(host); }
+/// ```
+impl<A: Surface, B: Surface> Surface for (A, B) {
+    fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
+        self.0.on_event(event, sink);
+        self.1.on_event(event, sink);
+    }
+}
+
 /// A handle a surface answers through. Cheap to clone.
 #[derive(Clone)]
 pub struct AnswerSink {

@@ -53,6 +53,7 @@ pub use fantoccini;
 pub mod http1;
 mod peers;
 pub mod surface;
+pub mod tmux;
 use fantoccini::elements::Element;
 use fantoccini::error::{CmdError, NewSessionError};
 use fantoccini::{Client, ClientBuilder, Locator};

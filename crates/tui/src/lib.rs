@@ -20,6 +20,7 @@
 //! it cannot pass for the surface's own headers.
 
 mod form;
+mod handoff;
 mod link;
 mod render;
 mod request;
@@ -27,13 +28,15 @@ mod surface;
 mod tools;
 mod ui;
 
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use inquire::InquireError;
 use interlude_host::{Host, HostConfig, ServerSpec};
 
+pub use crate::handoff::{Handoff, HandoffTarget};
 use crate::render::{Screen, Style, plain_line, styled};
-use crate::surface::{Events, TerminalSurface, UiEvent};
+pub use crate::surface::TerminalSurface;
+use crate::surface::{Events, UiEvent};
 
 /// Why the terminal surface stopped other than by the person quitting.
 #[derive(Debug, thiserror::Error)]
@@ -100,12 +103,95 @@ pub async fn run(
     host_config: HostConfig,
     servers: Vec<(String, ServerSpec)>,
 ) -> Result<(), TuiError> {
+    let (surface, terminal) = terminal();
+    terminal
+        .run(Host::start(host_config, surface), servers)
+        .await
+}
+
+/// The terminal surface in two halves, for a host it shares with another surface: the
+/// [`TerminalSurface`] to start the host with (beside the other surface, as a pair), and the
+/// [`Terminal`] that runs the session over that host.
+///
+/// # Example
+/// ```no_run
+/// use std::sync::Arc;
+/// use interlude_host::{Host, HostConfig, ServerSpec};
+/// use interlude_tui::{Handoff, HandoffTarget};
+///
+/// struct Page(String);
+/// impl Handoff for Page {
+///     fn address(&self, _target: HandoffTarget) -> Result<String, String> {
+///         Ok(self.0.clone())
+///     }
+/// }
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let (surface, terminal) = interlude_tui::terminal();
+/// let host = Host::start(HostConfig::default(), surface);
+/// let servers = vec![("demo".to_owned(), ServerSpec::parse("interlude-demo")?)];
+/// terminal
+///     .with_handoff(Arc::new(Page("http://127.0.0.1:7280/".into())))
+///     .run(host, servers)
+///     .await?;
+/// # Ok(()) }
+/// ```
+pub fn terminal() -> (TerminalSurface, Terminal) {
+    let (tx, rx) = mpsc::channel();
+    (
+        TerminalSurface::new(tx.clone()),
+        Terminal {
+            tx,
+            rx,
+            handoff: None,
+        },
+    )
+}
+
+/// The session half of the terminal surface (see [`terminal`]).
+pub struct Terminal {
+    tx: mpsc::Sender<UiEvent>,
+    rx: mpsc::Receiver<UiEvent>,
+    handoff: Option<Arc<dyn Handoff>>,
+}
+
+impl std::fmt::Debug for Terminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminal")
+            .field("handoff", &self.handoff.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Terminal {
+    /// Hands what a terminal cannot show — a call's app view, a question asked in an app view
+    /// — to a web page over the same host, when the person wants it. The host should then
+    /// declare MCP Apps (with app-rendered elicitation), as the web surface does.
+    #[must_use]
+    pub fn with_handoff(mut self, handoff: Arc<dyn Handoff>) -> Self {
+        self.handoff = Some(handoff);
+        self
+    }
+
+    /// Runs the session over `host` (started with this terminal's [`TerminalSurface`]) as
+    /// [`run`] does, connecting each server first; on the way out every connection is closed.
+    pub async fn run(self, host: Host, servers: Vec<(String, ServerSpec)>) -> Result<(), TuiError> {
+        let Terminal { tx, rx, handoff } = self;
+        session(host, servers, tx, rx, handoff).await
+    }
+}
+
+async fn session(
+    host: Host,
+    servers: Vec<(String, ServerSpec)>,
+    tx: mpsc::Sender<UiEvent>,
+    rx: mpsc::Receiver<UiEvent>,
+    handoff: Option<Arc<dyn Handoff>>,
+) -> Result<(), TuiError> {
     if servers.is_empty() {
         return Err(TuiError::NoServers);
     }
     let screen = Screen;
-    let (tx, rx) = mpsc::channel();
-    let host = Host::start(host_config, TerminalSurface::new(tx.clone()));
     let mut connected = 0usize;
     let mut failures = Vec::new();
     for (name, spec) in servers {
@@ -154,6 +240,7 @@ pub async fn run(
         events: Events::new(rx),
         handle: tokio::runtime::Handle::current(),
         host: host.clone(),
+        handoff,
     };
     let result = tokio::task::spawn_blocking(move || session.run())
         .await

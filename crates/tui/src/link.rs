@@ -177,6 +177,11 @@ pub(crate) fn open(screen: &Screen, server: &str, link: &str) {
     screen.ok(&format!(
         "Opening the link in your browser; \"{server}\" was told you consented."
     ));
+    launch(screen, link);
+}
+
+/// Prints `link` and hands it to the system's opener (`$BROWSER`, else `xdg-open` or `open`).
+pub(crate) fn launch(screen: &Screen, link: &str) {
     screen.line(format!("  {}", plain_line(link)));
     let opener = std::env::var("BROWSER")
         .ok()

@@ -21,6 +21,7 @@ use crate::TuiError;
 use crate::form::{
     Stop, all_fields, display_value, fields_in_error, fill, review_lines, show_errors,
 };
+use crate::handoff::Handoff;
 use crate::render::{Screen, Style, plain_line, styled};
 use crate::surface::{Events, Outcome};
 
@@ -40,6 +41,7 @@ pub(crate) fn answer(
     screen: &Screen,
     events: &mut Events,
     host: &Host,
+    handoff: Option<&dyn Handoff>,
     view: RequestView,
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {
@@ -53,21 +55,34 @@ pub(crate) fn answer(
         RequestKind::Url(url) => {
             crate::link::answer_url(screen, events, &view.server_name, view.id, *url, sink)
         }
-        // A terminal shows no app views: the question's own form, and where the view is.
-        RequestKind::AppForm(app) => {
-            screen.line(styled(
-                Style::Dim,
-                &format!(
-                    "   The server would show this in its app view ({}); a terminal shows its form.",
-                    plain_line(&app.resource_uri)
-                ),
-            ));
-            answer_form(screen, events, &view.server_name, view.id, app.form, sink)
-        }
+        // With a page to hand it to, the person chooses where to answer; without one, the
+        // question's own form, and where the view is.
+        RequestKind::AppForm(app) => match handoff {
+            Some(handoff) => crate::handoff::answer_app_form(
+                screen,
+                events,
+                host,
+                handoff,
+                &view.server_name,
+                view.id,
+                *app,
+                sink,
+            ),
+            None => {
+                screen.line(styled(
+                    Style::Dim,
+                    &format!(
+                        "   The server would show this in its app view ({}); a terminal shows its form.",
+                        plain_line(&app.resource_uri)
+                    ),
+                ));
+                answer_form(screen, events, &view.server_name, view.id, app.form, sink)
+            }
+        },
     }
 }
 
-fn answer_form(
+pub(crate) fn answer_form(
     screen: &Screen,
     events: &mut Events,
     server_name: &str,
@@ -191,14 +206,14 @@ fn form_hint(screen: &Screen, form: &FormRequest) {
     }
 }
 
-fn tell_closed(screen: &Screen, server: &str, notice: &Notice) {
+pub(crate) fn tell_closed(screen: &Screen, server: &str, notice: &Notice) {
     screen.notice(&format!(
         "The request from \"{server}\" was closed: {}. Nothing was sent.",
         plain_line(notice.text.trim_end_matches('.'))
     ));
 }
 
-fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
+pub(crate) fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
     match reply {
         Reply::Answered(Answer::Accepted(_)) => {
             screen.ok(&format!("Sent your answers to \"{server}\"."));

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use interlude_engine::{Notice, Reply, RequestId, RequestView};
+use interlude_engine::{AppStage, Notice, Reply, RequestId, RequestKind, RequestView};
 use interlude_host::{AnswerSink, CallRecord, HostEvent, LinkState, RequestStatus, Surface};
 use interlude_schema::FieldError;
 
@@ -39,13 +39,16 @@ pub(crate) enum UiEvent {
     },
     /// The wait for request `id`'s link is over (the server or the person said it finished).
     LinkFinished(RequestId),
+    /// A question asked in an app view is shown as its plain form from now on, for this reason.
+    FellBack(RequestId, String),
     /// Ctrl-C while no prompt was on screen.
     Interrupt,
 }
 
-/// The surface the host drives: a sender and nothing else.
+/// The terminal's half that the host drives ([`Surface`]): it forwards what the terminal needs
+/// to the terminal's thread and nothing else. Made by [`terminal`](crate::terminal).
 #[derive(Debug)]
-pub(crate) struct TerminalSurface {
+pub struct TerminalSurface {
     tx: mpsc::Sender<UiEvent>,
 }
 
@@ -92,6 +95,13 @@ impl Surface for TerminalSurface {
             }
             HostEvent::RequestCompleted(record) => {
                 self.send(UiEvent::LinkFinished(record.view.id));
+            }
+            HostEvent::RequestFellBack(record) => {
+                if let RequestKind::AppForm(app) = &record.view.kind
+                    && let AppStage::Form { reason } = &app.stage
+                {
+                    self.send(UiEvent::FellBack(record.view.id, reason.clone()));
+                }
             }
             // Servers, calls starting, requests joining the queue: read from the record when
             // needed.
@@ -153,6 +163,13 @@ impl Events {
             Ok(event) => Ok(Some(event)),
             Err(mpsc::RecvTimeoutError::Timeout) => Ok(None),
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(()),
+        }
+    }
+
+    /// Gives back events read while waiting for something else, to be handled next, in order.
+    pub(crate) fn defer(&mut self, events: Vec<UiEvent>) {
+        for event in events.into_iter().rev() {
+            self.backlog.push_front(event);
         }
     }
 

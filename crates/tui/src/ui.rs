@@ -19,6 +19,7 @@ use tokio::runtime::Handle;
 
 use crate::TuiError;
 use crate::form::Stop;
+use crate::handoff::Handoff;
 use crate::render::{Screen, Style, plain_line, styled};
 use crate::request;
 use crate::surface::{Events, UiEvent};
@@ -32,6 +33,8 @@ pub(crate) struct Session {
     pub(crate) handle: Handle,
     /// The host: servers, their tools and every call are read from its record.
     pub(crate) host: Host,
+    /// A page over the same host for what a terminal cannot show (app views), if any.
+    pub(crate) handoff: Option<Arc<dyn Handoff>>,
 }
 
 impl Session {
@@ -91,7 +94,14 @@ impl Session {
             self.show_notices();
             match self.events.next_timeout(Duration::ZERO) {
                 Ok(Some(UiEvent::Present(view, sink))) => {
-                    request::answer(&self.screen, &mut self.events, &self.host, *view, &sink)?;
+                    request::answer(
+                        &self.screen,
+                        &mut self.events,
+                        &self.host,
+                        self.handoff.as_deref(),
+                        *view,
+                        &sink,
+                    )?;
                 }
                 Ok(Some(UiEvent::Closed(_, notice))) => self.closed_in_queue(&notice),
                 // Stale: replies already handled, calls abandoned, Ctrl-C at the menu.
@@ -156,10 +166,25 @@ impl Session {
             match event {
                 None => return Err(TuiError::HostStopped),
                 Some(UiEvent::Present(view, sink)) => {
-                    request::answer(&self.screen, &mut self.events, &self.host, *view, &sink)?;
+                    request::answer(
+                        &self.screen,
+                        &mut self.events,
+                        &self.host,
+                        self.handoff.as_deref(),
+                        *view,
+                        &sink,
+                    )?;
                 }
                 Some(UiEvent::CallEnded(record)) if record.id == id => {
                     tools::show_result(&self.screen, &record);
+                    if let Some(handoff) = &self.handoff {
+                        crate::handoff::offer_views(
+                            &self.screen,
+                            &self.host,
+                            handoff.as_ref(),
+                            &record,
+                        )?;
+                    }
                     return Ok(());
                 }
                 Some(UiEvent::Interrupt) => {
@@ -228,7 +253,7 @@ const KEY_POLL: Duration = Duration::from_millis(100);
 
 /// A letter the person typed, if any, without waiting. The terminal stays in its normal (line)
 /// mode: letters arrive once Enter is pressed, and they are echoed as typed.
-fn typed_letter() -> Option<char> {
+pub(crate) fn typed_letter() -> Option<char> {
     use crossterm::event::{Event, KeyCode, KeyEventKind, poll, read};
     while poll(Duration::ZERO).unwrap_or(false) {
         match read() {

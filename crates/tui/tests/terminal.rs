@@ -19,28 +19,12 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long one expected text may take to appear (servers start, other tests load the machine).
-const PATIENCE: Duration = Duration::from_secs(60);
-
-/// `Some(path)` of tmux, or `None` (after a note) when it is missing and not required.
-fn tmux_program() -> Option<PathBuf> {
-    let candidates = [PathBuf::from("/usr/bin/tmux"), PathBuf::from("tmux")];
-    for c in candidates {
-        if Command::new(&c)
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            return Some(c);
-        }
-    }
-    interlude_test_support::missing_peer("tmux is not installed")
-}
+use interlude_test_support::tmux::Tmux;
 
 /// The demo server and the example driving the terminal surface.
 struct Binaries {
@@ -120,120 +104,12 @@ fn binaries() -> &'static Binaries {
     })
 }
 
-/// A detached tmux session on its own socket, killed (with everything in it) on drop, and its
-/// socket file removed.
-struct Tmux {
-    program: PathBuf,
-    socket: PathBuf,
-}
-
-impl Tmux {
-    /// Starts `command` (a shell command line) in a new 120×40 session.
-    fn start(program: PathBuf, command: &str) -> Tmux {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let socket = std::env::temp_dir().join(format!(
-            "interlude-tui-test-{}-{}.sock",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmux = Tmux { program, socket };
-        let out = tmux.run(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "main",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            command,
-        ]);
-        assert!(
-            out.status.success(),
-            "tmux new-session failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        tmux
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(&self.program)
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .output()
-            .expect("run tmux")
-    }
-
-    /// Types `text` literally.
-    fn type_text(&self, text: &str) {
-        let out = self.run(&["send-keys", "-t", "main", "-l", text]);
-        assert!(out.status.success(), "send-keys failed");
-    }
-
-    /// Presses keys by tmux name (`Enter`, `Escape`, `Down`, `BSpace` …), all in one write: the
-    /// terminal delivers them in order. `Escape` may only come last: followed by more bytes in
-    /// the same read, a terminal library takes it for the start of Alt+key.
-    fn press(&self, keys: &[&str]) {
-        assert!(
-            !keys.iter().rev().skip(1).any(|k| *k == "Escape"),
-            "Escape must be the last key pressed at once: {keys:?}"
-        );
-        let mut args = vec!["send-keys", "-t", "main"];
-        args.extend_from_slice(keys);
-        let out = self.run(&args);
-        assert!(out.status.success(), "send-keys {keys:?} failed");
-    }
-
-    /// The whole pane, history included, with wrapped lines joined.
-    fn screen(&self) -> String {
-        let out = self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "main"]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Waits until `needle` appears `count` times on the screen; fails with the screen.
-    fn wait_for_nth(&self, needle: &str, count: usize) -> String {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let screen = self.screen();
-            if screen.matches(needle).count() >= count {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?} (×{count}); the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        self.wait_for_nth(needle, 1)
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new(&self.program)
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .env_remove("TMUX")
-            .output();
-        let _ = std::fs::remove_file(&self.socket);
-    }
-}
-
 fn quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
 
 /// The terminal surface on the demo server, up to its tool menu. `None` when tmux is missing.
 fn start_session() -> Option<Tmux> {
-    let program = tmux_program()?;
     let bins = binaries();
     // The spec is parsed like a shell line by `ServerSpec::parse`, hence the inner quoting.
     let spec = format!("demo={}", quote(&bins.demo));
@@ -242,7 +118,7 @@ fn start_session() -> Option<Tmux> {
         quote(&bins.tui),
         quote(Path::new(&spec))
     );
-    let tmux = Tmux::start(program, &command);
+    let tmux = Tmux::start(&command)?;
     tmux.wait_for("Call a tool:");
     Some(tmux)
 }
@@ -403,7 +279,6 @@ struct LinkSession {
 impl LinkSession {
     /// Up to the tool menu; `protocol` pins the version. `None` when tmux is missing.
     fn start(protocol: Option<&str>) -> Option<LinkSession> {
-        let program = tmux_program()?;
         let bins = binaries();
         let demo = HttpDemo::start(&bins.demo);
         static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -431,7 +306,7 @@ impl LinkSession {
             quote(&bins.tui),
             quote(Path::new(&spec))
         );
-        let tmux = Tmux::start(program, &command);
+        let tmux = Tmux::start(&command)?;
         tmux.wait_for("Call a tool:");
         Some(LinkSession {
             tmux,
@@ -443,7 +318,7 @@ impl LinkSession {
 
     /// The `n`th link handed to the opener (from 1), once it has been.
     fn opened_link(&self, n: usize) -> String {
-        let deadline = Instant::now() + PATIENCE;
+        let deadline = Instant::now() + interlude_test_support::tmux::PATIENCE;
         loop {
             if let Ok(text) = std::fs::read_to_string(&self.opened)
                 && let Some(line) = text.lines().nth(n - 1)

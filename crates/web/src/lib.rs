@@ -89,6 +89,13 @@ impl Surface for WebSurface {
     }
 }
 
+/// No second surface.
+struct NoSurface;
+
+impl Surface for NoSurface {
+    fn on_event(&mut self, _event: &HostEvent, _sink: &AnswerSink) {}
+}
+
 pub(crate) struct Inner {
     pub(crate) host: Host,
     pub(crate) page: Arc<Page>,
@@ -125,17 +132,38 @@ impl WebApp {
     /// The page renders MCP Apps views and questions in them, so the host declares the
     /// extension with app-rendered elicitation (SEP-3118).
     pub fn start(options: WebOptions) -> Self {
+        Self::start_with(options, NoSurface)
+    }
+
+    /// Like [`WebApp::start`], with `other` beside the page over the same host: both hear
+    /// every event, and either may answer. The terminal surface uses it to hand app views (and
+    /// questions asked in them) to a page it opens when the person wants one.
+    ///
+    /// ```no_run
+    /// use interlude_host::{AnswerSink, HostEvent, Surface};
+    /// use interlude_web::{WebApp, WebOptions};
+    ///
+    /// struct Log;
+    /// impl Surface for Log {
+    ///     fn on_event(&mut self, event: &HostEvent, _sink: &AnswerSink) {
+    ///         eprintln!("{event:?}");
+    ///     }
+    /// }
+    ///
+    /// # async fn run() {
+    /// let app = WebApp::start_with(WebOptions::default(), Log);
+    /// # }
+    /// ```
+    pub fn start_with(options: WebOptions, other: impl Surface) -> Self {
         let page = Arc::new(Page::new(options.title, options.guide));
         let (view_messages, _) = tokio::sync::broadcast::channel(4096);
         let mut config = options.host;
         config.declare = config.declare.with_app_elicitation();
-        let host = Host::start(
-            config,
-            WebSurface {
-                page: page.clone(),
-                view_messages: view_messages.clone(),
-            },
-        );
+        let web = WebSurface {
+            page: page.clone(),
+            view_messages: view_messages.clone(),
+        };
+        let host = Host::start(config, (web, other));
         WebApp {
             inner: Arc::new(Inner {
                 host,

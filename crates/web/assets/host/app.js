@@ -325,6 +325,17 @@ function focusActive() {
   });
 }
 
+// An address ending in `#view-N` (the terminal hands a call's app view to the page that way)
+// brings that view into sight once it is on the page.
+let followView = /^#view-(\d+)$/.exec(location.hash)?.[1] ?? null;
+function followHash() {
+  if (followView === null) return;
+  const el = document.querySelector(`[data-view="${followView}"]`);
+  if (!el) return;
+  followView = null;
+  el.scrollIntoView({ block: 'start' });
+}
+
 function render() {
   $('title').textContent = state.title;
   if (logServer()) refreshLog(api);
@@ -334,6 +345,7 @@ function render() {
   renderTimeline();
   renderQueue();
   focusActive();
+  followHash();
 }
 
 // ---- live channel ------------------------------------------------------------------------
