@@ -90,10 +90,15 @@ async fn harness() -> Page {
 
 /// [`harness`] plus `extra` servers. The browser starts while the servers connect.
 async fn harness_with(extra: Vec<Extra>) -> Page {
+    harness_configured(WebOptions::default(), extra).await
+}
+
+/// [`harness_with`], the web surface started with `options`.
+async fn harness_configured(options: WebOptions, extra: Vec<Extra>) -> Page {
     let shutdown = CancellationToken::new();
     let servers = async {
         let demo = serve_demo(&shutdown).await;
-        let app = WebApp::start(WebOptions::default());
+        let app = WebApp::start(options);
         app.add_server("demo", ServerSpec::parse(&demo).unwrap(), None)
             .await;
         app.add_server(
@@ -2738,8 +2743,13 @@ try {{
 
     impl SdkQuestion {
         pub(crate) fn new(sdk: &str) -> Self {
+            Self::with_view(html(sdk))
+        }
+
+        /// The same server and question with `view` as the view's HTML.
+        pub(crate) fn with_view(view: String) -> Self {
             SdkQuestion {
-                apps: Apps::new().with(AppResource::new(VIEW, html(sdk)).unwrap()),
+                apps: Apps::new().with(AppResource::new(VIEW, view).unwrap()),
                 ask: AskConfig::new(),
             }
         }
@@ -2923,6 +2933,66 @@ async fn a_view_built_on_the_apps_sdk_answers_with_the_toolkits_helper() {
     )
     .await
     .unwrap_or_else(|e| panic!("onHostCancelled did not fire: {e}"));
+    page.close().await;
+}
+
+/// A question's view that never starts (its document runs no handshake) gives way to the plain
+/// form once it has been loading for `app_start_ms`, the card saying why; the server still waits
+/// (never a silent decline), and the plain form's answer is the one it gets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_view_that_never_starts_gives_way_to_the_plain_form() {
+    use rmcp::ServiceExt;
+    let mut options = WebOptions::default();
+    options.host.engine.app_start_ms = 1_500;
+    let page = harness_configured(options, Vec::new()).await;
+    let (host_end, server_end) = tokio::io::duplex(64 * 1024);
+    let server = sdk_question::SdkQuestion::with_view(
+        "<!doctype html><html lang=\"en\"><body><p>This view never starts.</p></body></html>"
+            .into(),
+    );
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    page.app
+        .host()
+        .connect_transport(
+            "silent",
+            host_end,
+            ProtocolChoice::Pin(ProtocolVersion::V_2025_11_25),
+        )
+        .await
+        .unwrap();
+    page.call_from_sidebar("silent", "pick_colour").await;
+    page.browser
+        .wait_for("section.ask.question iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the question's view was not framed: {e}"));
+    let note = page
+        .browser
+        .wait_js(
+            "(() => { const n = document.querySelector('section.ask .fallback-note'); return n && !document.querySelector('section.ask.question') ? n.textContent : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the plain form did not replace the silent view: {e}"));
+    assert!(
+        note.as_str().unwrap_or_default().contains("did not start"),
+        "{note}"
+    );
+    let running = page
+        .app
+        .host()
+        .snapshot()
+        .calls
+        .iter()
+        .any(|c| c.tool == "pick_colour" && c.status == interlude_host::CallStatus::Running);
+    assert!(running, "the server still waits for an answer");
+    page.click_choice("colour", "blue").await;
+    page.press("Accept").await;
+    page.result_containing("silent", "pick_colour", "picked \"blue\"")
+        .await;
     page.close().await;
 }
 
