@@ -122,6 +122,14 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     let surface = HeadlessSurface::new(answers).on_link(|url| {
         eprintln!("interlude: open this link in your browser to continue: {url}");
     });
+    // Progress is for a person watching: printed only when stderr is a terminal.
+    let surface = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        surface.on_progress(|call, p| {
+            eprintln!("interlude: {}: {p}", call.tool);
+        })
+    } else {
+        surface
+    };
     let host = Host::start(config, surface);
     let spec = ServerSpec::parse(&args.server)?;
     let connection = host.connect("server", spec).await?;

@@ -386,6 +386,32 @@ impl Connection {
         &self.inner.info
     }
 
+    /// Asks the server to log from `level` up (`logging/setLevel`: `debug`, `info`, `notice`,
+    /// `warning`, `error`, `critical`, `alert` or `emergency`). What it logs arrives as
+    /// [`HostEvent::ServerLogged`](crate::HostEvent::ServerLogged) and in the protocol log.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: interlude_host::Connection) -> Result<(), interlude_host::HostError> {
+    /// conn.set_log_level("debug").await?;
+    /// # Ok(()) }
+    /// ```
+    // Logging is the 2025 eras' (SEP-2577 deprecates it); servers of those eras still use it.
+    #[allow(deprecated)]
+    pub async fn set_log_level(&self, level: &str) -> Result<(), HostError> {
+        let level: rmcp::model::LoggingLevel = serde_json::from_value(Value::String(level.into()))
+            .map_err(|_| HostError::Invalid {
+                reason: format!(
+                    "`{level}` is not a logging level (debug, info, notice, warning, error, \
+                     critical, alert, emergency)"
+                ),
+            })?;
+        self.inner
+            .peer
+            .set_level(rmcp::model::SetLevelRequestParams::new(level))
+            .await
+            .map_err(|e| self.service_error(e))
+    }
+
     /// Whether the server can reach this host outside a tool call right now (see
     /// [`ServerStream`]); stdio connections always can.
     pub fn server_stream(&self) -> ServerStream {
@@ -493,6 +519,7 @@ impl Connection {
             views: Vec::new(),
             started_at_ms: now_ms(),
             ended_at_ms: None,
+            progress: None,
         }))));
         let end = CallEnd {
             link: link.clone(),
@@ -600,6 +627,14 @@ impl Connection {
         let mut abandon = Abandon {
             peer: Some(self.inner.peer.clone()),
             id: handle.id.clone(),
+        };
+        // Its server's progress notifications land on the call's record.
+        let link = &self.inner.link;
+        link.watch_progress(self.inner.id, handle.progress_token.clone(), call);
+        let _watching = ForgetProgress {
+            link,
+            server: self.inner.id,
+            token: handle.progress_token.clone(),
         };
         let response = handle.await_response().await;
         abandon.peer = None;
@@ -867,6 +902,19 @@ impl Drop for ForgetCall<'_> {
     }
 }
 
+/// Stops routing a request's progress notifications to its call once it is answered.
+struct ForgetProgress<'a> {
+    link: &'a Link,
+    server: ServerId,
+    token: rmcp::model::ProgressToken,
+}
+
+impl Drop for ForgetProgress<'_> {
+    fn drop(&mut self) {
+        self.link.forget_progress(self.server, &self.token);
+    }
+}
+
 /// Tells the server a `tools/call` was abandoned, when its future is dropped unfinished.
 struct Abandon {
     peer: Option<Peer<RoleClient>>,
@@ -909,6 +957,9 @@ impl CallEnd {
     fn finish_with(&mut self, outcome: &Result<CallOutcome, HostError>) {
         self.finish(match outcome {
             Ok(o) => CallStatus::Completed(o.result.clone()),
+            Err(HostError::Cancelled { .. }) => CallStatus::Cancelled {
+                reason: "cancelled by the person; the server was told".into(),
+            },
             Err(e) => CallStatus::Failed {
                 reason: e.to_string(),
             },
@@ -919,8 +970,8 @@ impl CallEnd {
 impl Drop for CallEnd {
     fn drop(&mut self) {
         if self.armed {
-            self.finish(CallStatus::Failed {
-                reason: "the call was abandoned before it finished".into(),
+            self.finish(CallStatus::Cancelled {
+                reason: "abandoned before it finished; the server was told".into(),
             });
         }
     }

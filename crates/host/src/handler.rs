@@ -13,12 +13,14 @@ use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CustomNotification, CustomRequest, CustomResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, ErrorData,
-    FormElicitationCapability, Implementation, ProtocolVersion, UrlElicitationCapability,
+    FormElicitationCapability, Implementation, ProgressNotificationParam, ProtocolVersion,
+    UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::Value;
 
-use crate::host::{HostInput, Link, ServerUpdate};
+use crate::host::{CallUpdate, HostInput, Link, ServerUpdate};
+use crate::registry::{ServerLog, now_ms};
 use crate::tap::CallLink;
 use crate::timer::PauseGate;
 
@@ -110,6 +112,45 @@ impl ClientHandler for HostClient {
                 "ignoring {ELICITATION_COMPLETE_METHOD} without a string `elicitationId`"
             ),
         }
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        // Only a call of ours in flight: a stray or late token is nobody's progress.
+        let Some(id) = self.link.progress_of(self.server, &params.progress_token) else {
+            return;
+        };
+        self.link.submit(HostInput::Call(CallUpdate::Progress {
+            id,
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        }));
+    }
+
+    // Logging is the 2025 eras' (SEP-2577 deprecates it); servers of those eras still use it.
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "info".to_owned());
+        self.link
+            .submit(HostInput::Server(ServerUpdate::Logged(ServerLog {
+                server: self.server,
+                server_name: self.server_name.clone(),
+                level,
+                logger: params.logger,
+                data: params.data,
+                at_ms: now_ms(),
+            })));
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

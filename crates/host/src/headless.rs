@@ -106,7 +106,13 @@ pub struct HeadlessSurface {
     answers: Answers,
     next: usize,
     on_link: Option<OnLink>,
+    on_progress: Option<OnProgress>,
+    /// The progress updates already handed to `on_progress`, per call in flight.
+    progress_seen: std::collections::HashMap<crate::CallId, u64>,
 }
+
+/// What to do with a call's progress (see [`HeadlessSurface::on_progress`]).
+type OnProgress = Box<dyn FnMut(&crate::CallRecord, &crate::CallProgress) + Send>;
 
 impl std::fmt::Debug for HeadlessSurface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -124,7 +130,28 @@ impl HeadlessSurface {
             answers,
             next: 0,
             on_link: None,
+            on_progress: None,
+            progress_seen: std::collections::HashMap::new(),
         }
+    }
+
+    /// Calls `f` with each call's record and its progress whenever its server reports
+    /// progress (`notifications/progress`); the CLI prints it to a terminal.
+    ///
+    /// ```
+    /// use interlude_host::headless::{Answers, HeadlessSurface};
+    /// let surface = HeadlessSurface::new(Answers::Defaults).on_progress(|call, p| {
+    ///     eprintln!("{}: {} of {:?}", call.tool, p.progress, p.total);
+    /// });
+    /// # let _ = surface;
+    /// ```
+    #[must_use]
+    pub fn on_progress(
+        mut self,
+        f: impl FnMut(&crate::CallRecord, &crate::CallProgress) + Send + 'static,
+    ) -> Self {
+        self.on_progress = Some(Box::new(f));
+        self
     }
 
     /// Calls `f` with every link the script consented to, once it passed the host's checks
@@ -218,6 +245,18 @@ impl Surface for HeadlessSurface {
             // A script cannot correct itself: an answer the engine refused cancels the request
             // (the record keeps the engine's complaints).
             HostEvent::RequestInvalid(record) => sink.answer(record.view.id, Answer::Cancelled),
+            // Once per progress notification (a call also moves on by its rounds).
+            HostEvent::CallProgressed(record) => {
+                if let (Some(f), Some(progress)) = (&mut self.on_progress, &record.progress)
+                    && self.progress_seen.insert(record.id, progress.updates)
+                        != Some(progress.updates)
+                {
+                    f(record, progress);
+                }
+            }
+            HostEvent::CallEnded(record) => {
+                self.progress_seen.remove(&record.id);
+            }
             _ => {}
         }
     }

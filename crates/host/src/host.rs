@@ -147,6 +147,12 @@ pub enum HostError {
         /// Why.
         reason: String,
     },
+    /// A value the host was given is not one it can use.
+    #[error("{reason}")]
+    Invalid {
+        /// What is wrong, in a sentence naming the value.
+        reason: String,
+    },
     /// The server kept returning `input_required`.
     #[error("server `{server}` did not finish the call within {rounds} input rounds")]
     TooManyRounds {
@@ -203,12 +209,21 @@ pub(crate) enum ServerUpdate {
     Closed {
         id: ServerId,
     },
+    /// It logged something (`notifications/message`).
+    Logged(crate::registry::ServerLog),
 }
 
 /// A change to a call's record.
 pub(crate) enum CallUpdate {
     Started(Box<CallRecord>),
     Round(CallId),
+    /// Its server's `notifications/progress`.
+    Progress {
+        id: CallId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
     Ended(CallId, CallStatus),
 }
 
@@ -255,6 +270,9 @@ pub(crate) struct Link {
     registry: Arc<Mutex<Registry>>,
     /// How to cancel each call in flight.
     cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
+    /// The call each `tools/call` in flight belongs to, by its server and the progress token
+    /// it went with (rmcp gives every request one): where `notifications/progress` lands.
+    progress: Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), CallId>>>,
     /// Each ready server's peer, for the requests its app views make.
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
     /// App views' resources, read ahead.
@@ -296,6 +314,36 @@ impl Link {
         if let Ok(mut cancels) = self.cancels.lock() {
             cancels.remove(&id);
         }
+    }
+
+    /// Progress reported under `token` by `server` is call `call`'s (until forgotten).
+    pub(crate) fn watch_progress(
+        &self,
+        server: ServerId,
+        token: rmcp::model::ProgressToken,
+        call: CallId,
+    ) {
+        if let Ok(mut progress) = self.progress.lock() {
+            progress.insert((server, token), call);
+        }
+    }
+
+    pub(crate) fn forget_progress(&self, server: ServerId, token: &rmcp::model::ProgressToken) {
+        if let Ok(mut progress) = self.progress.lock() {
+            progress.remove(&(server, token.clone()));
+        }
+    }
+
+    /// The call whose progress `server` reports under `token`, if one is in flight.
+    pub(crate) fn progress_of(
+        &self,
+        server: ServerId,
+        token: &rmcp::model::ProgressToken,
+    ) -> Option<CallId> {
+        self.progress
+            .lock()
+            .ok()
+            .and_then(|p| p.get(&(server, token.clone())).copied())
     }
 
     pub(crate) fn next_server(&self) -> ServerId {
@@ -451,6 +499,7 @@ impl Host {
                 ids,
                 registry,
                 cancels: Arc::default(),
+                progress: Arc::default(),
                 peers,
                 view_cache,
                 log,
@@ -938,6 +987,12 @@ impl<S: Surface> Core<S> {
                 let (event, orphans) = self.record(|r| match update {
                     CallUpdate::Started(record) => (Some(r.start_call(*record)), Vec::new()),
                     CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
+                    CallUpdate::Progress {
+                        id,
+                        progress,
+                        total,
+                        message,
+                    } => (r.call_progress(id, progress, total, message), Vec::new()),
                     CallUpdate::Ended(id, status) => (r.end_call(id, status), r.pending_of(id)),
                 });
                 self.tell(event, sink);
@@ -1126,5 +1181,6 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
             }
         }),
         ServerUpdate::Closed { id } => r.change_server(id, |s| s.state = ServerState::Closed),
+        ServerUpdate::Logged(log) => Some(HostEvent::ServerLogged(Arc::new(log))),
     }
 }

@@ -52,9 +52,9 @@ pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
 pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
 pub use registry::{
-    CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, LinkState, OfferedFile,
-    RequestRecord, RequestStatus, ServerApps, ServerIdentity, ServerRecord, ServerState,
-    ViewRecord, ViewState,
+    CallProgress, CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, LinkState,
+    OfferedFile, RequestRecord, RequestStatus, ServerApps, ServerIdentity, ServerLog, ServerRecord,
+    ServerState, ViewRecord, ViewState,
 };
 pub use resolve::Resolver;
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};

@@ -163,23 +163,83 @@ pub enum CallStatus {
     Running,
     /// The server returned a result (which may be a tool error: `is_error`).
     Completed(CallToolResult),
-    /// It failed before a result: transport, protocol, refusal, timeout, or abandoned.
+    /// It failed before a result: transport, protocol, refusal or timeout.
     Failed {
         /// Why, in a sentence.
+        reason: String,
+    },
+    /// The person cancelled it, or the caller abandoned it; the server was told
+    /// (`notifications/cancelled`).
+    Cancelled {
+        /// How, in a sentence.
         reason: String,
     },
 }
 
 impl CallStatus {
-    /// `running`, `done`, `tool-error` or `failed`.
+    /// `running`, `done`, `tool-error`, `failed` or `cancelled`.
     pub fn as_str(&self) -> &'static str {
         match self {
             CallStatus::Running => "running",
             CallStatus::Completed(r) if r.is_error == Some(true) => "tool-error",
             CallStatus::Completed(_) => "done",
             CallStatus::Failed { .. } => "failed",
+            CallStatus::Cancelled { .. } => "cancelled",
         }
     }
+}
+
+impl std::fmt::Display for CallProgress {
+    /// `3 of 10 (30%) — copying`; without a total, `3 — copying`; without a message, the
+    /// amount alone.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.total.filter(|t| *t > 0.0) {
+            Some(total) => write!(
+                f,
+                "{} of {} ({:.0}%)",
+                self.progress,
+                total,
+                (self.progress / total * 100.0).clamp(0.0, 100.0)
+            )?,
+            None => write!(f, "{}", self.progress)?,
+        }
+        match &self.message {
+            Some(m) => write!(f, " — {m}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One `notifications/message` of a server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerLog {
+    /// The server.
+    pub server: ServerId,
+    /// Its configured name.
+    pub server_name: String,
+    /// The level, as the server sent it (`debug` … `emergency`).
+    pub level: String,
+    /// The logger's name, if given.
+    pub logger: Option<String>,
+    /// What it logged.
+    pub data: serde_json::Value,
+    /// When it arrived, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+}
+
+/// How far a tool call got, by its server's last `notifications/progress` for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallProgress {
+    /// The progress so far (increases with each notification).
+    pub progress: f64,
+    /// The total, when the server knows it.
+    pub total: Option<f64>,
+    /// What the server says it is doing.
+    pub message: Option<String>,
+    /// How many progress notifications arrived for the call.
+    pub updates: u64,
+    /// When the last one arrived, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
 }
 
 /// One tool call.
@@ -207,6 +267,8 @@ pub struct CallRecord {
     pub started_at_ms: u64,
     /// When it ended, likewise.
     pub ended_at_ms: Option<u64>,
+    /// Its server's last word on its progress, if any.
+    pub progress: Option<CallProgress>,
 }
 
 /// Where a request for a person stands.
@@ -294,9 +356,12 @@ pub enum HostEvent {
     ServerAdded(Arc<ServerRecord>),
     /// A server's state, identity or tools changed.
     ServerChanged(Arc<ServerRecord>),
+    /// A server logged something (`notifications/message`); the protocol log keeps it too.
+    ServerLogged(Arc<ServerLog>),
     /// A tool call started.
     CallStarted(Arc<CallRecord>),
-    /// A tool call moved on (another `input_required` round).
+    /// A tool call moved on: another `input_required` round, or its server reported progress
+    /// ([`CallRecord::progress`]).
     CallProgressed(Arc<CallRecord>),
     /// A tool call ended.
     CallEnded(Arc<CallRecord>),
@@ -588,6 +653,30 @@ impl Registry {
         Some(HostEvent::CallProgressed(record.clone()))
     }
 
+    /// The server reported progress on call `id` (ignored once the call is over).
+    pub(crate) fn call_progress(
+        &mut self,
+        id: CallId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Option<HostEvent> {
+        let record = self.calls.get_mut(&id)?;
+        if record.status != CallStatus::Running {
+            return None;
+        }
+        let r = Arc::make_mut(record);
+        let updates = r.progress.as_ref().map_or(0, |p| p.updates) + 1;
+        r.progress = Some(CallProgress {
+            progress,
+            total,
+            message,
+            updates,
+            at_ms: now_ms(),
+        });
+        Some(HostEvent::CallProgressed(record.clone()))
+    }
+
     pub(crate) fn end_call(&mut self, id: CallId, status: CallStatus) -> Option<HostEvent> {
         let record = self.calls.get_mut(&id)?;
         if record.status != CallStatus::Running {
@@ -733,6 +822,30 @@ impl Registry {
 
 #[cfg(test)]
 mod tests {
+
+    fn progress(progress: f64, total: Option<f64>, message: Option<&str>) -> CallProgress {
+        CallProgress {
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            updates: 1,
+            at_ms: 0,
+        }
+    }
+
+    #[test]
+    fn progress_reads_as_how_far_and_what() {
+        assert_eq!(
+            progress(3.0, Some(10.0), Some("copying")).to_string(),
+            "3 of 10 (30%) — copying"
+        );
+        assert_eq!(progress(2.5, None, None).to_string(), "2.5");
+        assert_eq!(
+            progress(12.0, Some(10.0), None).to_string(),
+            "12 of 10 (100%)"
+        );
+    }
+
     use super::*;
     use interlude_engine::{FormRequest, RequestKind};
     use interlude_schema::{Content, FormSchema};
@@ -765,6 +878,7 @@ mod tests {
             views: Vec::new(),
             started_at_ms: 0,
             ended_at_ms: None,
+            progress: None,
         }
     }
 

@@ -358,7 +358,7 @@ async fn an_abandoned_call_is_recorded_as_such_and_its_request_withdrawn() {
     })
     .await;
     assert!(
-        matches!(&ended.status, CallStatus::Failed { reason } if reason.contains("abandoned")),
+        matches!(&ended.status, CallStatus::Cancelled { reason } if reason.contains("abandoned")),
         "{ended:?}"
     );
     wait_for(&mut events, |e| {
@@ -915,7 +915,7 @@ async fn a_cancelled_call_ends_and_withdraws_its_request() {
         .await;
         assert!(matches!(closed.status, RequestStatus::Closed(_)));
         let record = host.call(id).unwrap();
-        assert_eq!(record.status.as_str(), "failed");
+        assert_eq!(record.status.as_str(), "cancelled");
         assert!(
             !host.cancel_call(id),
             "{version}: a finished call cannot be cancelled"

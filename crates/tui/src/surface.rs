@@ -41,6 +41,8 @@ pub(crate) enum UiEvent {
     LinkFinished(RequestId),
     /// A question asked in an app view is shown as its plain form from now on, for this reason.
     FellBack(RequestId, String),
+    /// A call's server reported progress (in its record).
+    Progress(Arc<CallRecord>),
     /// Ctrl-C while no prompt was on screen.
     Interrupt,
 }
@@ -84,6 +86,9 @@ impl Surface for TerminalSurface {
                 }
             }
             HostEvent::CallEnded(record) => self.send(UiEvent::CallEnded(record.clone())),
+            HostEvent::CallProgressed(record) if record.progress.is_some() => {
+                self.send(UiEvent::Progress(record.clone()));
+            }
             HostEvent::RequestOpened(record) if record.awaits_link() => {
                 if let Some(LinkState::Opened { url }) = &record.link {
                     self.send(UiEvent::LinkWaiting {

@@ -252,6 +252,12 @@ pub(crate) fn show_result(screen: &Screen, call: &CallRecord) {
             screen.error(&format!("The call to {head} failed:"));
             screen.quoted(reason);
         }
+        CallStatus::Cancelled { reason } => {
+            screen.notice(&format!(
+                "The call to {head} was cancelled: {}.",
+                plain_line(reason)
+            ));
+        }
         _ => screen.notice(&format!("The call to {head} is still running.")),
     }
     screen.blank();

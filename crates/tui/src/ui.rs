@@ -149,6 +149,7 @@ impl Session {
         // Links the host waits on (2025-11-25): the person may say they are done, or open one
         // again, by typing a letter and Enter.
         let mut waiting: Vec<WaitingLink> = Vec::new();
+        let mut progress = ProgressLines::default();
         loop {
             self.show_notices();
             let event = if waiting.is_empty() {
@@ -211,6 +212,11 @@ impl Session {
                     }
                 }
                 Some(UiEvent::Closed(_, notice)) => self.closed_in_queue(&notice),
+                Some(UiEvent::Progress(record)) if record.id == id => {
+                    if let Some(line) = progress.line(&record) {
+                        self.screen.line(styled(Style::Dim, &line));
+                    }
+                }
                 Some(_) => {}
             }
         }
@@ -239,6 +245,44 @@ impl Session {
         }
     }
 }
+
+/// The progress lines of one call: one per notification, but at most one a second unless the
+/// server's message changed or the call got to its total.
+#[derive(Debug, Default)]
+struct ProgressLines {
+    last: Option<(std::time::Instant, Option<String>)>,
+}
+
+impl ProgressLines {
+    fn line(&mut self, call: &interlude_host::CallRecord) -> Option<String> {
+        let p = call.progress.as_ref()?;
+        let now = std::time::Instant::now();
+        let finished = p.total.is_some_and(|t| p.progress >= t);
+        let due = match &self.last {
+            None => true,
+            Some((at, message)) => {
+                finished || *message != p.message || now.duration_since(*at) >= PROGRESS_EVERY
+            }
+        };
+        if !due {
+            return None;
+        }
+        self.last = Some((now, p.message.clone()));
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let elapsed = now_ms.saturating_sub(call.started_at_ms);
+        #[allow(clippy::cast_precision_loss)]
+        let seconds = elapsed as f64 / 1000.0;
+        Some(format!(
+            "   ⋯ {} ({seconds:.1} s)",
+            plain_line(&p.to_string())
+        ))
+    }
+}
+
+/// How often a call's progress is printed at most (unless its message changes).
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// A link the host waits on while a call runs.
 #[derive(Debug)]

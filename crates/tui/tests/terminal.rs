@@ -428,3 +428,55 @@ fn a_link_is_shown_consented_to_and_opened() {
     assert!(!screen.contains("tui-key-1"), "{screen}");
     quit(tmux);
 }
+
+/// A long call's progress shows as lines while it runs: server-everything's long operation
+/// (a real npm peer over stdio), which reports progress against the token the host sends with
+/// every call.
+#[test]
+fn a_long_calls_progress_shows_while_it_runs() {
+    const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
+    };
+    let bins = binaries();
+    let spec = format!(
+        "everything={} {} stdio",
+        quote(&peers.node),
+        quote(&peers.package_file(SERVER_EVERYTHING))
+    );
+    let command = format!(
+        "{} {}; echo \"[tui exited $?]\"; sleep 600",
+        quote(&bins.tui),
+        quote(Path::new(&spec))
+    );
+    let Some(tmux) = Tmux::start(&command) else {
+        return;
+    };
+    tmux.wait_for("Call a tool:");
+    tmux.type_text("trigger-long-running-operation");
+    tmux.wait_for("> trigger-long-running-operation");
+    tmux.press(&["Enter"]);
+    // The arguments, prefilled with their defaults (10 s, 5 steps): 3 s in 6 steps instead.
+    tmux.wait_for("? Duration 10");
+    tmux.press(&["BSpace", "BSpace"]);
+    tmux.type_text("3");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Steps 5");
+    tmux.press(&["BSpace"]);
+    tmux.type_text("6");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("Long running operation completed");
+    let lines: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.trim_start().starts_with('⋯') && l.contains(" of 6 ("))
+        .collect();
+    assert!(
+        !lines.is_empty(),
+        "no progress line while the call ran; the screen:\n{screen}"
+    );
+    let calling = screen.find("Calling everything").unwrap();
+    let result = screen.find("Long running operation completed").unwrap();
+    let first = screen.find(lines[0]).unwrap();
+    assert!(calling < first && first < result, "{screen}");
+    quit_at(&tmux, 2);
+}

@@ -48,6 +48,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/link-done", post(link_done))
         .route("/api/plain-form", post(plain_form))
         .route("/api/log", get(protocol_log))
+        .route("/api/log-level", post(log_level))
         .route("/api/servers", post(add_server))
         .route("/api/telemetry", post(telemetry))
         .route("/api/views/{id}/message", post(view_message))
@@ -434,6 +435,33 @@ async fn cancel(State(app): State<WebApp>, Json(body): Json<Value>) -> Response 
             Json(json!({"error": "no such call in flight"})),
         )
             .into_response()
+    }
+}
+
+/// Asks a server to log from a level up (`{"server": name, "level": "debug"}`:
+/// `logging/setLevel`); what it logs shows in its protocol pane.
+async fn log_level(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(server) = field(&body, "server").and_then(Value::as_str) else {
+        return bad_request("`server` must be a server's name");
+    };
+    let Some(level) = field(&body, "level").and_then(Value::as_str) else {
+        return bad_request("`level` must be a logging level");
+    };
+    let Some(conn) = app.inner.host.connection_named(server) else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!("no connected server named {server}")})),
+        )
+            .into_response();
+    };
+    match conn.set_log_level(level).await {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(interlude_host::HostError::Invalid { reason }) => bad_request(reason),
+        Err(e) => (
+            StatusCode::BAD_GATEWAY,
+            Json(json!({"error": format!("the server refused: {e}")})),
+        )
+            .into_response(),
     }
 }
 

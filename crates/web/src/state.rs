@@ -64,7 +64,7 @@ struct CallEntry {
     server: String,
     tool: String,
     arguments: Value,
-    /// `running`, `done`, `tool-error` or `failed`.
+    /// `running`, `done`, `tool-error`, `failed` or `cancelled`.
     status: &'static str,
     result: Option<Value>,
     error: Option<String>,
@@ -73,6 +73,19 @@ struct CallEntry {
     requests: Vec<u64>,
     started_at_ms: u64,
     ended_at_ms: Option<u64>,
+    /// The server's last word on its progress.
+    progress: Option<ProgressEntry>,
+}
+
+/// A call's progress, as its server last reported it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressEntry {
+    progress: f64,
+    total: Option<f64>,
+    message: Option<String>,
+    updates: u64,
+    at_ms: u64,
 }
 
 /// One request for the person, pending or finished.
@@ -399,7 +412,9 @@ fn server_entry(s: &ServerRecord) -> ServerEntry {
 fn call_entry(c: &CallRecord) -> CallEntry {
     let (result, error) = match &c.status {
         CallStatus::Completed(r) => (serde_json::to_value(r).ok(), None),
-        CallStatus::Failed { reason } => (None, Some(reason.clone())),
+        CallStatus::Failed { reason } | CallStatus::Cancelled { reason } => {
+            (None, Some(reason.clone()))
+        }
         _ => (None, None),
     };
     CallEntry {
@@ -414,6 +429,13 @@ fn call_entry(c: &CallRecord) -> CallEntry {
         requests: c.requests.iter().map(|r| r.0).collect(),
         started_at_ms: c.started_at_ms,
         ended_at_ms: c.ended_at_ms,
+        progress: c.progress.as_ref().map(|p| ProgressEntry {
+            progress: p.progress,
+            total: p.total,
+            message: p.message.clone(),
+            updates: p.updates,
+            at_ms: p.at_ms,
+        }),
     }
 }
 

@@ -1598,7 +1598,7 @@ async fn oauth_flow_with_a_real_openid_provider() {
 }
 
 /// "Cancel call" on a running call: the server is told, the request it raised leaves the page,
-/// and the call shows as failed.
+/// and the call shows as cancelled.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_call_from_the_page() {
     let page = harness().await;
@@ -1629,17 +1629,17 @@ async fn cancelling_a_call_from_the_page() {
         .browser
         .wait_js(
             &format!(
-                "document.querySelector({} + ' .status.failed')?.textContent ?? null",
+                "document.querySelector({} + ' .status.cancelled')?.textContent ?? null",
                 js(&call_selector("demo-2025", "contact_info"))
             ),
             WAIT,
         )
         .await
-        .unwrap_or_else(|e| panic!("the call did not show as failed: {e}"));
-    assert!(status.as_str().is_some());
+        .unwrap_or_else(|e| panic!("the call did not show as cancelled: {e}"));
+    assert_eq!(status.as_str(), Some("cancelled"));
     assert_eq!(
         page.app.host().snapshot().calls[0].status.as_str(),
-        "failed"
+        "cancelled"
     );
 }
 
@@ -3103,5 +3103,161 @@ async fn the_protocol_pane_shows_every_message_in_order() {
             .await
             .unwrap();
     }
+    page.close().await;
+}
+
+/// server-everything's long operation shows its progress advancing on its call (the host sends
+/// a progress token with every call), and Cancel ends it as cancelled, the server told
+/// (`notifications/cancelled` in the protocol log); its simulated logging shows in the server's
+/// log view, at the level the person asks for (`logging/setLevel`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_progress_cancel_and_logs_in_the_page() {
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
+    };
+    let spec = ServerSpec::Stdio {
+        command: peers.node.to_string_lossy().into_owned(),
+        args: vec![
+            peers
+                .package_file(SERVER_EVERYTHING)
+                .to_string_lossy()
+                .into_owned(),
+            "stdio".into(),
+        ],
+        env: Default::default(),
+    };
+    let page = harness_with(vec![("everything", spec, None)]).await;
+    let args = json!({"duration": 60, "steps": 60});
+    let call = page
+        .app
+        .call_tool(
+            "everything",
+            "trigger-long-running-operation",
+            args.as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    let card = call_selector("everything", "trigger-long-running-operation");
+    let progress = |at_least: u32| {
+        format!(
+            "(() => {{ const p = document.querySelector('{card} .call-progress progress'); \
+             const t = document.querySelector('{card} .call-progress .progress-text')?.textContent || ''; \
+             return p && Number(p.value) >= {at_least} && Number(p.max) === 60 ? t : null; }})()"
+        )
+    };
+    let first = page
+        .browser
+        .wait_js(&progress(1), WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no progress on the call: {e}"));
+    assert!(first.as_str().unwrap().contains("of 60"), "{first}");
+    // It advances.
+    page.browser
+        .wait_js(&progress(3), WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the progress did not advance: {e}"));
+    let elapsed = page
+        .browser
+        .js(&format!(
+            "document.querySelector('{card} .call-time .took')?.textContent"
+        ))
+        .await
+        .unwrap();
+    assert!(
+        elapsed.as_str().unwrap_or_default().ends_with(" s"),
+        "{elapsed}"
+    );
+    page.client()
+        .find(Locator::Css(&format!("{card} button.call-cancel")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            &format!(
+                "document.querySelector('{card} .status')?.textContent === 'cancelled' || null"
+            ),
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the call did not end as cancelled: {e}"));
+    let record = page.app.host().call(interlude_host::CallId(call)).unwrap();
+    assert!(
+        matches!(record.status, interlude_host::CallStatus::Cancelled { .. }),
+        "{:?}",
+        record.status
+    );
+    let server = page.app.host().connection_named("everything").unwrap().id();
+    interlude_test_support::poll("the server told of the cancel".into(), WAIT, || {
+        let log = page.app.host().protocol_log(server);
+        async move {
+            Ok(log
+                .iter()
+                .any(|m| {
+                    m.dir == interlude_host::Direction::Send
+                        && m.message["method"] == "notifications/cancelled"
+                })
+                .then_some(()))
+        }
+    })
+    .await
+    .unwrap_or_else(|e| panic!("no notifications/cancelled went to the server: {e}"));
+
+    // Simulated logging, every debug message and up, in the server's log view.
+    page.client()
+        .find(Locator::Css(
+            "li[data-server=\"everything\"] button.log-btn",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.client()
+        .find(Locator::XPath(
+            "//section[@id='protocol']//div[@class='segmented']/button[text()='Server logs']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.client()
+        .find(Locator::Css(
+            "#protocol select[aria-label='Server log level']",
+        ))
+        .await
+        .unwrap()
+        .select_by_value("debug")
+        .await
+        .unwrap();
+    page.browser
+        .wait_js(
+            "(document.querySelector('#protocol .level-note')?.textContent || '').includes('logs from debug up') || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the level was not taken: {e}"));
+    page.app
+        .call_tool("everything", "toggle-simulated-logging", None)
+        .await
+        .unwrap();
+    let row = page
+        .browser
+        .wait_js(
+            "(() => { const r = document.querySelector('#protocol .log-row'); return r ? [r.dataset.level, r.querySelector('.log-text').textContent] : null; })()",
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("no server log shown: {e}"));
+    assert!(!row[1].as_str().unwrap_or_default().is_empty(), "{row}");
+    page.artifact("server-everything-logs").await;
+    // Stop the logging before the server is closed.
+    page.app
+        .call_tool("everything", "toggle-simulated-logging", None)
+        .await
+        .unwrap();
     page.close().await;
 }

@@ -322,7 +322,9 @@ impl<S: Surface> Core<S> {
                 Ok(result) => ViewInput::ToolResult(result),
                 Err(e) => ViewInput::ToolCancelled(format!("the result could not be read: {e}")),
             },
-            CallStatus::Failed { reason } => ViewInput::ToolCancelled(reason.clone()),
+            CallStatus::Failed { reason } | CallStatus::Cancelled { reason } => {
+                ViewInput::ToolCancelled(reason.clone())
+            }
         };
         self.run(Input::View { view, input }, now_ms, sink);
     }

@@ -164,8 +164,45 @@ async function callTool(server, tool, args) {
 }
 
 // ---- timeline ----------------------------------------------------------------------------
+/** Copies `text` and says so on `button` for a moment. */
+function copyButton(label, text) {
+  return h('button', { type: 'button', class: 'ghost copy', 'aria-label': label, onclick: (e) => {
+    const b = e.currentTarget;
+    navigator.clipboard?.writeText(text()).then(() => { b.textContent = 'Copied'; setTimeout(() => { b.textContent = 'Copy'; }, 1200); }, () => { b.textContent = 'Copy failed'; });
+  } }, 'Copy');
+}
+
+/** `12.3 s`, `2 min 5 s`, `140 ms`. */
+function duration(ms) {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+}
+
+/** When a call started, and how long it took (or has been running: kept current by `tick`). */
+function callTime(c) {
+  const started = new Date(c.startedAtMs);
+  const at = started.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const took = c.endedAtMs ? duration(c.endedAtMs - c.startedAtMs) : duration(Date.now() - c.startedAtMs);
+  return h('span', { class: 'call-time', title: started.toLocaleString() },
+    h('time', { datetime: started.toISOString() }, at), ' · ',
+    h('span', { class: 'took', dataset: c.endedAtMs ? {} : { since: String(c.startedAtMs) } }, took));
+}
+
+/** A running call's progress, as its server last reported it. */
+function renderProgress(c) {
+  const p = c.progress;
+  if (c.status !== 'running' || !p) return null;
+  const total = typeof p.total === 'number' && p.total > 0 ? p.total : null;
+  const bar = total ? h('progress', { value: String(Math.min(p.progress, total)), max: String(total) }) : h('progress', {});
+  const amount = total ? `${p.progress} of ${total}` : `${p.progress}`;
+  return h('div', { class: 'call-progress', role: 'status', 'aria-label': `Progress of ${c.tool}` },
+    bar, h('span', { class: 'progress-text' }, amount, p.message ? ` — ${p.message}` : ''));
+}
+
 function renderResult(call) {
   if (call.status === 'running') return null;
+  if (call.status === 'cancelled') return h('div', { class: 'result is-cancelled' }, h('div', { class: 'result-label' }, 'Cancelled'), h('div', { class: 'text' }, call.error || 'The call was cancelled.'));
   if (call.error) return h('div', { class: 'result is-error' }, h('div', { class: 'result-label' }, 'Error'), h('div', { class: 'text' }, call.error));
   const r = call.result || {};
   const parts = [];
@@ -183,10 +220,19 @@ function renderResult(call) {
       : [h('div', { class: 'result-label' }, 'Structured content'), h('pre', {}, pretty(r.structuredContent))]);
   }
   const err = r.isError === true;
-  return h('div', { class: `result${err ? ' is-error' : ''}` }, h('div', { class: 'result-label' }, err ? 'Tool error' : 'Result'), parts.length ? parts : h('div', { class: 'text' }, '(empty result)'));
+  const texts = (r.content || []).filter((c) => c.type === 'text').map((c) => c.text);
+  return h('div', { class: `result${err ? ' is-error' : ''}` },
+    h('div', { class: 'result-head' }, h('div', { class: 'result-label' }, err ? 'Tool error' : 'Result'),
+      copyButton(`Copy the result of ${call.tool}`, () => (texts.length && texts.length === (r.content || []).length && r.structuredContent == null ? texts.join('\n') : JSON.stringify(r, null, 2)))),
+    parts.length ? parts : h('div', { class: 'text' }, '(empty result)'));
 }
 
-const STATUS_TEXT = { running: 'running', done: 'done', 'tool-error': 'tool error', failed: 'failed' };
+const STATUS_TEXT = { running: 'running', done: 'done', 'tool-error': 'tool error', failed: 'failed', cancelled: 'cancelled' };
+
+// Running calls' elapsed time, kept current.
+setInterval(() => {
+  for (const el of document.querySelectorAll('.took[data-since]')) el.textContent = duration(Date.now() - Number(el.dataset.since));
+}, 1000);
 
 function timelineItems() {
   const items = [];
@@ -263,7 +309,7 @@ function renderTimeline() {
     if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
     const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];
     const withView = it.kind === 'call' && (state.views || []).some((v) => v.call === it.call.id && v.state === 'open');
-    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, withView, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state])]);
+    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, it.call?.progress, it.call?.endedAtMs, withView, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state])]);
     if (sig !== entry.sig) {
       entry.sig = sig;
       if (it.kind === 'call') {
@@ -273,9 +319,10 @@ function renderTimeline() {
           h('header', { class: 'call-head' },
             h('span', { class: 'call-title' }, h('span', { class: 'srv' }, `${c.server} › `), c.tool),
             c.rounds ? h('span', { class: 'chip era-mrtr' }, `${c.rounds} input round${c.rounds > 1 ? 's' : ''}`) : null,
+            callTime(c),
             h('span', { class: `status ${c.status}` }, c.status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, STATUS_TEXT[c.status] || c.status),
             c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel the call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null),
-          h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), requestBits(reqs), renderResult(c))));
+          h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), renderProgress(c), requestBits(reqs), renderResult(c))));
       } else {
         replace(entry.li, h('div', {}, requestBits(reqs)));
       }
