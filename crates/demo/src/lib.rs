@@ -81,3 +81,41 @@ pub use tools::{
     Confirmation, ContactInfo, Country, DemoServer, Genre, GitHubUser, MusicTaste, Newsletter,
     Registration, TestElicitationArgs, Ticket, Topic, Workshop,
 };
+
+/// The guide `interlude demo` shows beside the servers: each scenario, the server (`demo` over
+/// stdio speaking 2026-07-28, `demo-2025` over HTTP speaking 2025-11-25) and the tool to call.
+///
+/// ```
+/// let guide = interlude_demo::guide();
+/// assert!(guide["steps"].as_array().is_some_and(|s| !s.is_empty()));
+/// ```
+pub fn guide() -> serde_json::Value {
+    let step = |title: &str, text: &str, server: &str, tool: &str| serde_json::json!({"title": title, "text": text, "server": server, "tool": tool});
+    serde_json::json!({
+        "title": "Try the scenarios",
+        "intro": "Each button calls a tool of the demo server; the server then asks you something. \
+                  `demo` speaks 2026-07-28 over stdio (your answer rides the retried call); \
+                  `demo-2025` speaks 2025-11-25 over HTTP (the server waits on an open request).",
+        "steps": [
+            step("GitHub username", "One required text field: the smallest form.", "demo", "github_username"),
+            step("Contact details", "Name, e-mail and an age of at least 18: try a bad e-mail or age 12 to see validation.", "demo", "contact_info"),
+            step("Favourite genre", "A single choice with titles (oneOf).", "demo", "favourite_genre"),
+            step("Event registration (every widget)", "One form with every kind of field: text with a length, e-mail, URL, date, date-time, whole and decimal numbers with ranges, radio buttons and a long list, a multi-select, a switch, and an optional choice you can clear again.", "demo", "event_registration"),
+            step("Newsletter topics", "A multi-select: pick one to three.", "demo", "newsletter_topics"),
+            step("Confirm an action", "A yes/no question before something destructive.", "demo", "confirm_action"),
+            step("Weather dashboard (MCP App)", "A tool whose result shows in an app: the view, sandboxed on an origin of its own, refreshes itself by calling its server through the host.", "demo", "weather_dashboard"),
+            step("Portfolio review (a question in an app view)", "The server asks in its own view: customer cards with health indicators and a manager picker. The call waits until you answer there; an answer that breaks the form is not sent, and Cancel or the plain form are always outside the view.", "demo", "portfolio_review"),
+            step("Portfolio review (2025 era)", "The same question over the push era.", "demo-2025", "portfolio_review"),
+            step("A widget written for ChatGPT's Apps SDK", "The same bridge, another dialect: the sandbox gives the widget window.openai.", "demo", "apps_sdk_counter"),
+            step("Enter an API key (URL mode)", "The server sends you to its own page: the key never passes through this host. Consent, open the page, sign in, enter any key; the call goes on when you tell it you are done.", "demo", "weather_api_key"),
+            step("Connect a third-party account (URL mode, OAuth)", "The server sends you through its own page to Example Cloud's consent (a provider the demo plays on another port); the tokens stay with the server.", "demo", "connect_cloud_account"),
+            step("Verify a payment (URL mode)", "The server shows what you pay on its own page; you confirm or decline there.", "demo", "verify_payment"),
+            step("Enter an API key (URL mode, 2025 era)", "The same over the push era: the call waits, and the server tells the host when the page is done.", "demo-2025", "weather_api_key"),
+            step("Connect a third-party account (URL mode, 2025 era)", "OAuth over the push era: the call waits until Example Cloud sends you back.", "demo-2025", "connect_cloud_account"),
+            step("Verify a payment (URL mode, 2025 era)", "The payment over the push era.", "demo-2025", "verify_payment"),
+            step("A call that needs a key first (-32042, 2025 era)", "The forecast fails with -32042 until the key is entered: the host shows the link, waits for the server's word (or your “I’m done”), then calls again by itself.", "demo-2025", "weather_forecast"),
+            step("Defaults (2025 era)", "Every type with a default, prefilled (SEP-1034), over the push era.", "demo-2025", "test_elicitation_sep1034_defaults"),
+            step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
+        ]
+    })
+}

@@ -215,6 +215,20 @@ pub struct Registration {
     /// Subscribe to the event newsletter
     #[serde(default)]
     pub newsletter: bool,
+    /// Meal preference (optional)
+    pub meal: Option<Meal>,
+}
+
+/// A meal preference: an optional single choice.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Meal {
+    /// Vegetarian
+    Vegetarian,
+    /// Vegan
+    Vegan,
+    /// No restrictions
+    Any,
 }
 
 /// Arguments of the conformance fixture `test_elicitation`.
@@ -550,7 +564,7 @@ impl DemoServer {
             .await?;
         Ok(outcome(answer, |r| {
             format!(
-                "Registered {} <{}>: website={:?}, arrival={}, talk_slot={:?}, guests={}, budget={:?}, ticket={:?}, country={:?}, workshops={:?}, newsletter={}.",
+                "Registered {} <{}>: website={:?}, arrival={}, talk_slot={:?}, guests={}, budget={:?}, ticket={:?}, country={:?}, workshops={:?}, newsletter={}, meal={:?}.",
                 r.name,
                 r.email,
                 r.website,
@@ -561,7 +575,8 @@ impl DemoServer {
                 r.ticket,
                 r.country,
                 r.workshops,
-                r.newsletter
+                r.newsletter,
+                r.meal
             )
         }))
     }

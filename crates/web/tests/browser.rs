@@ -218,8 +218,10 @@ impl Page {
                 ),
                 WAIT,
             )
-            .await
-            .unwrap_or_else(|e| {
+            .await;
+        let id = match id {
+            Ok(id) => id,
+            Err(e) => {
                 let requests: Vec<String> = self
                     .app
                     .host()
@@ -228,8 +230,16 @@ impl Page {
                     .iter()
                     .map(|r| format!("{} {:?}", r.view.id, r.status))
                     .collect();
-                panic!("no focused card from {server} (not {not}; requests {requests:?}): {e}")
-            });
+                let focus = self
+                    .browser
+                    .js("document.activeElement?.outerHTML?.slice(0, 300) ?? null")
+                    .await
+                    .ok();
+                panic!(
+                    "no focused card from {server} (not {not}; requests {requests:?}; focus on {focus:?}): {e}"
+                )
+            }
+        };
         let id = id.as_str().unwrap().to_owned();
         let card = self
             .client()
@@ -1567,13 +1577,20 @@ async fn oauth_flow_with_a_real_openid_provider() {
         .click()
         .await
         .unwrap();
-    // Its consent page.
-    let consent = match c
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css("button[type=submit]"))
-        .await
-    {
+    // Its consent page: once the login page is gone (its own submit button would be found
+    // first, then go stale as the page navigates).
+    let left_login = page
+        .browser
+        .wait_js(
+            "!document.querySelector('input[name=login]') && !!document.querySelector('button[type=submit]') || null",
+            WAIT,
+        )
+        .await;
+    let consent = match left_login.map_err(|e| e.to_string()).and(
+        c.find(Locator::Css("button[type=submit]"))
+            .await
+            .map_err(|e| e.to_string()),
+    ) {
         Ok(button) => button,
         Err(e) => {
             let url = c
@@ -3215,13 +3232,18 @@ async fn server_everything_progress_cancel_and_logs_in_the_page() {
         .click()
         .await
         .unwrap();
-    page.client()
-        .find(Locator::XPath(
-            "//section[@id='protocol']//div[@class='segmented']/button[text()='Server logs']",
-        ))
+    page.browser
+        .wait_js(
+            "(() => { const b = Array.from(document.querySelectorAll('#protocol .segmented button')).find((b) => b.textContent === 'Server logs'); if (b) b.click(); return !!b || null; })()",
+            WAIT,
+        )
         .await
-        .unwrap()
-        .click()
+        .unwrap_or_else(|e| panic!("the protocol pane has no server-logs view: {e}"));
+    page.browser
+        .wait_js(
+            "document.querySelector(\"#protocol select[aria-label='Server log level']\") ? true : null",
+            WAIT,
+        )
         .await
         .unwrap();
     page.client()
@@ -3259,5 +3281,153 @@ async fn server_everything_progress_cancel_and_logs_in_the_page() {
         .call_tool("everything", "toggle-simulated-logging", None)
         .await
         .unwrap();
+    page.close().await;
+}
+
+/// Rough edges a person hit in `interlude demo`, each pinned by what they saw:
+/// - the page has one `h1`; the guide shows code as code (no raw backticks) and lists the event
+///   registration; the guide's and the theme's buttons are named by their visible text;
+/// - "N fields need attention" follows the fields as they are fixed;
+/// - an optional single choice shown as radio buttons can be left unanswered again;
+/// - no inline check runs once a card is gone (no 404 from `/api/validate`);
+/// - after Esc or Accept, focus goes to the call the request came from (not the page's body) and
+///   screen readers hear what happened; Esc cancels wherever focus is while a card is open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rough_edges_a_person_hit_are_smoothed() {
+    let options = WebOptions {
+        guide: Some(interlude_demo::guide()),
+        ..WebOptions::default()
+    };
+    let page = harness_configured(options, Vec::new()).await;
+    let b = &page.browser;
+    assert_eq!(
+        b.js("document.querySelectorAll('h1').length")
+            .await
+            .unwrap(),
+        json!(1)
+    );
+    let guide = b
+        .wait_js("document.querySelector('#guide li') ? document.getElementById('guide').textContent : null", WAIT)
+        .await
+        .unwrap();
+    let guide = guide.as_str().unwrap();
+    assert!(!guide.contains('`'), "raw backticks in the guide: {guide}");
+    assert!(guide.contains("Event registration"), "{guide}");
+    assert_eq!(
+        b.js("!!document.querySelector('#guide code')")
+            .await
+            .unwrap(),
+        json!(true)
+    );
+    let names = b
+        .js("Array.from(document.querySelectorAll('#guide button')).map((b) => b.getAttribute('aria-label'))")
+        .await
+        .unwrap();
+    assert!(
+        names.as_array().unwrap().iter().all(Value::is_null),
+        "the guide's buttons are named by their visible text: {names}"
+    );
+    assert_eq!(
+        b.js("document.getElementById('theme').getAttribute('aria-label')")
+            .await
+            .unwrap(),
+        Value::Null,
+        "the theme button is named by what it shows"
+    );
+
+    // The count follows the fixes.
+    page.call_from_sidebar("demo", "contact_info").await;
+    page.focused_card("demo", None).await;
+    page.press("Accept").await;
+    b.wait_js(
+        "(document.querySelector('section.ask .ask-errors')?.textContent || '').startsWith('3 fields') || null",
+        WAIT,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("no count of the fields needing attention: {e}"));
+    page.field("name")
+        .await
+        .send_keys("Grace Hopper")
+        .await
+        .unwrap();
+    b.wait_js(
+        "(document.querySelector('section.ask .ask-errors')?.textContent || '').startsWith('2 fields') || null",
+        WAIT,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("the count did not follow the fixed field: {e}"));
+    page.field("email")
+        .await
+        .send_keys("grace@example.org")
+        .await
+        .unwrap();
+    page.field("age").await.send_keys("85").await.unwrap();
+    b.wait_js(
+        "document.querySelector('section.ask .ask-errors')?.textContent === '' || null",
+        WAIT,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("the count stayed after every field was fixed: {e}"));
+
+    // No check after the card is gone: type, then Esc at once (the check would come 180 ms
+    // later). Esc leaves focus on the call, and screen readers hear it.
+    b.js("(() => { window.__validate = []; const f = window.fetch; window.fetch = async (...a) => { const r = await f(...a); if (String(a[0]).includes('/api/validate')) window.__validate.push(r.status); return r; }; return true; })()")
+        .await
+        .unwrap();
+    page.field("name").await.send_keys(" Jr").await.unwrap();
+    page.type_keys(&Key::Escape).await;
+    page.result_containing("demo", "contact_info", "").await;
+    let focus = b
+        .wait_js(
+            "(() => { const a = document.activeElement; const li = a?.closest('li[data-key^=\"call-\"]'); return li ? li.dataset.key : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("focus fell to the page's body after Esc: {e}"));
+    assert!(focus.as_str().unwrap().starts_with("call-"), "{focus}");
+    let said = b
+        .js("document.getElementById('announcer').textContent")
+        .await
+        .unwrap();
+    assert!(
+        said.as_str().unwrap_or_default().contains("Cancelled"),
+        "{said}"
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let statuses = b.js("window.__validate").await.unwrap();
+    assert!(
+        !statuses.as_array().unwrap().iter().any(|s| s == 404),
+        "a check ran after the card was gone: {statuses}"
+    );
+
+    // Esc with focus outside the card.
+    page.call_from_sidebar("demo", "confirm_action").await;
+    page.focused_card("demo", None).await;
+    b.js("(() => { document.getElementById('theme').focus(); return true; })()")
+        .await
+        .unwrap();
+    page.type_keys(&Key::Escape).await;
+    b.wait_gone("section.ask", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("Esc outside the card did not cancel it: {e}"));
+
+    // An optional single choice can be cleared.
+    page.call_from_sidebar("demo", "event_registration").await;
+    page.focused_card("demo", None).await;
+    page.click_choice("meal", "vegan").await;
+    let none = page
+        .client()
+        .find(Locator::Css(
+            "section.ask [data-field=\"meal\"] input[data-none]",
+        ))
+        .await
+        .unwrap_or_else(|e| panic!("no way to leave the meal unanswered: {e}"));
+    none.click().await.unwrap();
+    let review = b
+        .js("Array.from(document.querySelectorAll('section.ask .review dt')).find((d) => d.textContent === 'meal')?.nextElementSibling?.textContent")
+        .await
+        .unwrap();
+    assert_eq!(review, json!("(not sent)"));
+    page.press("Cancel").await;
     page.close().await;
 }

@@ -28,9 +28,13 @@ const api = {
     return r.ok ? r.data : { errors: {} };
   },
   answer(id, action, content) {
+    lastAnswered = id;
     return this.post('/api/answer', { id, action, content });
   },
 };
+
+// The request the person answered last: once its card is gone, focus goes to its call.
+let lastAnswered = null;
 
 let state = null;
 let selectedTool = null; // {server, tool}
@@ -98,11 +102,16 @@ function renderGuide() {
   el.hidden = false;
   replace(el,
     h('h2', {}, g.title || 'Guide'),
-    g.intro ? h('p', {}, g.intro) : null,
-    h('ol', {}, (g.steps || []).map((s) => h('li', {},
-      h('div', { class: 'g-title' }, h('span', {}, s.title),
-        h('button', { type: 'button', class: 'link', onclick: () => callTool(s.server, s.tool, null) , 'aria-label': `Try ${s.title}` }, 'Try it →')),
-      h('div', { class: 'g-text' }, s.text)))));
+    g.intro ? h('p', {}, withCode(g.intro)) : null,
+    h('ol', {}, (g.steps || []).map((s, i) => h('li', {},
+      h('div', { class: 'g-title' }, h('span', { id: `g-step-${i}` }, s.title),
+        h('button', { type: 'button', class: 'link', onclick: () => callTool(s.server, s.tool, null), 'aria-describedby': `g-step-${i}` }, 'Try it', h('span', { 'aria-hidden': 'true' }, ' →'))),
+      h('div', { class: 'g-text' }, withCode(s.text))))));
+}
+
+/** `text` with its `backticked` parts as code. */
+function withCode(text) {
+  return String(text).split('`').map((part, i) => (i % 2 ? h('code', {}, part) : part));
 }
 
 function findTool(server, tool) {
@@ -335,7 +344,7 @@ function renderTimeline() {
   forgetViews(new Set((state.views || []).map((v) => v.id)));
   const live = new Set(items.map((i) => i.key));
   for (const k of nodes.keys()) if (!live.has(k)) nodes.delete(k);
-  for (const id of cards.keys()) if (byId.get(id)?.status !== 'active') cards.delete(id);
+  for (const [id, card] of cards) if (byId.get(id)?.status !== 'active') { card.dispose?.(); cards.delete(id); }
   // Give it back if the element is still on the page (typing goes on where it was).
   if (focused && focused !== document.body && focused.isConnected && document.activeElement !== focused) {
     focused.focus({ preventScroll: true });
@@ -392,8 +401,42 @@ function render() {
   renderTimeline();
   renderQueue();
   focusActive();
+  focusAfterAnswer();
   followHash();
 }
+
+const OUTCOME_TEXT = { accept: 'Your answer was sent to', decline: 'You declined;', cancel: 'Cancelled;', error: 'The host refused the request of' };
+
+/**
+ * After the person answered (Accept, Decline, Cancel, Esc) and no other request takes the
+ * card's place, focus moves to the call the request came from (its record of the answer), and
+ * screen readers hear what became of it — instead of focus falling to the page's body.
+ */
+function focusAfterAnswer() {
+  if (lastAnswered === null) return;
+  const req = state.requests.find((r) => r.id === lastAnswered);
+  if (req && req.status === 'active') return; // refused, still open: focus stays in the card
+  lastAnswered = null;
+  if (!req || (state.active !== null && state.active !== undefined)) return;
+  const here = document.activeElement;
+  if (here && here !== document.body && here.isConnected) return; // the person moved on
+  // The call's entry itself: it stays while its content is redrawn (the call ending later).
+  const target = req.call !== null && req.call !== undefined ? document.querySelector(`li[data-key="call-${req.call}"]`) : null;
+  if (!target) return;
+  target.setAttribute('tabindex', '-1');
+  target.focus({ preventScroll: true });
+  target.scrollIntoView({ block: 'nearest' });
+  const said = OUTCOME_TEXT[req.outcome] || 'Closed:';
+  $('announcer').textContent = req.outcome === 'accept' || req.outcome === 'error' ? `${said} ${req.server}.` : `${said} ${req.server} was told.`;
+}
+
+// Esc cancels the request on screen wherever focus is (the card's own handlers come first).
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.defaultPrevented || state?.active === null || state?.active === undefined) return;
+  if (e.target?.closest?.('#protocol, dialog')) return;
+  e.preventDefault();
+  api.answer(state.active, 'cancel');
+});
 
 // ---- live channel ------------------------------------------------------------------------
 function connect() {

@@ -63,6 +63,13 @@ export function buildFields(fields, values, { onChange } = {}) {
         group.append(h('label', { class: 'choice' }, r, h('span', {}, o.label)));
         return r;
       });
+      // An optional choice can be left unanswered again after a click.
+      let none = null;
+      if (!f.required) {
+        none = h('input', { type: 'radio', name: id, value: '', dataset: { none: 'true' }, onchange: () => changed(f.name) });
+        none.checked = !radios.some((r) => r.checked);
+        group.append(h('label', { class: 'choice none' }, none, h('span', {}, 'No answer')));
+      }
       get = () => { const c = radios.find((r) => r.checked); return c ? { has: true, value: c.value } : { has: false }; };
       focusEl = radios.find((r) => r.checked) || radios[0];
       node = h('fieldset', { class: 'field', dataset: { field: f.name }, 'aria-describedby': describedBy },
@@ -166,11 +173,15 @@ export function renderAsk(req, api) {
   const errorsBox = h('div', { class: 'ask-errors', role: 'alert' });
   let lastErrors = {};
   let timer = null;
+  // After a first Accept, the count of fields needing attention follows the fields as they
+  // are fixed. Once the card is gone, no check runs (its request is gone too).
+  let submitted = false;
+  let disposed = false;
   const review = h('dl');
   // Each change makes answers to earlier checks stale: they judged other content.
   let generation = 0;
   const form = buildFields(req.fields, req.prefill, {
-    onChange: () => { generation += 1; updateReview(); clearTimeout(timer); timer = setTimeout(check, 180); },
+    onChange: () => { generation += 1; updateReview(); clearTimeout(timer); if (!disposed) timer = setTimeout(check, 180); },
   });
 
   function updateReview() {
@@ -185,42 +196,57 @@ export function renderAsk(req, api) {
     replace(review, rows);
   }
 
+  function count(errors) {
+    const n = Object.keys(errors).length;
+    errorsBox.textContent = n === 0 ? '' : n === 1 ? 'One field needs attention.' : `${n} fields need attention.`;
+  }
+
   async function check({ all = false } = {}) {
+    if (disposed) return {};
     const asked = generation;
     const content = form.collect();
     const res = await api.validate(req.id, content);
+    if (disposed) return {};
     if (asked !== generation) return check({ all });
     lastErrors = res?.errors || {};
     form.showErrors(lastErrors, { all });
+    if (submitted) count(lastErrors);
     return lastErrors;
   }
 
+  function answer(action, content) {
+    clearTimeout(timer);
+    generation += 1;
+    api.answer(req.id, action, content);
+  }
+
   async function submit() {
+    submitted = true;
     form.markAllTouched();
+    clearTimeout(timer);
     const errors = await check({ all: true });
     const names = Object.keys(errors);
+    count(errors);
     if (names.length) {
-      errorsBox.textContent = names.length === 1 ? 'One field needs attention.' : `${names.length} fields need attention.`;
       form.focusField(names[0]);
       return;
     }
-    errorsBox.textContent = '';
-    api.answer(req.id, 'accept', form.collect());
+    answer('accept', form.collect());
   }
 
   const [eraLabel, eraNote] = ERA_LABEL[req.era] || [req.era, ''];
   const formEl = h('form', {
     novalidate: true,
     onsubmit: (e) => { e.preventDefault(); submit(); },
-    onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); api.answer(req.id, 'cancel'); } },
+    onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); answer('cancel'); } },
   },
   errorsBox,
   form.element,
   h('details', { class: 'review' }, h('summary', {}, 'Review what will be sent'), review),
   h('div', { class: 'actions' },
     h('button', { type: 'submit', class: 'primary' }, 'Accept'),
-    h('button', { type: 'button', onclick: () => api.answer(req.id, 'decline') }, 'Decline'),
-    h('button', { type: 'button', class: 'ghost', onclick: () => api.answer(req.id, 'cancel') }, 'Cancel'),
+    h('button', { type: 'button', onclick: () => answer('decline') }, 'Decline'),
+    h('button', { type: 'button', class: 'ghost', onclick: () => answer('cancel') }, 'Cancel'),
     h('span', { class: 'spacer' }),
     h('span', { class: 'kbd-hint' }, h('kbd', {}, 'Enter'), ' accept · ', h('kbd', {}, 'Esc'), ' cancel')));
 
@@ -229,7 +255,7 @@ export function renderAsk(req, api) {
       h('div', {}, h('div', { class: 'ask-from' }, 'Request from server'), h('div', { class: 'ask-server', id: titleId }, req.server)),
       h('span', { class: `chip era-${req.era}` }, eraLabel),
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
-      h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
+      h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => answer('cancel') }, '✕')),
     h('div', { class: 'ask-body' },
       h('p', { class: 'ask-message' }, req.message),
       req.app?.stage === 'form' ? h('p', { class: 'ask-note fallback-note' }, `The server asked to show this in its app view (${req.app.resourceUri}); here is its plain form instead: ${req.app.reason}.`) : null,
@@ -240,6 +266,7 @@ export function renderAsk(req, api) {
   return {
     element: card,
     focus: () => { if (!form.focusFirst()) card.querySelector('button.primary')?.focus(); },
+    dispose: () => { disposed = true; clearTimeout(timer); },
     setEngineErrors: (errors) => {
       if (!errors?.length) return;
       const map = Object.fromEntries(errors.map((e) => [e.field, e.message]));
