@@ -670,7 +670,8 @@ impl ServerHandler for DemoServer {
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
         interlude_server::apps::Apps::declare_with_elicitation(&mut capabilities);
         info.capabilities = capabilities;
-        info.server_info = Implementation::new("interlude-demo", env!("CARGO_PKG_VERSION"));
+        info.server_info = Implementation::new("interlude-demo", env!("CARGO_PKG_VERSION"))
+            .with_title("Interlude demo");
         info.instructions = Some(
             "Interlude's demo server: every tool asks the person something, in either protocol era."
                 .into(),

@@ -16,8 +16,12 @@ pub struct AuditRecord {
     pub at_ms: u64,
     /// The host's id of the request.
     pub request: u64,
-    /// The requesting server's name.
+    /// The requesting server's name (as the host knows it).
     pub server: String,
+    /// What the server says it is (`serverInfo.title`, else its `name`): the engine does not
+    /// know it; the host fills it in from its record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_title: Option<String>,
     /// What happened.
     pub event: AuditEvent,
 }

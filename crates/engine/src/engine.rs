@@ -646,6 +646,7 @@ impl Engine {
             at_ms: now_ms,
             request: id.0,
             server: server.to_owned(),
+            server_title: None,
             event,
         }));
     }

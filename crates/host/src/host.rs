@@ -1080,7 +1080,17 @@ impl<S: Surface> Core<S> {
                     self.tell(event, sink);
                 }
                 Effect::View { view, effect } => self.view_effect(view, effect, sink),
-                Effect::Audit(record) => {
+                Effect::Audit(mut record) => {
+                    // Who asked, as the server says it is, beside the name it has here.
+                    if let Some(server) = self.record(|r| {
+                        r.live_server_named(&record.server)
+                            .and_then(|id| r.server(id))
+                    }) {
+                        record.server_title = server
+                            .identity
+                            .as_ref()
+                            .map(|i| i.display_name().to_owned());
+                    }
                     tracing::info!(
                         target: "interlude::audit",
                         record = %serde_json::to_string(&record).unwrap_or_default(),

@@ -77,27 +77,40 @@ impl ServerSpec {
         })
     }
 
-    /// A name for a server the person did not name: the program's file name for stdio, the
-    /// `host:port` for HTTP.
+    /// A name for a server the person did not name: for stdio the program's file name, or, when
+    /// the program only launches the server (`node`, `npx`, `uvx`, `python`, `docker` …), the
+    /// package, script or image it launches; for HTTP the `host:port`. Once connected, the page
+    /// and the terminal show what the server says it is, with this name beside it.
     ///
     /// ```
     /// use interlude_host::ServerSpec;
-    /// assert_eq!(ServerSpec::parse("/usr/bin/my-server --x").unwrap().default_name(), "my-server");
-    /// assert_eq!(ServerSpec::parse("http://127.0.0.1:3000/mcp").unwrap().default_name(), "127.0.0.1:3000");
+    /// let name = |s: &str| ServerSpec::parse(s).unwrap().default_name();
+    /// assert_eq!(name("/usr/bin/my-server --x"), "my-server");
+    /// assert_eq!(name("http://127.0.0.1:3000/mcp"), "127.0.0.1:3000");
+    /// assert_eq!(name("npx -y @modelcontextprotocol/server-everything@2"), "server-everything");
+    /// assert_eq!(name("node /opt/servers/weather/dist/index.js --stdio"), "weather");
+    /// assert_eq!(name("uvx mcp-server-fetch"), "mcp-server-fetch");
+    /// assert_eq!(name("python3 -m my_server"), "my_server");
+    /// assert_eq!(name("docker run -i --rm mcp/fetch"), "fetch");
     /// ```
     pub fn default_name(&self) -> String {
         let name = match self {
-            ServerSpec::Stdio { command, .. } => std::path::Path::new(command)
-                .file_name()
-                .and_then(|n| n.to_str()),
+            ServerSpec::Stdio { command, args, .. } => {
+                let program = file_name(command);
+                if LAUNCHERS.contains(&program.trim_end_matches(".exe")) {
+                    launched(args).or_else(|| Some(program.to_owned()))
+                } else {
+                    Some(program.to_owned())
+                }
+            }
             ServerSpec::Http { url, .. } => url
                 .split("://")
                 .nth(1)
-                .and_then(|rest| rest.split('/').next()),
+                .and_then(|rest| rest.split('/').next())
+                .map(str::to_owned),
         };
         name.filter(|n| !n.is_empty())
-            .unwrap_or("server")
-            .to_owned()
+            .unwrap_or_else(|| "server".to_owned())
     }
 
     /// The command line or URL, for display.
@@ -208,4 +221,78 @@ pub fn parse_mcp_servers(config: &Value) -> Result<Vec<(String, ServerSpec)>, Sp
         out.push((name.clone(), spec));
     }
     Ok(out)
+}
+
+/// Programs that launch a server rather than being one.
+const LAUNCHERS: &[&str] = &[
+    "node", "nodejs", "npx", "bun", "bunx", "deno", "pnpm", "yarn", "uv", "uvx", "python",
+    "python3", "pipx", "docker", "podman", "java", "sh", "bash",
+];
+
+/// Words after a launcher that are not what it launches.
+const SUBCOMMANDS: &[&str] = &["run", "x", "exec", "dlx", "tool", "start"];
+
+/// The last path component of `path`.
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// What a launcher's arguments launch: the first that is neither an option nor a subcommand
+/// (after `-m`, the module), as a short name — a package without its scope and version, a
+/// script by its folder when it is an `index`/`main` file in `dist`/`build`/`src`, an image
+/// without its registry and tag.
+fn launched(args: &[String]) -> Option<String> {
+    let mut module = false;
+    for arg in args {
+        if arg == "-m" {
+            module = true;
+            continue;
+        }
+        if module {
+            return Some(arg.clone());
+        }
+        if arg.starts_with('-') || SUBCOMMANDS.contains(&arg.as_str()) {
+            continue;
+        }
+        return Some(short_name(arg));
+    }
+    None
+}
+
+fn short_name(arg: &str) -> String {
+    // A path to a script: its stem, or its package's folder for a generic entry point.
+    let parts: Vec<&str> = arg.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let looks_like_path = arg.contains('/') && (arg.starts_with('.') || arg.starts_with('/'))
+        || arg.ends_with(".js")
+        || arg.ends_with(".mjs")
+        || arg.ends_with(".py");
+    if looks_like_path {
+        let mut rest = parts.as_slice();
+        let stem = rest
+            .last()
+            .map(|f| f.rsplit_once('.').map_or(*f, |(s, _)| s))
+            .unwrap_or(arg);
+        if !["index", "main", "server", "cli"].contains(&stem) {
+            return stem.to_owned();
+        }
+        rest = rest.split_last().map_or(rest, |(_, r)| r);
+        while let Some((last, before)) = rest.split_last() {
+            if ["dist", "build", "lib", "src", "bin", "out"].contains(last) {
+                rest = before;
+            } else {
+                return (*last).to_owned();
+            }
+        }
+        return stem.to_owned();
+    }
+    // A package (`@scope/name@version`) or an image (`registry/name:tag`).
+    let without_version = match arg.strip_prefix('@') {
+        Some(scoped) => scoped.split_once('@').map_or(scoped, |(n, _)| n),
+        None => arg.split_once('@').map_or(arg, |(n, _)| n),
+    };
+    let last = without_version
+        .rsplit('/')
+        .next()
+        .unwrap_or(without_version);
+    last.split_once(':').map_or(last, |(n, _)| n).to_owned()
 }

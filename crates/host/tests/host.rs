@@ -439,6 +439,14 @@ async fn defaults_are_applied_before_the_answer_leaves() {
         text_of(&out.result),
         r#"Elicitation completed: action=accept, content={"name":"John Doe","age":30,"score":95.5,"status":"active","verified":true}"#
     );
+    // The audit log says who asked as the server says it is, beside the name it has here.
+    assert!(
+        host.audit_records()
+            .iter()
+            .all(|r| r.server_title.as_deref() == Some("Interlude demo")),
+        "{:?}",
+        host.audit_records()
+    );
     let kinds: Vec<String> = host
         .audit_records()
         .iter()

@@ -172,9 +172,17 @@ fn header(screen: &Screen, host: &Host, view: &RequestView) {
         .iter()
         .filter(|r| r.status.is_pending() && r.view.id != view.id)
         .count();
+    // What the server says it is, and the name it has here when that differs.
+    let said = host
+        .server(view.server)
+        .and_then(|s| s.identity.as_ref().map(|i| plain_line(i.display_name())))
+        .filter(|said| *said != server);
     let title = styled(
         Style::Strong,
-        &format!("━━ Request from server \"{server}\" ━━"),
+        &match said {
+            Some(said) => format!("━━ Request from \"{said}\" (server \"{server}\") ━━"),
+            None => format!("━━ Request from server \"{server}\" ━━"),
+        },
     );
     let queue = match waiting {
         0 => String::new(),

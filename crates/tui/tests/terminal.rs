@@ -128,7 +128,7 @@ fn call(tmux: &Tmux, tool: &str) {
     tmux.type_text(tool);
     tmux.wait_for(&format!("> {tool}"));
     tmux.press(&["Enter"]);
-    tmux.wait_for("Request from server \"demo\"");
+    tmux.wait_for("Request from \"Interlude demo\" (server \"demo\")");
 }
 
 /// Leaves through the menu's Quit entry and checks the example ended on its own.

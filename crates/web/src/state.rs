@@ -95,7 +95,10 @@ pub(crate) struct RequestEntry {
     id: u64,
     /// `form` or `url`.
     kind: &'static str,
+    /// The server's configured name.
     server: String,
+    /// What the server says it is (`serverInfo.title`, else its `name`), when it said so.
+    server_title: Option<String>,
     message: String,
     /// A URL request's link, judged, and what became of it.
     link: Option<LinkEntry>,
@@ -260,6 +263,11 @@ impl Page {
             .iter()
             .map(|c| (c.id.0, c.tool.as_str()))
             .collect();
+        let titles: HashMap<u64, &str> = snapshot
+            .servers
+            .iter()
+            .filter_map(|s| Some((s.id.0, s.identity.as_ref()?.display_name())))
+            .collect();
         PageState {
             version: self.version.load(Ordering::Relaxed),
             title: self.title.clone(),
@@ -269,7 +277,7 @@ impl Page {
                 .map(call_entry)
                 .collect(),
             requests: recent(&snapshot.requests, |r| r.status.is_pending())
-                .map(|r| request_entry(r, &tools_of))
+                .map(|r| request_entry(r, &tools_of, &titles))
                 .collect(),
             active: snapshot.presented.map(|id| id.0),
             views: snapshot
@@ -439,7 +447,11 @@ fn call_entry(c: &CallRecord) -> CallEntry {
     }
 }
 
-fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEntry {
+fn request_entry(
+    r: &RequestRecord,
+    tools_of: &HashMap<u64, &str>,
+    titles: &HashMap<u64, &str>,
+) -> RequestEntry {
     let view = &r.view;
     let app = match &view.kind {
         RequestKind::AppForm(app) => Some(match &app.stage {
@@ -499,6 +511,7 @@ fn request_entry(r: &RequestRecord, tools_of: &HashMap<u64, &str>) -> RequestEnt
         id: view.id.0,
         kind,
         server: view.server_name.clone(),
+        server_title: titles.get(&view.server.0).map(|t| (*t).to_owned()),
         message,
         link,
         app,

@@ -246,14 +246,12 @@ impl Page {
             .find(Locator::Css(&format!("section.ask[data-request=\"{id}\"]")))
             .await
             .unwrap();
-        let shown = card
-            .find(Locator::Css(".ask-server"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        assert_eq!(shown, server, "the card names the server that asks");
+        let shown = card.attr("data-server").await.unwrap();
+        assert_eq!(
+            shown.as_deref(),
+            Some(server),
+            "the card is for the server that asks"
+        );
         (card, id)
     }
 
@@ -962,7 +960,27 @@ async fn server_everything_form_through_the_page() {
     let page = harness_with(vec![("everything", spec, None)]).await;
     page.call_from_sidebar("everything", "trigger-elicitation-request")
         .await;
-    page.focused_card("everything", None).await;
+    let (card, _) = page.focused_card("everything", None).await;
+    // Who asks: what the server says it is (its serverInfo title), never the program that
+    // runs it, with the name it has here beside it.
+    let who = card
+        .find(Locator::Css(".ask-server"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(who.starts_with("Everything Reference Server"), "{who}");
+    assert!(
+        who.ends_with("everything") && !who.contains("node"),
+        "{who}"
+    );
+    let heading = page
+        .browser
+        .js("document.querySelector('li[data-server=\"everything\"] .server-name').textContent")
+        .await
+        .unwrap();
+    assert_eq!(heading, json!("Everything Reference Server"));
 
     page.type_keys("Grace Hopper").await;
     // An integer prefilled with its default (42): replaced.

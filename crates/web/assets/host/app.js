@@ -74,16 +74,17 @@ function renderServers() {
         t.description ? h('span', { class: 'tool-desc' }, t.description) : null));
     });
     const appOnly = s.appOnlyTools || [];
-    const title = s.title && s.title !== s.name ? `${s.title}${s.version ? ' ' + s.version : ''}` : (s.version ? `v${s.version}` : null);
+    const said = s.title || s.name;
     return h('li', { class: 'server', dataset: { server: s.name } },
       h('div', { class: 'server-head' },
         h('span', { class: `dot ${s.status}`, role: 'img', 'aria-label': s.status }),
-        h('span', { class: 'server-name' }, s.name),
+        h('span', { class: 'server-name' }, said),
+        said !== s.name ? h('span', { class: 'chip server-config-name', title: 'The name this host knows it by' }, s.name) : null,
         h('span', { class: 'chip' }, s.transport),
         s.protocolVersion ? h('span', { class: `chip era-${s.era}` }, s.protocolVersion) : null,
         h('button', { type: 'button', class: 'ghost log-btn', 'aria-pressed': logServer() === s.name ? 'true' : 'false',
           onclick: () => { toggleLog(s.name, api).then(() => renderServers()); } }, 'Protocol')),
-      h('div', { class: 'server-meta' }, [title, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
+      h('div', { class: 'server-meta' }, [s.version ? `v${s.version}` : null, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
       tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null,
       appOnly.length ? h('div', { class: 'server-meta app-only', title: appOnly.join(', ') },

@@ -40,3 +40,14 @@ export function uid(prefix) {
 export function pretty(v) {
   return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
 }
+
+/**
+ * Who asks, on a request's card: what the server says it is (its `serverInfo` title, else its
+ * name) and, when that differs, the name it was configured under, beside it.
+ */
+export function askWho(req, id) {
+  const said = req.serverTitle || req.server;
+  return h('div', { class: 'ask-server', id: id || null },
+    h('span', { class: 'ask-title' }, said),
+    said !== req.server ? h('span', { class: 'chip ask-name', title: 'The name this host knows it by' }, req.server) : null);
+}

@@ -2,7 +2,7 @@
 // request (the elicitation card) and for a tool's arguments (the composer). Validation messages
 // come from the host (the engine's own rules); the page only decides what to send.
 
-import { h, replace, uid, pretty } from './dom.js';
+import { askWho, h, replace, uid, pretty } from './dom.js';
 
 // RFC 3339 from a datetime-local value, in the person's own time zone.
 function toRfc3339(local) {
@@ -250,9 +250,9 @@ export function renderAsk(req, api) {
     h('span', { class: 'spacer' }),
     h('span', { class: 'kbd-hint' }, h('kbd', {}, 'Enter'), ' accept · ', h('kbd', {}, 'Esc'), ' cancel')));
 
-  const card = h('section', { class: 'ask', role: 'region', 'aria-labelledby': titleId, dataset: { request: req.id } },
+  const card = h('section', { class: 'ask', role: 'region', 'aria-labelledby': titleId, dataset: { request: req.id, server: req.server } },
     h('div', { class: 'ask-head' },
-      h('div', {}, h('div', { class: 'ask-from' }, 'Request from server'), h('div', { class: 'ask-server', id: titleId }, req.server)),
+      h('div', {}, h('div', { class: 'ask-from' }, 'Request from server'), askWho(req, titleId)),
       h('span', { class: `chip era-${req.era}` }, eraLabel),
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
       h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => answer('cancel') }, '✕')),

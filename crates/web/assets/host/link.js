@@ -5,7 +5,7 @@
 // points, and only a link the host let through is opened — in a new tab of the person's own
 // browser, without an opener or a referrer.
 
-import { h } from './dom.js';
+import { askWho, h } from './dom.js';
 
 const VERDICT_TEXT = {
   allow: 'The host found nothing wrong with this link.',
@@ -59,10 +59,10 @@ export function renderLinkAsk(req, api) {
       api.answer(req.id, 'accept');
     },
   }, waiting ? 'I am done in the browser' : `Open ${link.domain || 'the link'} in a new tab`);
-  const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${req.server} asks you to open a link`, dataset: { request: req.id } },
+  const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${req.serverTitle || req.server} asks you to open a link`, dataset: { request: req.id, server: req.server } },
     h('div', { class: 'ask-head' },
       h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : 'A server asks you to open a link'),
-        h('div', { class: 'ask-server' }, req.server)),
+        askWho(req)),
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
       h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
     h('div', { class: 'ask-body' },

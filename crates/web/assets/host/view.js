@@ -7,7 +7,7 @@
 // from that view's sandbox origin; a message for a view is posted to its frame with that origin
 // as the target, so it reaches nothing else.
 
-import { h, replace } from './dom.js';
+import { askWho, h, replace } from './dom.js';
 
 const views = new Map(); // view id -> { li, frame, origin, body, sig }
 
@@ -107,11 +107,11 @@ export function renderQuestionCard(req, api) {
   const refused = h('div', { class: 'ask-errors', role: 'alert' });
   const cancel = () => api.answer(req.id, 'cancel');
   const card = h('section', {
-    class: 'ask question', role: 'region', 'aria-labelledby': titleId, tabindex: '-1', dataset: { request: req.id },
+    class: 'ask question', role: 'region', 'aria-labelledby': titleId, tabindex: '-1', dataset: { request: req.id, server: req.server },
     onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); cancel(); } },
   },
   h('div', { class: 'ask-head' },
-    h('div', {}, h('div', { class: 'ask-from' }, 'Request from server, in its app view'), h('div', { class: 'ask-server', id: titleId }, req.server)),
+    h('div', {}, h('div', { class: 'ask-from' }, 'Request from server, in its app view'), askWho(req, titleId)),
     h('span', { class: `chip era-${req.era}` }, req.era === 'mrtr' ? '2026-07-28 round' : '2025 request'),
     req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
     h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: cancel }, '✕')),
