@@ -311,6 +311,7 @@ mod tests {
             errors: Vec::new(),
             received_at_ms: 0,
             link: None,
+            requested_schema: None,
         }))
     }
 

@@ -473,6 +473,7 @@ impl Host {
             surface,
             registry: registry.clone(),
             responders: HashMap::new(),
+            requested_schemas: HashMap::new(),
             completions: HashMap::new(),
             audit: audit.clone(),
             start,
@@ -896,6 +897,8 @@ struct Core<S> {
     surface: S,
     registry: Arc<Mutex<Registry>>,
     responders: HashMap<RequestId, oneshot::Sender<Reply>>,
+    /// Each request's `requestedSchema` as sent, until it is queued (or refused).
+    requested_schemas: HashMap<RequestId, serde_json::Value>,
     /// Who waits for word that a URL request's flow finished.
     completions: HashMap<RequestId, oneshot::Sender<()>>,
     audit: Arc<Mutex<VecDeque<AuditRecord>>>,
@@ -941,6 +944,9 @@ impl<S: Surface> Core<S> {
                 completed,
             } => {
                 self.responders.insert(incoming.id, reply);
+                if let Some(schema) = requested_schema(&incoming.params) {
+                    self.requested_schemas.insert(incoming.id, schema);
+                }
                 if let Some(tx) = completed {
                     // Nobody waits any more for flows whose waiter gave up.
                     self.completions.retain(|_, tx| !tx.is_closed());
@@ -1020,6 +1026,7 @@ impl<S: Surface> Core<S> {
         for effect in self.engine.handle(input, now_ms) {
             match effect {
                 Effect::Reply { id, reply } => {
+                    self.requested_schemas.remove(&id);
                     if reply != Reply::Consented {
                         self.completions.remove(&id);
                     }
@@ -1036,7 +1043,8 @@ impl<S: Surface> Core<S> {
                         }
                         _ => None,
                     };
-                    let event = self.record(|r| r.queue_request(view));
+                    let schema = self.requested_schemas.remove(&view.id);
+                    let event = self.record(|r| r.queue_request(view, schema));
                     self.tell(Some(event), sink);
                     if let Some((id, server, call, uri)) = app {
                         self.open_question_view(id, server, call, uri, sink);
@@ -1192,5 +1200,16 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
         }),
         ServerUpdate::Closed { id } => r.change_server(id, |s| s.state = ServerState::Closed),
         ServerUpdate::Logged(log) => Some(HostEvent::ServerLogged(Arc::new(log))),
+    }
+}
+
+/// The `requestedSchema` of a request's params, as the server sent it.
+fn requested_schema(params: &ElicitParams) -> Option<serde_json::Value> {
+    match params {
+        ElicitParams::Typed(typed) => serde_json::to_value(typed)
+            .ok()?
+            .get_mut("requestedSchema")
+            .map(serde_json::Value::take),
+        ElicitParams::Json(raw) => raw.get("requestedSchema").cloned(),
     }
 }

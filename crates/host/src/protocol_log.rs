@@ -14,7 +14,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use tokio::time::Instant;
 
-use interlude_engine::{ServerId, ViewId};
+use interlude_engine::{CallId, ServerId, ViewId};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -50,6 +50,20 @@ pub struct LoggedMessage {
         serialize_with = "view_number"
     )]
     pub view: Option<ViewId>,
+    /// The tool call it belongs to, when the host knows it exactly: a `tools/call` (each
+    /// round) and its response, a request the call raised and the host's answer, a cancel.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "call_number"
+    )]
+    pub call: Option<CallId>,
+}
+
+fn call_number<S: serde::Serializer>(call: &Option<CallId>, s: S) -> Result<S::Ok, S::Error> {
+    match call {
+        Some(c) => s.serialize_u64(c.0),
+        None => s.serialize_none(),
+    }
 }
 
 fn view_number<S: serde::Serializer>(view: &Option<ViewId>, s: S) -> Result<S::Ok, S::Error> {
@@ -98,8 +112,15 @@ impl ProtocolLog {
     }
 
     /// Records `message`, which went `dir` between the host and server `server` (`name`).
-    pub(crate) fn record(&self, server: ServerId, name: &str, dir: Direction, message: Value) {
-        self.record_with(server, name, None, dir, message);
+    pub(crate) fn record(
+        &self,
+        server: ServerId,
+        name: &str,
+        call: Option<CallId>,
+        dir: Direction,
+        message: Value,
+    ) {
+        self.record_with(server, name, None, call, dir, message);
     }
 
     /// Records `message`, which went `dir` between the host and app view `view` of server
@@ -112,7 +133,7 @@ impl ProtocolLog {
         dir: Direction,
         message: Value,
     ) {
-        self.record_with(server, name, Some(view), dir, message);
+        self.record_with(server, name, Some(view), None, dir, message);
     }
 
     fn record_with(
@@ -120,6 +141,7 @@ impl ProtocolLog {
         server: ServerId,
         name: &str,
         view: Option<ViewId>,
+        call: Option<CallId>,
         dir: Direction,
         mut message: Value,
     ) {
@@ -172,6 +194,7 @@ impl ProtocolLog {
             message,
             latency_ms,
             view,
+            call,
         });
         if let Some(trace) = &self.trace {
             let mut line = serde_json::json!({
@@ -246,6 +269,7 @@ mod tests {
         log.record(
             server,
             "demo",
+            None,
             Direction::Recv,
             json!({"jsonrpc": "2.0", "id": 7, "method": "elicitation/create",
                    "params": {"_meta": {"progressToken": 3}}}),
@@ -253,6 +277,7 @@ mod tests {
         log.record(
             server,
             "demo",
+            None,
             Direction::Send,
             json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept",
                    "content": {"name": "Ada", "apiKey": "sk-123"}}}),
@@ -272,6 +297,7 @@ mod tests {
             log.record(
                 server,
                 "demo",
+                None,
                 Direction::Send,
                 json!({"jsonrpc": "2.0", "method": "ping", "id": n}),
             );

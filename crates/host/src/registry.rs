@@ -305,6 +305,9 @@ pub struct RequestRecord {
     pub received_at_ms: u64,
     /// A URL request's link after the person consented: handed to the person, then finished.
     pub link: Option<LinkState>,
+    /// A form request's `requestedSchema` exactly as the server sent it (the form the person
+    /// sees is the engine's reading of it), for server authors.
+    pub requested_schema: Option<serde_json::Value>,
 }
 
 impl RequestRecord {
@@ -721,7 +724,11 @@ impl Registry {
 
     // ---- requests ------------------------------------------------------------------------
 
-    pub(crate) fn queue_request(&mut self, view: RequestView) -> HostEvent {
+    pub(crate) fn queue_request(
+        &mut self,
+        view: RequestView,
+        requested_schema: Option<serde_json::Value>,
+    ) -> HostEvent {
         if let Some(call) = view.call.and_then(|c| self.calls.get_mut(&c)) {
             Arc::make_mut(call).requests.push(view.id);
         }
@@ -731,6 +738,7 @@ impl Registry {
             errors: Vec::new(),
             received_at_ms: now_ms(),
             link: None,
+            requested_schema,
         });
         self.requests.insert(record.view.id, record.clone());
         HostEvent::RequestQueued(record)
@@ -887,9 +895,9 @@ mod tests {
         let mut r = Registry::default();
         r.start_call(call(1));
         r.start_call(call(2));
-        r.queue_request(view(10, Some(2)));
-        r.queue_request(view(11, None));
-        r.queue_request(view(12, Some(1)));
+        r.queue_request(view(10, Some(2)), None);
+        r.queue_request(view(11, None), None);
+        r.queue_request(view(12, Some(1)), None);
         assert_eq!(r.call(CallId(1)).unwrap().requests, [RequestId(12)]);
         assert_eq!(r.call(CallId(2)).unwrap().requests, [RequestId(10)]);
     }
@@ -897,9 +905,9 @@ mod tests {
     #[test]
     fn finished_requests_and_calls_are_bounded_and_pending_ones_kept() {
         let mut r = Registry::default();
-        r.queue_request(view(0, None));
+        r.queue_request(view(0, None), None);
         for id in 1..=(FINISHED_KEPT as u64 + 5) {
-            r.queue_request(view(id, None));
+            r.queue_request(view(id, None), None);
             r.reply_request(
                 RequestId(id),
                 Reply::Answered(interlude_engine::Answer::Declined),

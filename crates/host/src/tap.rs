@@ -74,6 +74,9 @@ impl InFlight {
     }
 }
 
+/// How many server requests tied to calls the tap remembers for the log, at most.
+const ASKED_KEPT: usize = 1024;
+
 /// The tapped transport.
 pub(crate) struct Tap<T> {
     inner: T,
@@ -81,6 +84,8 @@ pub(crate) struct Tap<T> {
     closed: CancellationToken,
     /// Where every message is recorded, for which server.
     log: Option<(Arc<ProtocolLog>, ServerId, String)>,
+    /// The server's requests tied to a call, until the host answers them (for the log).
+    asked: Mutex<HashMap<RequestId, CallId>>,
 }
 
 impl<T> Tap<T> {
@@ -90,6 +95,7 @@ impl<T> Tap<T> {
             in_flight: Arc::default(),
             closed,
             log: None,
+            asked: Mutex::default(),
         }
     }
 
@@ -99,12 +105,66 @@ impl<T> Tap<T> {
         self
     }
 
-    fn record<M: serde::Serialize>(&self, dir: Direction, message: &M) {
+    fn record<M: serde::Serialize>(&self, dir: Direction, message: &M, call: Option<CallId>) {
         if let Some((log, server, name)) = &self.log
             && let Ok(json) = serde_json::to_value(message)
         {
-            log.record(*server, name, dir, json);
+            log.record(*server, name, call, dir, json);
         }
+    }
+
+    fn asked(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
+        self.asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The call an outgoing message belongs to, for the log (before `outgoing` forgets it).
+    fn call_of_outgoing(&self, message: &TxJsonRpcMessage<RoleClient>) -> Option<CallId> {
+        match message {
+            JsonRpcMessage::Request(r) => match &r.request {
+                ClientRequest::CallToolRequest(call) => {
+                    call.extensions.get::<CallTag>().map(|t| t.0)
+                }
+                _ => None,
+            },
+            JsonRpcMessage::Notification(n) => match &n.notification {
+                ClientNotification::CancelledNotification(c) => c
+                    .params
+                    .request_id
+                    .as_ref()
+                    .and_then(|id| self.in_flight.calls().get(id).copied()),
+                _ => None,
+            },
+            JsonRpcMessage::Response(r) => self.asked().remove(&r.id),
+            JsonRpcMessage::Error(e) => e.id.as_ref().and_then(|id| self.asked().remove(id)),
+        }
+    }
+
+    /// The call an incoming response belongs to (before `incoming` forgets it).
+    fn call_of_response(&self, message: &RxJsonRpcMessage<RoleClient>) -> Option<CallId> {
+        let id = match message {
+            JsonRpcMessage::Response(r) => &r.id,
+            JsonRpcMessage::Error(e) => e.id.as_ref()?,
+            _ => return None,
+        };
+        self.in_flight.calls().get(id).copied()
+    }
+
+    /// The call an incoming request was tied to (after `incoming` tied it), remembered until
+    /// the host answers it.
+    fn call_of_request(&self, message: &RxJsonRpcMessage<RoleClient>) -> Option<CallId> {
+        let JsonRpcMessage::Request(r) = message else {
+            return None;
+        };
+        let call = r.request.extensions().get::<CallLink>()?.0;
+        let mut asked = self.asked();
+        // A server that never hears back must not make this grow without bound.
+        if asked.len() >= ASKED_KEPT {
+            asked.clear();
+        }
+        asked.insert(r.id.clone(), call);
+        Some(call)
     }
 
     fn outgoing(&self, message: &TxJsonRpcMessage<RoleClient>) {
@@ -196,8 +256,9 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let call = self.call_of_outgoing(&item);
         self.outgoing(&item);
-        self.record(Direction::Send, &item);
+        self.record(Direction::Send, &item, call);
         self.inner.send(item)
     }
 
@@ -205,8 +266,10 @@ where
         let mut message = self.inner.receive().await;
         match &mut message {
             Some(m) => {
-                self.record(Direction::Recv, m);
+                let call = self.call_of_response(m);
                 self.incoming(m);
+                let call = call.or_else(|| self.call_of_request(m));
+                self.record(Direction::Recv, m, call);
             }
             None => self.closed.cancel(),
         }

@@ -930,3 +930,53 @@ async fn a_cancelled_call_ends_and_withdraws_its_request() {
         );
     }
 }
+
+/// The protocol log ties each message of a call to it: every round's `tools/call` and its
+/// response, the question the call raised and the host's answer (push era); the handshake
+/// belongs to no call.
+#[tokio::test]
+async fn the_protocol_log_names_the_call_of_each_message() {
+    for version in ERAS {
+        let host = Host::start(pinned(&version), HeadlessSurface::new(Answers::Defaults));
+        let (conn, _server) = demo(&host, "demo", &version).await;
+        let out = conn
+            .call_tool("test_elicitation_sep1034_defaults", None)
+            .await
+            .unwrap();
+        let log = host.protocol_log(conn.id());
+        let of_call: Vec<String> = log
+            .iter()
+            .filter(|m| m.call == Some(out.call))
+            .map(|m| {
+                let what = m.message["method"]
+                    .as_str()
+                    .map_or_else(|| "response".to_owned(), str::to_owned);
+                format!("{:?} {what}", m.dir)
+            })
+            .collect();
+        let expected: &[&str] = if version == ProtocolVersion::V_2025_11_25 {
+            &[
+                "Send tools/call",
+                "Recv elicitation/create",
+                "Send response",
+                "Recv response",
+            ]
+        } else {
+            &[
+                "Send tools/call",
+                "Recv response",
+                "Send tools/call",
+                "Recv response",
+            ]
+        };
+        assert_eq!(of_call, expected, "{version}");
+        let initialize = log
+            .iter()
+            .find(|m| {
+                m.message["method"] == "initialize" || m.message["method"] == "server/discover"
+            })
+            .unwrap();
+        assert_eq!(initialize.call, None, "{version}");
+        host.close_all().await;
+    }
+}

@@ -120,6 +120,8 @@ pub(crate) struct RequestEntry {
     errors: Vec<FieldError>,
     /// Host milliseconds (since the Unix epoch) when the engine admitted it.
     received_at_ms: u64,
+    /// A form request's `requestedSchema` exactly as the server sent it.
+    requested_schema: Option<Value>,
 }
 
 /// An app-rendered form (SEP-3118) as the page shows it.
@@ -533,6 +535,7 @@ fn request_entry(
             Vec::new()
         },
         received_at_ms: r.received_at_ms,
+        requested_schema: r.requested_schema.clone(),
     }
 }
 

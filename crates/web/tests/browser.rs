@@ -3449,3 +3449,93 @@ async fn the_rough_edges_a_person_hit_are_smoothed() {
     page.press("Cancel").await;
     page.close().await;
 }
+
+/// For server authors: a card shows the `requestedSchema` exactly as the server sent it and the
+/// response Accept will send (kept current as the person answers), and both a card and a call
+/// open the protocol pane on that call's messages only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_shows_the_wire_and_a_call_jumps_to_its_messages() {
+    let page = harness().await;
+    let b = &page.browser;
+    page.call_from_sidebar("demo-2025", "confirm_action").await;
+    page.focused_card("demo-2025", None).await;
+    b.js("(() => { document.querySelector('section.ask details.wire').open = true; return true; })()")
+        .await
+        .unwrap();
+    let schema = b
+        .js("document.querySelector('section.ask .wire-schema')?.textContent")
+        .await
+        .unwrap();
+    let schema: Value = serde_json::from_str(schema.as_str().unwrap()).unwrap();
+    assert_eq!(schema["type"], "object", "{schema}");
+    assert!(schema["properties"]["confirm"].is_object(), "{schema}");
+    async fn response(b: &interlude_test_support::Browser) -> Value {
+        let text = b
+            .js("document.querySelector('section.ask .wire-response')?.textContent")
+            .await
+            .unwrap();
+        serde_json::from_str::<Value>(text.as_str().unwrap()).unwrap()
+    }
+    assert_eq!(response(b).await["action"], "accept");
+    page.field("confirm").await.click().await.unwrap();
+    interlude_test_support::poll("the response to follow the answer".into(), WAIT, || async {
+        Ok((response(b).await["content"]["confirm"] == json!(true)).then_some(()))
+    })
+    .await
+    .unwrap();
+    page.artifact("card-wire").await;
+
+    // The card's way to its call's messages.
+    page.client()
+        .find(Locator::XPath(
+            "//section[contains(@class,'ask')]//details[contains(@class,'wire')]//button[text()='Messages of this call']",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let rows = b
+        .wait_js(
+            "(() => { const rows = Array.from(document.querySelectorAll('#protocol .protocol-row')); \
+             const only = document.querySelector('#protocol .call-only'); \
+             return only && rows.length >= 2 ? rows.map((r) => [r.dataset.call, r.dataset.method]) : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the pane did not open on the call's messages: {e}"));
+    let rows: Vec<(String, String)> = serde_json::from_value(rows).unwrap();
+    let call = page.app.host().snapshot().calls[0].id.0.to_string();
+    assert!(rows.iter().all(|(c, _)| *c == call), "{rows:?}");
+    let methods: Vec<&str> = rows.iter().map(|(_, m)| m.as_str()).collect();
+    assert_eq!(methods, ["tools/call", "elicitation/create"], "{rows:?}");
+
+    // Answered, the call's own button shows the rest of its messages.
+    page.press("Accept").await;
+    page.result_containing("demo-2025", "confirm_action", "Deleted")
+        .await;
+    page.client()
+        .find(Locator::Css(&format!(
+            "{} button.call-messages",
+            call_selector("demo-2025", "confirm_action")
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let methods = b
+        .wait_js(
+            "(() => { const rows = Array.from(document.querySelectorAll('#protocol .protocol-row')); \
+             return rows.length >= 4 ? rows.map((r) => r.dataset.method) : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the call's messages did not show: {e}"));
+    assert_eq!(
+        methods,
+        json!(["tools/call", "elicitation/create", "result", "result"]),
+        "the call, its question, the host's answer and the call's result"
+    );
+    page.close().await;
+}

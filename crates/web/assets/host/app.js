@@ -5,7 +5,7 @@
 import { h, replace, pretty } from './dom.js';
 import { buildFields, renderAsk, renderRecord } from './form.js';
 import { renderLinkAsk, renderLinkRecord } from './link.js';
-import { logServer, refreshLog, toggleLog, whenClosed } from './log.js';
+import { logServer, refreshLog, showCallMessages, toggleLog, whenClosed } from './log.js';
 import { forgetViews, listen as listenToViews, renderQuestionCard, themeChanged, toView, viewItem } from './view.js';
 
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -30,6 +30,10 @@ const api = {
   answer(id, action, content) {
     lastAnswered = id;
     return this.post('/api/answer', { id, action, content });
+  },
+  /** The protocol pane on call `call`'s messages. */
+  showMessages(server, call) {
+    showCallMessages(server, call, this).then(() => renderServers());
   },
 };
 
@@ -331,6 +335,7 @@ function renderTimeline() {
             c.rounds ? h('span', { class: 'chip era-mrtr' }, `${c.rounds} input round${c.rounds > 1 ? 's' : ''}`) : null,
             callTime(c),
             h('span', { class: `status ${c.status}` }, c.status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, STATUS_TEXT[c.status] || c.status),
+            h('button', { type: 'button', class: 'ghost call-messages', title: `The messages of this call of ${c.tool}`, onclick: () => api.showMessages(c.server, c.id) }, 'Messages'),
             c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel the call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null),
           h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), renderProgress(c), requestBits(reqs), renderResult(c))));
       } else {

@@ -178,6 +178,8 @@ export function renderAsk(req, api) {
   let submitted = false;
   let disposed = false;
   const review = h('dl');
+  // For server authors: the request and the response exactly as they go over the wire.
+  const response = h('pre', { class: 'wire-response' });
   // Each change makes answers to earlier checks stale: they judged other content.
   let generation = 0;
   const form = buildFields(req.fields, req.prefill, {
@@ -194,6 +196,13 @@ export function renderAsk(req, api) {
       rows.push(h('dt', {}, f.name), h('dd', {}, shown));
     }
     replace(review, rows);
+    // Accept sends the content with the schema's defaults filled in (the engine checks again).
+    const sent = {};
+    for (const f of req.fields) {
+      if (Object.prototype.hasOwnProperty.call(content, f.name)) sent[f.name] = content[f.name];
+      else if (f.default !== undefined) sent[f.name] = f.default;
+    }
+    response.textContent = pretty({ action: 'accept', content: sent });
   }
 
   function count(errors) {
@@ -243,6 +252,15 @@ export function renderAsk(req, api) {
   errorsBox,
   form.element,
   h('details', { class: 'review' }, h('summary', {}, 'Review what will be sent'), review),
+  h('details', { class: 'wire' }, h('summary', {}, 'As the protocol has it'),
+    req.requestedSchema ? [h('div', { class: 'wire-label' }, 'requestedSchema, as the server sent it'), h('pre', { class: 'wire-schema' }, pretty(req.requestedSchema))] : null,
+    h('div', { class: 'wire-label' }, req.era === 'mrtr'
+      ? 'What Accept sends: this result, under its key in the retried tools/call\'s inputResponses'
+      : 'What Accept sends: this result, in answer to elicitation/create'),
+    response,
+    req.call !== null && req.call !== undefined && api.showMessages
+      ? h('button', { type: 'button', class: 'ghost', onclick: () => api.showMessages(req.server, req.call) }, 'Messages of this call')
+      : null),
   h('div', { class: 'actions' },
     h('button', { type: 'submit', class: 'primary' }, 'Accept'),
     h('button', { type: 'button', onclick: () => answer('decline') }, 'Decline'),

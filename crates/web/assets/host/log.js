@@ -18,8 +18,21 @@ export function whenClosed(fn) { onClosed = fn; }
 /** Opens the pane for `server` (or closes it when it is already open for that server). */
 export async function toggleLog(server, api) {
   if (open && open.server === server) { closeLog(); return; }
-  open = { server, messages: [], filter: '', dir: 'all', sig: '', view: 'messages', level: '', levelNote: '' };
+  open = { server, messages: [], filter: '', dir: 'all', sig: '', view: 'messages', level: '', levelNote: '', call: null };
   await refreshLog(api);
+}
+
+/** Opens the pane on the messages of tool call `call` of `server` (from a call or a card). */
+export async function showCallMessages(server, call, api) {
+  if (!open || open.server !== server) {
+    open = { server, messages: [], filter: '', dir: 'all', sig: '', view: 'messages', level: '', levelNote: '', call };
+  } else {
+    open.view = 'messages';
+    open.call = call;
+    open.sig = '';
+  }
+  await refreshLog(api);
+  document.getElementById('protocol')?.scrollIntoView({ block: 'nearest' });
 }
 
 export function closeLog() {
@@ -130,10 +143,10 @@ function draw(api) {
     return;
   }
   const filter = open.filter.trim().toLowerCase();
-  const rows = open.messages.filter((m) => (open.dir === 'all' || m.dir === open.dir)
+  const rows = open.messages.filter((m) => (open.call === null || m.call === open.call) && (open.dir === 'all' || m.dir === open.dir)
     && (!filter || summary(m).toLowerCase().includes(filter) || JSON.stringify(m.message).toLowerCase().includes(filter)));
   const shown = rows.slice(-SHOWN);
-  const sig = JSON.stringify([open.server, open.filter, open.dir, open.messages.length, open.error]);
+  const sig = JSON.stringify([open.server, open.filter, open.dir, open.call, open.messages.length, open.error]);
   if (sig === open.sig) return;
   open.sig = sig;
   const dir = h('select', { 'aria-label': 'Direction', onchange: (e) => { open.dir = e.target.value; draw(api); } },
@@ -141,13 +154,15 @@ function draw(api) {
   const focused = document.activeElement === pane.querySelector('input[type=search]');
   replace(pane,
     header(api, `Protocol: ${open.server}`, dir,
+      open.call !== null ? h('span', { class: 'chip call-only' }, `call #${open.call} only `,
+        h('button', { type: 'button', class: 'link', onclick: () => { open.call = null; open.sig = ''; draw(api); } }, 'show all')) : null,
       h('span', { class: 'what' }, `${rows.length} of ${open.messages.length} message${open.messages.length === 1 ? '' : 's'}${rows.length > shown.length ? ` (newest ${shown.length} shown)` : ''}`)),
     open.error ? h('p', { class: 'server-error' }, open.error) : null,
     h('ol', { class: 'protocol-list' }, shown.map((m) => {
       const id = m.message?.id;
       const arrow = m.dir === 'send' ? '→' : '←';
       const who = m.view !== undefined && m.view !== null ? `view ${m.view}` : 'server';
-      return h('li', { class: `protocol-row ${m.dir}${m.view !== undefined && m.view !== null ? ' view' : ''}`, dataset: { method: summary(m), dir: m.dir } },
+      return h('li', { class: `protocol-row ${m.dir}${m.view !== undefined && m.view !== null ? ' view' : ''}`, dataset: { method: summary(m), dir: m.dir, call: m.call ?? '' } },
         h('details', {},
           h('summary', {},
             h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
