@@ -778,6 +778,25 @@ impl Host {
         self.link.log.of(server)
     }
 
+    /// Server `server`'s messages that came after the one numbered `after`
+    /// ([`LoggedMessage::seq`]), oldest first: what a reader that has the rest still needs.
+    ///
+    /// ```
+    /// # fn run(host: interlude_host::Host, server: interlude_host::ServerId) {
+    /// let mut last = 0;
+    /// for m in host.protocol_log_since(server, last) {
+    ///     last = m.seq;
+    /// }
+    /// # }
+    /// ```
+    pub fn protocol_log_since(
+        &self,
+        server: ServerId,
+        after: u64,
+    ) -> Vec<Arc<crate::LoggedMessage>> {
+        self.link.log.since(server, after)
+    }
+
     /// The record of app view `id` (open, or among the recently closed).
     pub fn view(&self, id: ViewId) -> Option<Arc<ViewRecord>> {
         self.link.registry().view(id)

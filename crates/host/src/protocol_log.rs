@@ -31,6 +31,9 @@ pub enum Direction {
 /// One message of the protocol log.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoggedMessage {
+    /// Its place in its server's log: 1 for the first message, one more for each after it
+    /// (a reader asks for what came after the last one it has).
+    pub seq: u64,
     /// Milliseconds since the host started.
     pub t_ms: u64,
     /// The server's configured name.
@@ -81,7 +84,7 @@ impl LoggedMessage {
 }
 
 /// How many messages the log keeps per server by default.
-pub const KEPT_PER_SERVER: usize = 2_000;
+pub const KEPT_PER_SERVER: usize = 10_000;
 
 /// Protocol keys whose names look sensitive but whose values are not secrets.
 const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
@@ -89,6 +92,8 @@ const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
 #[derive(Default)]
 struct Ring {
     messages: VecDeque<Arc<LoggedMessage>>,
+    /// The last sequence number given.
+    seq: u64,
     /// Requests waiting for their response, by direction and id: when they went.
     open: HashMap<(Direction, String), u64>,
 }
@@ -187,7 +192,9 @@ impl ProtocolLog {
                 ring.open.remove(&k);
             }
         }
+        ring.seq += 1;
         let entry = Arc::new(LoggedMessage {
+            seq: ring.seq,
             t_ms,
             server: name.to_owned(),
             dir,
@@ -223,6 +230,25 @@ impl ProtocolLog {
             }
             ring.messages.push_back(entry);
         }
+    }
+
+    /// Server `server`'s messages after sequence number `after`, oldest first (all of them
+    /// for 0).
+    pub(crate) fn since(&self, server: ServerId, after: u64) -> Vec<Arc<LoggedMessage>> {
+        self.rings
+            .lock()
+            .map(|r| {
+                r.get(&server)
+                    .map(|ring| {
+                        // Sequence numbers are consecutive: the first wanted is found by index.
+                        let first = ring.messages.front().map_or(0, |m| m.seq);
+                        let skip = usize::try_from(after.saturating_add(1).saturating_sub(first))
+                            .unwrap_or(usize::MAX);
+                        ring.messages.iter().skip(skip).cloned().collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
     }
 
     /// Server `server`'s messages, oldest first.
@@ -304,5 +330,33 @@ mod tests {
         }
         assert_eq!(log.of(server).len(), 3);
         assert!(log.of(ServerId(2)).is_empty());
+    }
+
+    #[test]
+    fn a_reader_gets_what_came_after_the_last_message_it_has() {
+        let log = ProtocolLog::new(Instant::now(), 4, None);
+        let server = ServerId(1);
+        for n in 0..6 {
+            log.record(
+                server,
+                "demo",
+                None,
+                Direction::Send,
+                json!({"jsonrpc": "2.0", "method": "ping", "id": n}),
+            );
+        }
+        // Numbered 1 to 6; the ring keeps 3 to 6.
+        let seqs = |after| {
+            log.since(server, after)
+                .iter()
+                .map(|m| m.seq)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(seqs(0), [3, 4, 5, 6]);
+        assert_eq!(seqs(2), [3, 4, 5, 6]);
+        assert_eq!(seqs(4), [5, 6]);
+        assert_eq!(seqs(6), Vec::<u64>::new());
+        assert_eq!(seqs(99), Vec::<u64>::new());
+        assert!(log.since(ServerId(2), 0).is_empty());
     }
 }

@@ -486,6 +486,9 @@ async fn link_done(State(app): State<WebApp>, Json(body): Json<Value>) -> Respon
 struct LogQuery {
     /// The server's configured name.
     server: String,
+    /// Only the messages after this sequence number (the last one the page has).
+    #[serde(default)]
+    after: u64,
 }
 
 /// A server's protocol log (`GET /api/log?server=<name>`): the messages the host keeps of it,
@@ -512,11 +515,13 @@ async fn protocol_log(
             .into_response();
     };
     let messages: Vec<Value> = host
-        .protocol_log(server.id)
+        .protocol_log_since(server.id, q.after)
         .iter()
         .map(|m| serde_json::to_value(&**m).unwrap_or(Value::Null))
         .collect();
-    Json(json!({ "messages": messages })).into_response()
+    // The page keeps what it has and asks for what is new; a server added again under the same
+    // name has a log of its own, numbered from 1: `serverId` tells the page to start over.
+    Json(json!({ "serverId": server.id.0, "messages": messages })).into_response()
 }
 
 async fn plain_form(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {

@@ -3114,13 +3114,46 @@ async fn the_protocol_pane_shows_every_message_in_order() {
             .send_keys("tools/call")
             .await
             .unwrap();
-        page.browser
+        // As many rows as the host's log has messages naming tools/call, the calls among them.
+        let server_id = page.app.host().connection_named(server).unwrap().id();
+        let matching = page
+            .app
+            .host()
+            .protocol_log(server_id)
+            .iter()
+            .filter(|m| m.message.to_string().contains("tools/call"))
+            .count();
+        let count = page
+            .browser
             .wait_js(
-                "Array.from(document.querySelectorAll('#protocol .protocol-row')).every((r) => r.textContent.includes('tools/call') || r.querySelector('pre').textContent.includes('tools/call')) || null",
+                &format!(
+                    "(() => {{ const rows = Array.from(document.querySelectorAll('#protocol .protocol-row'));                      const c = document.querySelector('#protocol .count')?.textContent || '';                      return c.startsWith('{matching} of') && rows.length === {matching}                        && rows.some((r) => r.dataset.method === 'tools/call') ? c : null; }})()"
+                ),
                 WAIT,
             )
             .await
-            .unwrap_or_else(|e| panic!("the filter did not apply: {e}"));
+            .unwrap_or_else(|e| panic!("the filter did not apply ({matching} expected): {e}"));
+        assert!(count.as_str().is_some());
+        // A message's JSON opens under the list.
+        page.client()
+            .find(Locator::Css(
+                "#protocol .protocol-row[data-method='tools/call'] .row-btn",
+            ))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let json = page
+            .browser
+            .wait_js(
+                "document.querySelector('#protocol .protocol-detail pre')?.textContent || null",
+                WAIT,
+            )
+            .await
+            .unwrap();
+        let json: Value = serde_json::from_str(json.as_str().unwrap()).unwrap();
+        assert_eq!(json["method"], "tools/call");
         if server == "demo" {
             page.artifact("protocol-pane").await;
         }

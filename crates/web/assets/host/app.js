@@ -399,6 +399,7 @@ function followHash() {
 }
 
 function render() {
+  const started = performance.now();
   $('title').textContent = state.title;
   if (logServer()) refreshLog(api);
   renderServers();
@@ -409,6 +410,8 @@ function render() {
   focusActive();
   focusAfterAnswer();
   followHash();
+  // What one redraw of the page cost (the benchmarks read it).
+  performance.measure('interlude:render', { start: started, end: performance.now() });
 }
 
 const OUTCOME_TEXT = { accept: 'Your answer was sent to', decline: 'You declined;', cancel: 'Cancelled;', error: 'The host refused the request of' };

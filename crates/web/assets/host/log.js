@@ -1,16 +1,31 @@
 // The protocol pane: every JSON-RPC message between the host and one server (and its app
 // views), as the host recorded it — time, direction, method or result, the request id pairing
-// and each response's latency. Filter by method and direction, open a message's JSON, copy it.
-// Its "Server logs" view shows what the server logged (`notifications/message`) with each
-// level, and asks the server to log from a level up (`logging/setLevel`).
-// The host keeps the log (bounded, sensitive-looking values redacted); this file only draws it.
+// and each response's latency. Filter by method, text and direction, or by one tool call; pick
+// a message to see its JSON and copy it. Its "Server logs" view shows what the server logged
+// (`notifications/message`) with each level, and asks the server to log from a level up
+// (`logging/setLevel`).
+//
+// The host keeps the log (bounded, numbered, sensitive-looking values redacted); this file only
+// draws it. It keeps what it fetched and asks only for what came after (`?after=<seq>`), and
+// the list is windowed: rows have one height and only those in sight (and a margin) are in the
+// page, so a log of ten thousand messages costs what a screenful does.
 
 import { h, replace, pretty } from './dom.js';
 
-const SHOWN = 400; // rows drawn at most (the newest that match)
+const ROW = 26; // px: the height of one row of the list
+const MARGIN = 30; // rows drawn above and below those in sight
+const LOG_ROWS = 400; // server-log rows drawn at most (the newest that match)
+const KEPT = 10000; // messages kept here at most, as the host keeps them (the newest)
 
-let open = null; // { server, messages, filter, dir }
+let open = null;
 let onClosed = null;
+
+function fresh(server, call) {
+  return {
+    server, serverId: null, messages: [], lastSeq: 0, filter: '', dir: 'all', view: 'messages',
+    level: '', levelNote: '', call, sig: '', rows: [], selected: null, error: null, stick: true,
+  };
+}
 
 /** What to do when the person closes the pane (the page redraws its buttons). */
 export function whenClosed(fn) { onClosed = fn; }
@@ -18,14 +33,14 @@ export function whenClosed(fn) { onClosed = fn; }
 /** Opens the pane for `server` (or closes it when it is already open for that server). */
 export async function toggleLog(server, api) {
   if (open && open.server === server) { closeLog(); return; }
-  open = { server, messages: [], filter: '', dir: 'all', sig: '', view: 'messages', level: '', levelNote: '', call: null };
+  open = fresh(server, null);
   await refreshLog(api);
 }
 
 /** Opens the pane on the messages of tool call `call` of `server` (from a call or a card). */
 export async function showCallMessages(server, call, api) {
   if (!open || open.server !== server) {
-    open = { server, messages: [], filter: '', dir: 'all', sig: '', view: 'messages', level: '', levelNote: '', call };
+    open = fresh(server, call);
   } else {
     open.view = 'messages';
     open.call = call;
@@ -47,15 +62,56 @@ export function logServer() {
   return open?.server ?? null;
 }
 
-/** Fetches the open log again (the page calls this when the host's record changes). */
-export async function refreshLog(api) {
+let fetching = null;
+
+/**
+ * Fetches what the open log gained since the last time (the page calls this whenever the
+ * host's record changes) and draws it. `full` fetches everything again.
+ */
+export async function refreshLog(api, { full = false } = {}) {
   if (!open) return;
-  const server = open.server;
-  const r = await fetch(`/api/log?server=${encodeURIComponent(server)}`, { headers: { 'x-interlude-token': api.token } });
-  if (!open || open.server !== server) return;
-  if (!r.ok) { open.messages = []; open.error = `The log could not be read (${r.status}).`; }
-  else { open.messages = (await r.json()).messages || []; open.error = null; }
-  draw(api);
+  // One fetch at a time; a change during it is picked up by one more fetch after it.
+  if (fetching) { fetching.again = true; return fetching.done; }
+  let resolve;
+  fetching = { again: false, done: new Promise((r) => { resolve = r; }) };
+  try {
+    do {
+      fetching.again = false;
+      const state = open;
+      if (!state) break;
+      const started = performance.now();
+      const after = full ? 0 : state.lastSeq;
+      const r = await fetch(`/api/log?server=${encodeURIComponent(state.server)}&after=${after}`, { headers: { 'x-interlude-token': api.token } });
+      if (open !== state) break;
+      if (!r.ok) { state.error = `The log could not be read (${r.status}).`; state.sig = ''; draw(api); break; }
+      const body = await r.json();
+      const news = body.messages || [];
+      state.error = null;
+      if (full || state.serverId !== body.serverId) {
+        // A first read, or the server was added again: its log starts over.
+        state.serverId = body.serverId;
+        state.messages = news;
+        state.sig = '';
+      } else {
+        state.messages.push(...news);
+        if (state.messages.length > KEPT) {
+          // The host forgot these too: so does the pane (and its rows of them).
+          state.messages.splice(0, state.messages.length - KEPT);
+          const oldest = state.messages[0].seq;
+          const gone = state.rows.findIndex((m) => m.seq >= oldest);
+          if (gone > 0) state.rows.splice(0, gone);
+        }
+      }
+      full = false;
+      if (state.messages.length) state.lastSeq = state.messages[state.messages.length - 1].seq;
+      draw(api, news);
+      // What one update cost: fetching what is new and drawing it (the benchmark reads it).
+      performance.measure('interlude:log-update', { start: started, end: performance.now() });
+    } while (fetching.again);
+  } finally {
+    fetching = null;
+    resolve();
+  }
 }
 
 function summary(m) {
@@ -63,6 +119,17 @@ function summary(m) {
   if (msg.method) return msg.method;
   if (msg.error) return `error ${msg.error.code ?? ''} ${msg.error.message ?? ''}`.trim();
   return 'result';
+}
+
+/** Whether message `m` is shown under the pane's filters. */
+function shown(m) {
+  if (open.call !== null && m.call !== open.call) return false;
+  if (open.dir !== 'all' && m.dir !== open.dir) return false;
+  const filter = open.filter.trim().toLowerCase();
+  if (!filter) return true;
+  if (summary(m).toLowerCase().includes(filter)) return true;
+  m.text ??= JSON.stringify(m.message).toLowerCase();
+  return m.text.includes(filter);
 }
 
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -80,24 +147,24 @@ function logText(data) {
 
 async function setLevel(api, level) {
   if (!open) return;
-  const server = open.server;
-  open.level = level;
-  open.levelNote = `Asking ${server} to log from ${level} up…`;
-  open.sig = '';
+  const state = open;
+  state.level = level;
+  state.levelNote = `Asking ${state.server} to log from ${level} up…`;
+  state.sig = '';
   draw(api);
-  const r = await fetch('/api/log-level', { method: 'POST', headers: { 'content-type': 'application/json', 'x-interlude-token': api.token }, body: JSON.stringify({ server, level }) });
-  if (!open || open.server !== server) return;
+  const r = await fetch('/api/log-level', { method: 'POST', headers: { 'content-type': 'application/json', 'x-interlude-token': api.token }, body: JSON.stringify({ server: state.server, level }) });
+  if (open !== state) return;
   let why = '';
   if (!r.ok) { try { why = (await r.json()).error || ''; } catch { why = ''; } }
-  open.levelNote = r.ok ? `${server} logs from ${level} up.` : `${server} did not take the level${why ? `: ${why}` : ''}.`;
-  open.sig = '';
+  state.levelNote = r.ok ? `${state.server} logs from ${level} up.` : `${state.server} did not take the level${why ? `: ${why}` : ''}.`;
+  state.sig = '';
   draw(api);
 }
 
 function drawLogs(api, pane) {
   const logs = open.messages.filter(isServerLog);
   const filter = open.filter.trim().toLowerCase();
-  const rows = logs.filter((m) => !filter || JSON.stringify(m.message.params ?? {}).toLowerCase().includes(filter)).slice(-SHOWN);
+  const rows = logs.filter((m) => !filter || JSON.stringify(m.message.params ?? {}).toLowerCase().includes(filter)).slice(-LOG_ROWS);
   const level = h('select', { 'aria-label': 'Server log level', onchange: (e) => setLevel(api, e.target.value) },
     h('option', { value: '', disabled: true, selected: open.level ? null : true }, 'Ask for level…'),
     LEVELS.map((l) => h('option', { value: l, selected: open.level === l ? true : null }, `${l} and up`)));
@@ -114,6 +181,8 @@ function drawLogs(api, pane) {
         p.logger ? h('span', { class: 'mono logger' }, p.logger) : null,
         h('span', { class: 'log-text' }, logText(p.data)));
     })));
+  const list = pane.querySelector('.protocol-list');
+  if (list) list.scrollTop = list.scrollHeight;
 }
 
 /** The pane's header: title, the view switch, `extra` controls, Close. */
@@ -128,52 +197,110 @@ function header(api, title, ...extra) {
     h('button', { type: 'button', class: 'ghost', onclick: () => { closeLog(); onClosed?.(); } }, 'Close'));
 }
 
-function draw(api) {
+/**
+ * Draws the open pane. `added` are the messages that just arrived: when nothing else changed,
+ * only they are looked at (the filtered rows grow, the window moves if it was at the end).
+ */
+function draw(api, added = null) {
   const pane = document.getElementById('protocol');
   pane.hidden = false;
+  const focused = document.activeElement === pane.querySelector('input[type=search]');
   if (open.view === 'logs') {
     const sig = JSON.stringify(['logs', open.server, open.filter, open.messages.length, open.level, open.levelNote]);
     if (sig === open.sig) return;
     open.sig = sig;
-    const focused = document.activeElement === pane.querySelector('input[type=search]');
     drawLogs(api, pane);
-    if (focused) { const i = pane.querySelector('input[type=search]'); i.focus(); i.setSelectionRange(i.value.length, i.value.length); }
-    const list = pane.querySelector('.protocol-list');
-    if (list) list.scrollTop = list.scrollHeight;
-    return;
+  } else {
+    const sig = JSON.stringify(['messages', open.server, open.serverId, open.filter, open.dir, open.call, open.error]);
+    if (sig === open.sig && added) {
+      for (const m of added) if (shown(m)) open.rows.push(m);
+      if (added.length) update(api, pane);
+      return;
+    }
+    if (sig === open.sig) return;
+    open.sig = sig;
+    open.rows = open.messages.filter(shown);
+    build(api, pane);
   }
-  const filter = open.filter.trim().toLowerCase();
-  const rows = open.messages.filter((m) => (open.call === null || m.call === open.call) && (open.dir === 'all' || m.dir === open.dir)
-    && (!filter || summary(m).toLowerCase().includes(filter) || JSON.stringify(m.message).toLowerCase().includes(filter)));
-  const shown = rows.slice(-SHOWN);
-  const sig = JSON.stringify([open.server, open.filter, open.dir, open.call, open.messages.length, open.error]);
-  if (sig === open.sig) return;
-  open.sig = sig;
+  if (focused) { const i = pane.querySelector('input[type=search]'); i.focus(); i.setSelectionRange(i.value.length, i.value.length); }
+}
+
+/** The messages view, from scratch: header, the windowed list, the chosen message. */
+function build(api, pane) {
   const dir = h('select', { 'aria-label': 'Direction', onchange: (e) => { open.dir = e.target.value; draw(api); } },
     [['all', 'both ways'], ['send', 'host → server'], ['recv', 'server → host']].map(([v, t]) => h('option', { value: v, selected: open.dir === v ? true : null }, t)));
-  const focused = document.activeElement === pane.querySelector('input[type=search]');
+  const list = h('div', { class: 'protocol-list windowed', tabindex: '0', role: 'list', 'aria-label': `Messages of ${open.server}` },
+    h('div', { class: 'spacer' }), h('ol', { class: 'protocol-window' }));
+  list.addEventListener('scroll', () => {
+    open.stick = list.scrollTop + list.clientHeight >= list.scrollHeight - ROW;
+    renderWindow(api, list);
+  });
   replace(pane,
     header(api, `Protocol: ${open.server}`, dir,
       open.call !== null ? h('span', { class: 'chip call-only' }, `call #${open.call} only `,
         h('button', { type: 'button', class: 'link', onclick: () => { open.call = null; open.sig = ''; draw(api); } }, 'show all')) : null,
-      h('span', { class: 'what' }, `${rows.length} of ${open.messages.length} message${open.messages.length === 1 ? '' : 's'}${rows.length > shown.length ? ` (newest ${shown.length} shown)` : ''}`)),
+      h('span', { class: 'what count' })),
     open.error ? h('p', { class: 'server-error' }, open.error) : null,
-    h('ol', { class: 'protocol-list' }, shown.map((m) => {
-      const id = m.message?.id;
-      const arrow = m.dir === 'send' ? '→' : '←';
-      const who = m.view !== undefined && m.view !== null ? `view ${m.view}` : 'server';
-      return h('li', { class: `protocol-row ${m.dir}${m.view !== undefined && m.view !== null ? ' view' : ''}`, dataset: { method: summary(m), dir: m.dir, call: m.call ?? '' } },
-        h('details', {},
-          h('summary', {},
-            h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
-            h('span', { class: 'arrow', title: m.dir === 'send' ? `host to ${who}` : `${who} to host` }, `${arrow} ${who}`),
-            h('span', { class: 'mono m' }, summary(m)),
-            id !== undefined && id !== null ? h('span', { class: 'mono id' }, `#${JSON.stringify(id)}`) : null,
-            m.latency_ms !== undefined && m.latency_ms !== null ? h('span', { class: 'lat' }, `${m.latency_ms} ms`) : null),
-          h('pre', {}, pretty(m.message)),
-          h('button', { type: 'button', class: 'ghost copy', onclick: () => navigator.clipboard?.writeText(JSON.stringify(m.message, null, 2)) }, 'Copy')));
-    })));
-  if (focused) { const i = pane.querySelector('input[type=search]'); i.focus(); i.setSelectionRange(i.value.length, i.value.length); }
-  const list = pane.querySelector('.protocol-list');
-  if (list) list.scrollTop = list.scrollHeight;
+    list,
+    h('div', { class: 'protocol-detail', hidden: true }));
+  open.stick = true;
+  update(api, pane);
+  showDetail(api, pane);
+}
+
+/** After the rows changed: the count, the list's height, the window (kept at the end). */
+function update(api, pane) {
+  const count = pane.querySelector('.count');
+  if (count) count.textContent = `${open.rows.length} of ${open.messages.length} message${open.messages.length === 1 ? '' : 's'}`;
+  const list = pane.querySelector('.protocol-list.windowed');
+  if (!list) return;
+  list.querySelector('.spacer').style.height = `${open.rows.length * ROW}px`;
+  // As tall as its rows, up to a screenful of them.
+  list.style.height = `${Math.min(360, Math.max(2, open.rows.length) * ROW + 2)}px`;
+  if (open.stick) list.scrollTop = list.scrollHeight;
+  renderWindow(api, list);
+}
+
+/** Draws the rows in sight (and a margin), and only them. */
+function renderWindow(api, list) {
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW) - MARGIN);
+  const last = Math.min(open.rows.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW) + MARGIN);
+  const win = list.querySelector('.protocol-window');
+  // The same rows as drawn: by their numbers, not their places (old rows drop off the front).
+  const key = `${open.rows[first]?.seq}-${open.rows[last - 1]?.seq}-${last - first}-${open.selected}`;
+  if (win.dataset.key === key) return;
+  win.dataset.key = key;
+  win.style.top = `${first * ROW}px`;
+  replace(win, open.rows.slice(first, last).map((m) => row(api, m)));
+}
+
+function row(api, m) {
+  const id = m.message?.id;
+  const arrow = m.dir === 'send' ? '→' : '←';
+  const view = m.view !== undefined && m.view !== null;
+  const who = view ? `view ${m.view}` : 'server';
+  return h('li', {
+    class: `protocol-row ${m.dir}${view ? ' view' : ''}${open.selected === m.seq ? ' selected' : ''}`,
+    role: 'listitem',
+    dataset: { method: summary(m), dir: m.dir, call: m.call ?? '', seq: m.seq },
+  }, h('button', { type: 'button', class: 'row-btn', 'aria-pressed': open.selected === m.seq ? 'true' : 'false',
+    onclick: () => { open.selected = open.selected === m.seq ? null : m.seq; showDetail(api, document.getElementById('protocol')); const list = document.querySelector('#protocol .protocol-list.windowed'); if (list) renderWindow(api, list); } },
+  h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
+  h('span', { class: 'arrow', title: m.dir === 'send' ? `host to ${who}` : `${who} to host` }, `${arrow} ${who}`),
+  h('span', { class: 'mono m' }, summary(m)),
+  id !== undefined && id !== null ? h('span', { class: 'mono id' }, `#${JSON.stringify(id)}`) : null,
+  m.latency_ms !== undefined && m.latency_ms !== null ? h('span', { class: 'lat' }, `${m.latency_ms} ms`) : null));
+}
+
+/** The chosen message's JSON, with a copy button, under the list. */
+function showDetail(api, pane) {
+  const box = pane.querySelector('.protocol-detail');
+  if (!box) return;
+  const m = open.selected === null ? null : open.messages.find((x) => x.seq === open.selected);
+  if (!m) { box.hidden = true; replace(box); return; }
+  box.hidden = false;
+  replace(box,
+    h('div', { class: 'detail-head' }, h('strong', {}, `${summary(m)}`), ` · ${m.dir === 'send' ? 'host →' : '→ host'} · ${(m.t_ms / 1000).toFixed(3)} s`,
+      h('button', { type: 'button', class: 'ghost copy', onclick: () => navigator.clipboard?.writeText(JSON.stringify(m.message, null, 2)) }, 'Copy')),
+    h('pre', {}, pretty(m.message)));
 }
