@@ -102,6 +102,7 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     let mut config = HostConfig {
         protocol: protocol_choice(args.protocol_version.as_deref())?,
         trace: trace_file(args.trace.as_deref())?,
+        eras: crate::era_memory(),
         ..HostConfig::default()
     };
     if let Some(secs) = args.timeout {

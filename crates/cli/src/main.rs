@@ -45,6 +45,15 @@ async fn demo_server() -> anyhow::Result<u8> {
     Ok(EXIT_OK)
 }
 
+/// Where the servers' protocol versions are remembered between runs (see
+/// `interlude_host::EraMemory`): the user's cache folder, or this run only.
+pub(crate) fn era_memory() -> std::sync::Arc<interlude_host::EraMemory> {
+    std::sync::Arc::new(interlude_host::EraMemory::default_path().map_or_else(
+        interlude_host::EraMemory::in_memory,
+        interlude_host::EraMemory::at,
+    ))
+}
+
 /// Exit code: everything went through.
 pub(crate) const EXIT_OK: u8 = 0;
 /// Exit code: a request was declined or cancelled.

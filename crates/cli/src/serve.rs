@@ -217,6 +217,7 @@ pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
     let host = HostConfig {
         protocol: crate::call::protocol_choice(args.protocol_version.as_deref())?,
         trace: crate::call::trace_file(args.trace.as_deref())?,
+        eras: crate::era_memory(),
         ..HostConfig::default()
     };
     if args.tui {

@@ -969,3 +969,61 @@ async fn the_terminal_hands_app_views_and_their_questions_to_a_page() {
     tmux.press(&["Enter"]);
     tmux.wait_for("[interlude exited 0]");
 }
+
+// ---------------------------------------------------------------------------------------------
+// A server that ignores `server/discover`: only the first connection waits.
+
+/// A stdio server that silently ignores requests it does not know makes negotiation wait 10 s
+/// for `server/discover` before falling back to `initialize` (2025-11-25). The host remembers
+/// what the server spoke (in the cache folder), so the next `interlude call` starts with
+/// `initialize` and takes a fraction of a second.
+#[test]
+fn a_server_that_ignores_discover_makes_only_the_first_connection_wait() {
+    let dir = scratch("eras");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../demo/tests/test_data/scripted_server.py")
+        .canonicalize()
+        .unwrap();
+    let server = format!("python3 {} silent", script.display());
+    let run = |n: usize| {
+        let trace = dir.join(format!("trace-{n}.jsonl"));
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_interlude"))
+            .args(["call", &server, "ask", "--trace"])
+            .arg(&trace)
+            .env("XDG_CACHE_HOME", &dir)
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        assert!(
+            out.status.success(),
+            "call {n}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("silent answer"));
+        let first: Value = serde_json::from_str(
+            std::fs::read_to_string(&trace)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        (took, first["message"].clone())
+    };
+    let (took, first) = run(1);
+    assert_eq!(first["method"], "server/discover", "{first}");
+    assert!(took >= Duration::from_secs(9), "the first waited: {took:?}");
+    let remembered = std::fs::read_to_string(dir.join("interlude/eras.json")).unwrap();
+    assert!(
+        remembered.contains("2025-11-25") && remembered.contains("silent"),
+        "{remembered}"
+    );
+    let (took, first) = run(2);
+    assert_eq!(first["method"], "initialize", "{first}");
+    assert_eq!(first["params"]["protocolVersion"], "2025-11-25", "{first}");
+    assert!(
+        took < Duration::from_secs(5),
+        "the second did not wait: {took:?}"
+    );
+}

@@ -77,6 +77,11 @@ pub struct HostConfig {
     /// "server", "dir", "message"}`), when set. The file is created (or truncated) when the
     /// host starts; if it cannot be, the host runs without it and says so in the log.
     pub trace: Option<std::path::PathBuf>,
+    /// Which protocol version each server spoke last time, so that a negotiated
+    /// ([`ProtocolChoice::Auto`]) connection to a server known to speak a 2025 version starts
+    /// with `initialize` instead of waiting on `server/discover` (see [`EraMemory`]). This
+    /// process only by default; the CLI keeps it in a file.
+    pub eras: std::sync::Arc<crate::EraMemory>,
 }
 
 impl Default for HostConfig {
@@ -93,6 +98,7 @@ impl Default for HostConfig {
             apps: AppsConfig::default(),
             protocol_log: crate::protocol_log::KEPT_PER_SERVER,
             trace: None,
+            eras: std::sync::Arc::new(crate::EraMemory::in_memory()),
         }
     }
 }
@@ -535,10 +541,42 @@ impl Host {
         protocol: ProtocolChoice,
     ) -> Result<Connection, HostError> {
         let name = name.into();
+        let target = spec.target();
+        // A server known to speak 2025 starts with `initialize`: no wait on `server/discover`.
+        let eras = &self.link.config.eras;
+        let recalled = match protocol {
+            ProtocolChoice::Auto => eras.recall(&target),
+            ProtocolChoice::Pin(_) => None,
+        };
+        let negotiation = match (&protocol, &recalled) {
+            (_, Some(v)) => format!("initialize with {v}, as last time"),
+            (ProtocolChoice::Auto, None) => format!(
+                "asking for {} (server/discover); a server that ignores it is asked with \
+                 initialize for {} after 10 s",
+                ProtocolVersion::V_2026_07_28,
+                ProtocolVersion::V_2025_11_25
+            ),
+            (ProtocolChoice::Pin(v), None) => format!("speaking {v} only"),
+        };
         let id = self
-            .add_record(&name, spec.transport(), spec.target())
+            .add_record(&name, spec.transport(), target.clone(), negotiation)
             .await?;
-        let opened = Connection::open_spec(self.link.clone(), id, name, spec, protocol).await;
+        let choice = recalled
+            .clone()
+            .map_or(protocol.clone(), ProtocolChoice::Pin);
+        let opened = Connection::open_spec(self.link.clone(), id, name, spec, choice).await;
+        match (&opened, &protocol) {
+            (Ok(conn), ProtocolChoice::Auto) => {
+                if let Ok(version) = serde_json::from_value::<ProtocolVersion>(
+                    serde_json::Value::String(conn.info().protocol_version.clone()),
+                ) {
+                    eras.remember(&target, &version);
+                }
+            }
+            // What was remembered no longer works: negotiate afresh next time.
+            (Err(_), ProtocolChoice::Auto) if recalled.is_some() => eras.forget(&target),
+            _ => {}
+        }
         self.keep(opened)
     }
 
@@ -567,8 +605,16 @@ impl Host {
         E: std::error::Error + Send + Sync + 'static,
     {
         let name = name.into();
+        let negotiation = match &protocol {
+            ProtocolChoice::Auto => format!(
+                "asking for {} (server/discover), else initialize for {}",
+                ProtocolVersion::V_2026_07_28,
+                ProtocolVersion::V_2025_11_25
+            ),
+            ProtocolChoice::Pin(v) => format!("speaking {v} only"),
+        };
         let id = self
-            .add_record(&name, "in-process", "in-process".into())
+            .add_record(&name, "in-process", "in-process".into(), negotiation)
             .await?;
         let opened = Connection::open_transport(
             self.link.clone(),
@@ -589,6 +635,7 @@ impl Host {
         name: &str,
         transport: &'static str,
         target: String,
+        negotiation: String,
     ) -> Result<ServerId, HostError> {
         let id = self.link.next_server();
         let (accepted, verdict) = oneshot::channel();
@@ -602,6 +649,7 @@ impl Host {
                 identity: None,
                 tools: Vec::new(),
                 apps: ServerApps::default(),
+                negotiation: Some(negotiation),
             },
             accepted,
         }));
@@ -1202,6 +1250,7 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
             resources,
         } => r.change_server(id, |s| {
             s.state = ServerState::Ready;
+            s.negotiation = None;
             s.identity = Some(identity);
             s.set_tools(tools);
             s.apps.declared = apps;
@@ -1216,6 +1265,7 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
             if s.state != ServerState::Closed {
                 s.state = ServerState::Failed { reason };
             }
+            s.negotiation = None;
         }),
         ServerUpdate::Closed { id } => r.change_server(id, |s| s.state = ServerState::Closed),
         ServerUpdate::Logged(log) => Some(HostEvent::ServerLogged(Arc::new(log))),

@@ -33,6 +33,7 @@
 //! ```
 
 mod connection;
+mod eras;
 mod handler;
 pub mod headless;
 mod host;
@@ -47,6 +48,7 @@ mod tap;
 mod timer;
 
 pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
+pub use eras::EraMemory;
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};

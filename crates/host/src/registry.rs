@@ -97,6 +97,9 @@ pub struct ServerRecord {
     /// What it offers for MCP Apps: its declaration, its tools' views and visibility, its
     /// resources.
     pub apps: ServerApps,
+    /// While it connects: how the protocol version is being negotiated, in a sentence (a
+    /// server that ignores `server/discover` takes 10 s; the person sees why).
+    pub negotiation: Option<String>,
 }
 
 /// A server's MCP Apps side, as the host read it.

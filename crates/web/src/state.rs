@@ -36,6 +36,8 @@ pub(crate) struct ServerEntry {
     title: Option<String>,
     version: Option<String>,
     error: Option<String>,
+    /// While it connects: how the protocol version is being negotiated.
+    negotiation: Option<String>,
     /// The tools a person may call in the model's place: those for the server's views only
     /// (`visibility: ["app"]`) are left out, and named in `app_only_tools`.
     tools: Vec<ToolEntry>,
@@ -390,6 +392,7 @@ fn server_entry(s: &ServerRecord) -> ServerEntry {
         version: identity
             .map(|i| i.version.clone())
             .filter(|v| !v.is_empty()),
+        negotiation: s.negotiation.clone(),
         error: match &s.state {
             ServerState::Failed { reason } => Some(reason.clone()),
             _ => None,

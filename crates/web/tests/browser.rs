@@ -3572,3 +3572,35 @@ async fn a_card_shows_the_wire_and_a_call_jumps_to_its_messages() {
     );
     page.close().await;
 }
+
+/// While a server connects, the page says how the protocol version is being negotiated: a
+/// server that ignores `server/discover` (the scripted server's `silent` mode) keeps the host
+/// waiting, and the person sees why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_the_negotiation_while_a_server_connects() {
+    let page = harness().await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../demo/tests/test_data/scripted_server.py");
+    let spec = ServerSpec::Stdio {
+        command: "python3".into(),
+        args: vec![script.to_string_lossy().into_owned(), "silent".into()],
+        env: Default::default(),
+    };
+    let app = page.app.clone();
+    let connecting = tokio::spawn(async move { app.add_server("silent", spec, None).await });
+    let note = page
+        .browser
+        .wait_js(
+            "document.querySelector('li[data-server=\"silent\"] .negotiation')?.textContent || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("no word on the negotiation: {e}"));
+    let note = note.as_str().unwrap();
+    assert!(
+        note.contains("server/discover") && note.contains("10 s"),
+        "{note}"
+    );
+    connecting.abort();
+    page.close().await;
+}

@@ -4,7 +4,10 @@ stdio (2025-11-25) so it can send what no SDK would let it send.
 Usage: scripted_server.py MODE, where MODE is
   die     on tools/call, send an elicitation/create and exit before the answer arrives;
   nested  on tools/call, send an elicitation/create whose schema has a nested object;
-  huge    on tools/call, send an elicitation/create whose message is 100 000 characters.
+  huge    on tools/call, send an elicitation/create whose message is 100 000 characters;
+  silent  on tools/call, answer with a text at once; never answer a request it does not know
+          (`server/discover` among them), as some servers in the wild do.
+The other modes answer an unknown request with -32601.
 For `nested` and `huge` the tool result's text is the JSON of the client's reply."""
 import json
 import sys
@@ -43,6 +46,9 @@ for line in sys.stdin:
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
             {"name": "ask", "inputSchema": {"type": "object"}}]}})
+    elif method == "tools/call" and MODE == "silent":
+        send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "content": [{"type": "text", "text": "silent answer"}]}})
     elif method == "tools/call":
         pending_call = msg["id"]
         send(elicitation())
@@ -52,6 +58,6 @@ for line in sys.stdin:
         reply = {k: msg[k] for k in ("result", "error") if k in msg}
         send({"jsonrpc": "2.0", "id": pending_call, "result": {
             "content": [{"type": "text", "text": json.dumps(reply)}]}})
-    elif "id" in msg and method is not None:
+    elif "id" in msg and method is not None and MODE != "silent":
         send({"jsonrpc": "2.0", "id": msg["id"],
               "error": {"code": -32601, "message": "method not found: " + method}})

@@ -89,6 +89,7 @@ function renderServers() {
         h('button', { type: 'button', class: 'ghost log-btn', 'aria-pressed': logServer() === s.name ? 'true' : 'false',
           onclick: () => { toggleLog(s.name, api).then(() => renderServers()); } }, 'Protocol')),
       h('div', { class: 'server-meta' }, [s.version ? `v${s.version}` : null, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
+      s.status === 'connecting' && s.negotiation ? h('div', { class: 'server-meta negotiation', role: 'status' }, `Negotiating: ${s.negotiation}`) : null,
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
       tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null,
       appOnly.length ? h('div', { class: 'server-meta app-only', title: appOnly.join(', ') },
