@@ -3604,3 +3604,34 @@ async fn the_page_shows_the_negotiation_while_a_server_connects() {
     connecting.abort();
     page.close().await;
 }
+
+/// At 390 px the top bar wraps to two rows; a card brought into view stops below it, never
+/// under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_390_px_the_top_bar_covers_no_card() {
+    let page = harness().await;
+    page.client().set_window_size(390, 844).await.unwrap();
+    page.browser
+        .wait_js("window.innerWidth <= 390 || null", WAIT)
+        .await
+        .unwrap();
+    page.call_from_sidebar("demo", "contact_info").await;
+    page.focused_card("demo", None).await;
+    let gap = page
+        .browser
+        .wait_js(
+            "(() => { const bar = document.querySelector('.topbar').getBoundingClientRect(); \
+             const card = document.querySelector('section.ask').getBoundingClientRect(); \
+             return bar.height > 60 ? [bar.bottom, card.top] : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the top bar did not wrap at 390 px: {e}"));
+    let (bar, card) = (gap[0].as_f64().unwrap(), gap[1].as_f64().unwrap());
+    assert!(
+        card >= bar,
+        "the card's top ({card}) is under the top bar (bottom {bar})"
+    );
+    page.artifact("card-at-390").await;
+    page.close().await;
+}

@@ -47,6 +47,15 @@ let focusedActive = null;
 let lastServersJson = '';
 let lastGuideJson = '';
 
+// The sticky top bar's height, for whatever scrolls into view under it (it wraps to two rows
+// in a narrow window).
+const topbar = document.querySelector('.topbar');
+if (topbar && 'ResizeObserver' in window) {
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty('--topbar-h', `${Math.ceil(topbar.getBoundingClientRect().height)}px`);
+  }).observe(topbar);
+}
+
 // ---- theme -------------------------------------------------------------------------------
 const themes = ['auto', 'light', 'dark'];
 function applyTheme(t) {
