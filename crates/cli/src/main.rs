@@ -62,9 +62,13 @@ pub(crate) const EXIT_DECLINED: u8 = 1;
 pub(crate) const EXIT_ERROR: u8 = 2;
 
 fn init_tracing(quiet: bool) {
-    let default = if quiet { "off" } else { "warn" };
+    // rmcp's own warnings name its internals (`response error id=… error=ErrorData {…}`); the
+    // host says what it refused, and why, in a sentence of its own.
+    let default = if quiet { "off" } else { "warn,rmcp=error" };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // A person reads these: the sentence, not the module it came from.
+        .with_target(false)
         // Colour codes only on a terminal (and not under NO_COLOR): a log file or a pipe gets
         // plain text.
         .with_ansi(

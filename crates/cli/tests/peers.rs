@@ -1027,3 +1027,39 @@ fn a_server_that_ignores_discover_makes_only_the_first_connection_wait() {
         "the second did not wait: {took:?}"
     );
 }
+
+/// What the host refuses it says in one sentence of its own — which server, what and why —
+/// never as rmcp's internals (`response error id=… error=ErrorData {…}`); and stderr that is
+/// not a terminal gets no colour codes.
+#[test]
+fn a_refusal_is_one_plain_sentence() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../demo/tests/test_data/scripted_server.py")
+        .canonicalize()
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_interlude"))
+        .args([
+            "call",
+            &format!("python3 {} nested", script.display()),
+            "ask",
+            "--auto-defaults",
+        ])
+        .env_remove("INTERLUDE_LOG")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refused a request of server \"server\" for the person")
+            && stderr.contains("`address`")
+            && stderr.contains("-32602"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("ErrorData") && !stderr.contains("rmcp::"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "colour codes in a pipe: {stderr:?}"
+    );
+}

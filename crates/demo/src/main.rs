@@ -20,7 +20,7 @@ async fn main() -> ExitCode {
         )
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("INTERLUDE_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error")),
         )
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -44,10 +44,18 @@ impl HostClient {
         let ask = self
             .link
             .elicit(self.server, &self.server_name, era, params, call);
-        tokio::select! {
+        let reply = tokio::select! {
             reply = ask => reply,
             () = context.ct.cancelled() => Reply::Answered(interlude_protocol::Answer::Cancelled),
+        };
+        if let Reply::Error { code, message, .. } = &reply {
+            tracing::warn!(
+                "refused a request of server \"{}\" for the person: {} (JSON-RPC error {code})",
+                self.server_name,
+                message.trim_end_matches('.')
+            );
         }
+        reply
     }
 }
 
