@@ -2315,13 +2315,23 @@ async fn the_published_example_apps_open_and_initialize() {
     let mut failures = Vec::new();
     for (name, _, tool) in apps {
         // server-pdf: the local file it was given (its default is a paper on the network).
-        let arguments = (name == "pdf").then(|| {
+        let mut arguments = (name == "pdf").then(|| {
             let url = format!("file://{}", pdf.display());
             serde_json::json!({ "url": url })
                 .as_object()
                 .cloned()
                 .unwrap()
         });
+        // three.js: the scene's code is the tool's input (its schema's default, as the page's
+        // composer fills it in): the view runs what the call was given.
+        if name == "threejs" {
+            let snapshot = page.app.host().snapshot();
+            let server = snapshot.servers.iter().find(|s| s.name == name).unwrap();
+            let tool = server.tools.iter().find(|t| t.name == tool).unwrap();
+            let code = tool.input_schema["properties"]["code"]["default"].clone();
+            assert!(code.is_string(), "{:?}", tool.input_schema);
+            arguments = serde_json::json!({ "code": code }).as_object().cloned();
+        }
         let call = page.app.call_tool(name, tool, arguments).await.unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
         let live = loop {
@@ -2370,6 +2380,37 @@ async fn the_published_example_apps_open_and_initialize() {
                     let answered = answered.as_str().unwrap();
                     assert!(answered.starts_with("get-allocations → "), "{answered}");
                     assert!(!answered.contains("error"), "{answered}");
+                }
+                if name == "threejs" {
+                    // The scene really ran (WebGL on SwiftShader): the view's own tool reports
+                    // its source, no error, and a render loop going.
+                    let selector = format!(
+                        "li.app-view[data-view=\"{}\"] button.app-tool[data-tool=\"get-scene-info\"]",
+                        view.id.0
+                    );
+                    let info = page
+                        .browser
+                        .wait_js(
+                            &format!(
+                                "(() => {{ const b = document.querySelector({}); const r = document.querySelector('li.app-view[data-view=\"{}\"] .app-tool-result')?.textContent; \
+                                 if (r && r.includes('isRendering\":true')) return r; if (b) b.click(); return null; }})()",
+                                js(&selector),
+                                view.id.0
+                            ),
+                            WAIT,
+                        )
+                        .await
+                        .unwrap_or_else(|e| panic!("the three.js scene did not report rendering: {e}"));
+                    let info = info.as_str().unwrap();
+                    let json: Value =
+                        serde_json::from_str(info.split_once(" → ").map_or(info, |(_, j)| j))
+                            .unwrap_or_else(|e| panic!("{e}: {info}"));
+                    assert_eq!(json["error"], Value::Null, "{info}");
+                    assert!(
+                        json["code"].as_str().is_some_and(|c| c.contains("THREE")),
+                        "{info}"
+                    );
+                    assert_eq!(json["isRendering"], true, "{info}");
                 }
                 // Let it draw, then show it.
                 tokio::time::sleep(Duration::from_millis(1500)).await;
