@@ -124,6 +124,15 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The visible pane as the terminal shows it, one row per line (wrapped lines not joined).
+    pub fn rows(&self) -> Vec<String> {
+        let out = self.run(&["capture-pane", "-p", "-t", "main"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Waits until `needle` appears `count` times on the screen; fails with the screen.
     pub fn wait_for_nth(&self, needle: &str, count: usize) -> String {
         let deadline = Instant::now() + PATIENCE;

@@ -111,10 +111,11 @@ pub(crate) fn review_lines(schema: &FormSchema, values: &Content) -> Vec<String>
         let label = plain_line(&field.label());
         let pad = " ".repeat(width.saturating_sub(label.chars().count()));
         let shown = match (values.get(&field.name), field.default_value()) {
-            (Some(v), _) => display_value(field, v),
+            (Some(v), _) => format!("{}{}", display_value(field, v), sent_as(field, v)),
             (None, Some(d)) => format!(
-                "{} {}",
+                "{}{} {}",
                 display_value(field, &d),
+                sent_as(field, &d),
                 styled(Style::Dim, "(default)")
             ),
             (None, None) => styled(Style::Dim, "(left empty, not sent)"),
@@ -122,6 +123,25 @@ pub(crate) fn review_lines(schema: &FormSchema, values: &Content) -> Vec<String>
         lines.push(format!("    {label}{pad}  {shown}"));
     }
     lines
+}
+
+/// For a choice shown by its title: the value that goes to the server, dimmed (`= "student"`).
+fn sent_as(field: &Field, v: &Value) -> String {
+    let choice = matches!(
+        field.kind,
+        FieldKind::SingleSelect { .. } | FieldKind::MultiSelect { .. }
+    );
+    let raw = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if !choice || field.display_value(v) == raw {
+        return String::new();
+    }
+    format!(
+        " {}",
+        styled(Style::Dim, &format!("= {}", plain_line(&v.to_string())))
+    )
 }
 
 /// Writes field errors as a list.
@@ -154,6 +174,25 @@ fn label(field: &Field) -> String {
     } else {
         label
     }
+}
+
+/// A date-time as a person types it in local time — `2026-09-15 10:30` (seconds optional, a
+/// space or `T` between) — as RFC 3339 with this machine's offset for that moment; `None` for
+/// anything else (RFC 3339 as typed, or something the schema's check will refuse), and for a
+/// local time that does not exist or is ambiguous (a clock change).
+pub(crate) fn local_date_time(input: &str) -> Option<String> {
+    use chrono::{Local, NaiveDateTime, SecondsFormat, TimeZone};
+    let s = input.trim();
+    let naive = [
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%dT%H:%M:%S",
+    ]
+    .iter()
+    .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())?;
+    let local = Local.from_local_datetime(&naive).single()?;
+    Some(local.to_rfc3339_opts(SecondsFormat::Secs, false))
 }
 
 /// The help line: the engine's complaint first, then the description, then hints.
@@ -192,8 +231,12 @@ fn ask_field(
 ) -> Result<Option<Value>, InquireError> {
     let message = label(field);
     match &field.kind {
-        FieldKind::Text { .. } => {
+        FieldKind::Text { format, .. } => {
+            let date_time = *format == Some(interlude_schema::StringFormat::DateTime);
             let mut hints: Vec<String> = field.hint().map(|h| plain_line(&h)).into_iter().collect();
+            if date_time {
+                hints.push("or local time, such as 2026-09-15 10:30".to_owned());
+            }
             if !field.required {
                 hints.push(OPTIONAL_HINT.to_owned());
             }
@@ -211,7 +254,12 @@ fn ask_field(
                             Validation::Valid
                         });
                     }
-                    Ok(check(&schema, &name, &Value::String(input.to_owned())))
+                    let sent = if date_time {
+                        local_date_time(input).unwrap_or_else(|| input.to_owned())
+                    } else {
+                        input.to_owned()
+                    };
+                    Ok(check(&schema, &name, &Value::String(sent)))
                 }
             };
             let answer = Text::new(&message)
@@ -219,6 +267,11 @@ fn ask_field(
                 .with_help_message(&help)
                 .with_validator(validator)
                 .prompt()?;
+            let answer = if date_time {
+                local_date_time(&answer).unwrap_or(answer)
+            } else {
+                answer
+            };
             Ok((!answer.is_empty()).then_some(Value::String(answer)))
         }
         FieldKind::Number {
@@ -536,5 +589,27 @@ mod tests {
         assert!(lines.contains("30"), "{lines}");
         assert!(lines.contains("(default)"), "{lines}");
         assert!(lines.contains("not sent"), "{lines}");
+    }
+}
+
+#[cfg(test)]
+mod local_time_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::local_date_time;
+
+    #[test]
+    fn a_local_date_time_becomes_rfc_3339_with_this_machines_offset() {
+        let sent = local_date_time("2026-09-15 10:30").unwrap();
+        assert!(sent.starts_with("2026-09-15T10:30:00"), "{sent}");
+        let parsed = chrono::DateTime::parse_from_rfc3339(&sent).unwrap();
+        assert_eq!(parsed.naive_local().to_string(), "2026-09-15 10:30:00");
+        assert_eq!(
+            local_date_time(" 2026-09-15T10:30:45 ").unwrap().get(..19),
+            Some("2026-09-15T10:30:45")
+        );
+        // RFC 3339 as typed, and what is no date-time, are left to the schema's check.
+        assert_eq!(local_date_time("2026-09-15T10:30:00Z"), None);
+        assert_eq!(local_date_time("tomorrow at ten"), None);
+        assert_eq!(local_date_time("2026-02-30 10:00"), None);
     }
 }

@@ -104,8 +104,13 @@ impl Screen {
         S: AsRef<str>,
     {
         let mut out = std::io::stdout().lock();
+        let width = columns();
         for line in lines {
-            let _ = writeln!(out, "{}", line.as_ref());
+            // Broken between words to the terminal's width: the terminal itself would cut them
+            // anywhere.
+            for part in wrap(line.as_ref(), width.saturating_sub(1)) {
+                let _ = writeln!(out, "{part}");
+            }
         }
         let _ = out.flush();
     }
@@ -121,10 +126,15 @@ impl Screen {
     }
 
     /// Writes peer text as an indented block under a gutter, so it can never pass for one of our
-    /// own headers or prompts.
+    /// own headers or prompts; long lines are wrapped at word boundaries to the terminal's width.
     pub(crate) fn quoted(&self, text: &str) {
         let text = plain_block(text);
-        self.lines(text.lines().map(|l| format!("  │ {l}")));
+        let width = columns().saturating_sub(4);
+        self.lines(
+            text.lines()
+                .flat_map(|l| wrap(l, width))
+                .map(|l| format!("  │ {l}")),
+        );
     }
 
     /// Writes an error line.
@@ -143,9 +153,116 @@ impl Screen {
     }
 }
 
+/// The terminal's width in columns (80 when it cannot be told).
+pub(crate) fn columns() -> usize {
+    crossterm::terminal::size().map_or(80, |(c, _)| usize::from(c).max(20))
+}
+
+/// How many columns `text` takes: its characters, not counting colour sequences (`ESC [ … m`).
+fn visible_len(text: &str) -> usize {
+    let mut n = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `text` in lines of at most `width` columns, broken between words (a word longer than a line
+/// is cut); every line keeps the first one's indent. Colour sequences take no room.
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(10);
+    if visible_len(text) <= width {
+        return vec![text.to_owned()];
+    }
+    let indent: String = text.chars().take_while(|c| *c == ' ').collect();
+    let room = width.saturating_sub(indent.len()).max(8);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut taken = 0;
+    for word in text.split_whitespace() {
+        let mut word = word.to_owned();
+        loop {
+            let len = visible_len(&word);
+            if taken + len + usize::from(taken > 0) <= room {
+                if taken > 0 {
+                    line.push(' ');
+                    taken += 1;
+                }
+                line.push_str(&word);
+                taken += len;
+                break;
+            }
+            if taken > 0 {
+                lines.push(format!("{indent}{}", std::mem::take(&mut line)));
+                taken = 0;
+                continue;
+            }
+            // A word longer than a line: cut it (by characters).
+            let head: String = word.chars().take(room).collect();
+            word = word.chars().skip(room).collect();
+            lines.push(format!("{indent}{head}"));
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !line.is_empty() {
+        lines.push(format!("{indent}{line}"));
+    }
+    lines
+}
+
+/// `text` cut to at most `max` characters at a word boundary, with `…` when it was cut.
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let room = max.saturating_sub(1);
+    let cut: String = text.chars().take(room).collect();
+    let at_word = match cut.rfind(' ') {
+        Some(space) if space > room / 2 => cut.get(..space).unwrap_or(&cut).trim_end().to_owned(),
+        _ => cut,
+    };
+    format!("{at_word}…")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapping_breaks_between_words() {
+        let lines = wrap("the quick brown fox jumps over the lazy dog", 16);
+        assert_eq!(lines, ["the quick brown", "fox jumps over", "the lazy dog"]);
+        assert!(lines.iter().all(|l| l.chars().count() <= 16));
+        assert_eq!(
+            wrap("   one two three four", 12),
+            ["   one two", "   three", "   four"]
+        );
+        assert_eq!(
+            wrap("\x1b[2mdim words here\x1b[0m", 10),
+            ["\x1b[2mdim words", "here\x1b[0m"]
+        );
+        assert_eq!(wrap("short", 16), ["short"]);
+        assert_eq!(
+            wrap("abcdefghijklmnopqrstuvwxyz", 10),
+            ["abcdefghij", "klmnopqrst", "uvwxyz"]
+        );
+        assert_eq!(
+            shorten("Echoes back the input string", 20),
+            "Echoes back the…"
+        );
+        assert_eq!(shorten("short", 20), "short");
+    }
 
     #[test]
     fn escape_sequences_become_visible() {

@@ -44,16 +44,10 @@ impl fmt::Display for Entry {
     }
 }
 
-/// First line of a description, cut to `max` characters.
+/// First line of a description, cut at a word to `max` characters.
 fn summary(text: &str, max: usize) -> String {
     let first = text.lines().next().unwrap_or_default().trim();
-    let first = plain_line(first);
-    if first.chars().count() <= max {
-        first
-    } else {
-        let cut: String = first.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
+    crate::render::shorten(&plain_line(first), max)
 }
 
 /// Lists every server's tools with their descriptions.
@@ -75,7 +69,11 @@ pub(crate) fn list(screen: &Screen, servers: &[Arc<ServerRecord>]) {
         for t in s.model_tools() {
             let name = plain_line(&t.name);
             let pad = " ".repeat(width.saturating_sub(name.chars().count()));
-            let desc = t.description.as_deref().map(|d| summary(d, 90));
+            // One line each, as wide as the terminal (minus the indent, the name and a margin).
+            let room = crate::render::columns()
+                .saturating_sub(4 + width + 2 + 1)
+                .max(12);
+            let desc = t.description.as_deref().map(|d| summary(d, room));
             screen.line(format!(
                 "    {name}{pad}  {}",
                 styled(Style::Dim, desc.as_deref().unwrap_or_default())
@@ -109,7 +107,12 @@ pub(crate) fn menu(servers: &[Arc<ServerRecord>]) -> Result<MenuChoice, Stop> {
                 // No styling inside options: inquire filters and highlights the plain text.
                 Some(d) => {
                     let pad = " ".repeat(width.saturating_sub(name.chars().count()));
-                    format!("{name}{pad}  {}", summary(d, 60))
+                    // On one line: the option with its cursor while choosing, and after the
+                    // choice the same label behind "> Call a tool: " (15 columns).
+                    let room = crate::render::columns()
+                        .saturating_sub(15 + width + 2 + 1)
+                        .max(12);
+                    format!("{name}{pad}  {}", summary(d, room))
                 }
                 None => name,
             };

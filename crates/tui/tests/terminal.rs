@@ -480,3 +480,50 @@ fn a_long_calls_progress_shows_while_it_runs() {
     assert!(calling < first && first < result, "{screen}");
     quit_at(&tmux, 2);
 }
+
+/// At 80 columns nothing the terminal surface prints is cut mid-word (lists, descriptions and
+/// its own hints are broken between words), and the review shows, next to a choice's title, the
+/// value that will be sent.
+#[test]
+fn at_80_columns_nothing_wraps_mid_word_and_the_review_shows_what_is_sent() {
+    let bins = binaries();
+    let spec = format!("demo={}", quote(&bins.demo));
+    let command = format!(
+        "{} {}; echo \"[tui exited $?]\"; sleep 600",
+        quote(&bins.tui),
+        quote(Path::new(&spec))
+    );
+    let Some(tmux) = Tmux::start_sized(&command, 80, 50) else {
+        return;
+    };
+    tmux.wait_for("Call a tool:");
+    // A row that fills the terminal and goes on with a letter on the next row was cut by the
+    // terminal in the middle of a word.
+    let cut_words = |rows: &[String]| -> Vec<String> {
+        rows.windows(2)
+            .filter(|pair| {
+                let (a, b) = (&pair[0], &pair[1]);
+                a.chars().count() >= 80
+                    && a.chars().last().is_some_and(char::is_alphanumeric)
+                    && b.chars().next().is_some_and(char::is_alphanumeric)
+            })
+            .map(|pair| format!("{} ⏎ {}", pair[0], pair[1]))
+            .collect()
+    };
+    let rows = tmux.rows();
+    assert!(cut_words(&rows).is_empty(), "{:#?}", cut_words(&rows));
+    call(&tmux, "favourite_genre");
+    let rows = tmux.rows();
+    assert!(cut_words(&rows).is_empty(), "{:#?}", cut_words(&rows));
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("Your answer to");
+    let review = screen
+        .lines()
+        .find(|l| l.contains("= \""))
+        .unwrap_or_else(|| panic!("the review shows no value sent: {screen}"));
+    assert!(review.contains("Jazz"), "{review}");
+    let rows = tmux.rows();
+    assert!(cut_words(&rows).is_empty(), "{:#?}", cut_words(&rows));
+    tmux.press(&["Escape"]);
+    tmux.wait_for("Cancelled");
+}
