@@ -463,7 +463,7 @@ impl Cell {
     ///   changes server-side work, which shows on stdio (over HTTP the transport dominates), so it
     ///   runs there only.
     fn imps(self) -> Vec<Imp> {
-        let mut imps = vec![Imp::Interlude, Imp::Rmcp];
+        let mut imps = vec![Imp::Interlude, Imp::InterludeNoLog, Imp::Rmcp];
         match self.transport {
             Transport::Http => imps.push(Imp::RmcpPooled),
             Transport::Stdio => imps.push(Imp::RmcpReactorStdio),

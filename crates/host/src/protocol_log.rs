@@ -89,9 +89,66 @@ pub const KEPT_PER_SERVER: usize = 10_000;
 /// Protocol keys whose names look sensitive but whose values are not secrets.
 const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
 
+/// What a message was when it was recorded: the transport's own message, cloned (the tap's:
+/// nothing is serialized on the way), or JSON (a view's messages). Read, it becomes a redacted
+/// [`LoggedMessage`], once.
+pub(crate) enum Raw {
+    Sent(Box<rmcp::service::TxJsonRpcMessage<rmcp::service::RoleClient>>),
+    Received(Box<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>),
+    Json(Value),
+}
+
+/// One kept message.
+struct Entry {
+    seq: u64,
+    t_ms: u64,
+    dir: Direction,
+    view: Option<ViewId>,
+    call: Option<CallId>,
+    latency_ms: Option<u64>,
+    raw: Raw,
+    read: std::sync::OnceLock<Arc<LoggedMessage>>,
+}
+
+impl Entry {
+    /// The message as readers see it (parsed and redacted the first time it is read).
+    fn message(&self, server: &str) -> Arc<LoggedMessage> {
+        self.read
+            .get_or_init(|| {
+                let mut message = match &self.raw {
+                    Raw::Sent(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+                    Raw::Received(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+                    Raw::Json(value) => value.clone(),
+                };
+                redact_all(&mut message);
+                Arc::new(LoggedMessage {
+                    seq: self.seq,
+                    t_ms: self.t_ms,
+                    server: server.to_owned(),
+                    dir: self.dir,
+                    message,
+                    latency_ms: self.latency_ms,
+                    view: self.view,
+                    call: self.call,
+                })
+            })
+            .clone()
+    }
+}
+
+/// What the log needs to know of a message when it is recorded: its JSON-RPC id (as JSON text),
+/// whether it is a request or notification, and the tool call it belongs to, if known.
+pub(crate) struct Shape {
+    pub(crate) id: Option<String>,
+    pub(crate) is_request: bool,
+    pub(crate) call: Option<CallId>,
+}
+
 #[derive(Default)]
 struct Ring {
-    messages: VecDeque<Arc<LoggedMessage>>,
+    /// The server's name, for readers.
+    name: String,
+    messages: VecDeque<Arc<Entry>>,
     /// The last sequence number given.
     seq: u64,
     /// Requests waiting for their response, by direction and id: when they went.
@@ -116,16 +173,23 @@ impl ProtocolLog {
         }
     }
 
-    /// Records `message`, which went `dir` between the host and server `server` (`name`).
+    /// Whether anything is recorded at all (a host may keep no log and write no trace).
+    pub(crate) fn enabled(&self) -> bool {
+        self.kept > 0 || self.trace.is_some()
+    }
+
+    /// Records `message` (the transport's own), which went `dir` between the host and server
+    /// `server` (`name`). Nothing is serialized or redacted now: that happens when it is read
+    /// (or at once for the trace file, when there is one).
     pub(crate) fn record(
         &self,
         server: ServerId,
         name: &str,
-        call: Option<CallId>,
         dir: Direction,
-        message: Value,
+        message: Raw,
+        shape: Shape,
     ) {
-        self.record_with(server, name, None, call, dir, message);
+        self.record_with(server, name, None, dir, message, shape);
     }
 
     /// Records `message`, which went `dir` between the host and app view `view` of server
@@ -138,7 +202,13 @@ impl ProtocolLog {
         dir: Direction,
         message: Value,
     ) {
-        self.record_with(server, name, Some(view), None, dir, message);
+        // A view's ids are its own: kept apart from the server's.
+        let shape = Shape {
+            id: message.get("id").map(|id| format!("{}:{id}", view.0)),
+            is_request: message.get("method").is_some(),
+            call: None,
+        };
+        self.record_with(server, name, Some(view), dir, Raw::Json(message), shape);
     }
 
     fn record_with(
@@ -146,25 +216,27 @@ impl ProtocolLog {
         server: ServerId,
         name: &str,
         view: Option<ViewId>,
-        call: Option<CallId>,
         dir: Direction,
-        mut message: Value,
+        raw: Raw,
+        shape: Shape,
     ) {
-        if self.kept == 0 && self.trace.is_none() {
+        if !self.enabled() {
             return;
         }
         let t_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        redact_all(&mut message);
-        // A view's ids are its own: kept apart from the server's.
-        let id = message
-            .get("id")
-            .map(|id| format!("{}:{id}", view.map_or(0, |v| v.0)));
-        let is_request = message.get("method").is_some();
+        let Shape {
+            id,
+            is_request,
+            call,
+        } = shape;
         let mut rings = self
             .rings
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let ring = rings.entry(server).or_default();
+        if ring.name != name {
+            name.clone_into(&mut ring.name);
+        }
         let latency_ms = match (&id, is_request) {
             (Some(id), true) => {
                 ring.open.insert((dir, id.clone()), t_ms);
@@ -193,17 +265,18 @@ impl ProtocolLog {
             }
         }
         ring.seq += 1;
-        let entry = Arc::new(LoggedMessage {
+        let entry = Arc::new(Entry {
             seq: ring.seq,
             t_ms,
-            server: name.to_owned(),
             dir,
-            message,
-            latency_ms,
             view,
             call,
+            latency_ms,
+            raw,
+            read: std::sync::OnceLock::new(),
         });
         if let Some(trace) = &self.trace {
+            let entry = entry.message(name);
             let mut line = serde_json::json!({
                 "t_ms": entry.t_ms,
                 "server": entry.server,
@@ -235,32 +308,27 @@ impl ProtocolLog {
     /// Server `server`'s messages after sequence number `after`, oldest first (all of them
     /// for 0).
     pub(crate) fn since(&self, server: ServerId, after: u64) -> Vec<Arc<LoggedMessage>> {
-        self.rings
-            .lock()
-            .map(|r| {
-                r.get(&server)
-                    .map(|ring| {
-                        // Sequence numbers are consecutive: the first wanted is found by index.
-                        let first = ring.messages.front().map_or(0, |m| m.seq);
-                        let skip = usize::try_from(after.saturating_add(1).saturating_sub(first))
-                            .unwrap_or(usize::MAX);
-                        ring.messages.iter().skip(skip).cloned().collect()
-                    })
-                    .unwrap_or_default()
-            })
-            .unwrap_or_default()
+        // The entries are taken under the lock; reading them (parsing, redacting) is not.
+        let (name, entries) = {
+            let Ok(rings) = self.rings.lock() else {
+                return Vec::new();
+            };
+            let Some(ring) = rings.get(&server) else {
+                return Vec::new();
+            };
+            // Sequence numbers are consecutive: the first wanted is found by index.
+            let first = ring.messages.front().map_or(0, |m| m.seq);
+            let skip = usize::try_from(after.saturating_add(1).saturating_sub(first))
+                .unwrap_or(usize::MAX);
+            let entries: Vec<Arc<Entry>> = ring.messages.iter().skip(skip).cloned().collect();
+            (ring.name.clone(), entries)
+        };
+        entries.iter().map(|e| e.message(&name)).collect()
     }
 
     /// Server `server`'s messages, oldest first.
     pub(crate) fn of(&self, server: ServerId) -> Vec<Arc<LoggedMessage>> {
-        self.rings
-            .lock()
-            .map(|r| {
-                r.get(&server)
-                    .map(|ring| ring.messages.iter().cloned().collect())
-                    .unwrap_or_default()
-            })
-            .unwrap_or_default()
+        self.since(server, 0)
     }
 }
 
@@ -288,22 +356,30 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Records `message` as the tap would (bytes, with its id and kind).
+    fn record(log: &ProtocolLog, server: ServerId, dir: Direction, message: Value) {
+        let shape = Shape {
+            id: message.get("id").map(|id| format!("0:{id}")),
+            is_request: message.get("method").is_some(),
+            call: None,
+        };
+        log.record(server, "demo", dir, Raw::Json(message), shape);
+    }
+
     #[test]
     fn responses_carry_their_latency_and_secrets_are_redacted_anywhere() {
         let log = ProtocolLog::new(Instant::now(), 3, None);
         let server = ServerId(1);
-        log.record(
+        record(
+            &log,
             server,
-            "demo",
-            None,
             Direction::Recv,
             json!({"jsonrpc": "2.0", "id": 7, "method": "elicitation/create",
                    "params": {"_meta": {"progressToken": 3}}}),
         );
-        log.record(
+        record(
+            &log,
             server,
-            "demo",
-            None,
             Direction::Send,
             json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept",
                    "content": {"name": "Ada", "apiKey": "sk-123"}}}),
@@ -320,10 +396,9 @@ mod tests {
         assert_eq!(kept[1].message["result"]["content"]["name"], "Ada");
         // Bounded.
         for n in 0..5 {
-            log.record(
+            record(
+                &log,
                 server,
-                "demo",
-                None,
                 Direction::Send,
                 json!({"jsonrpc": "2.0", "method": "ping", "id": n}),
             );
@@ -337,10 +412,9 @@ mod tests {
         let log = ProtocolLog::new(Instant::now(), 4, None);
         let server = ServerId(1);
         for n in 0..6 {
-            log.record(
+            record(
+                &log,
                 server,
-                "demo",
-                None,
                 Direction::Send,
                 json!({"jsonrpc": "2.0", "method": "ping", "id": n}),
             );

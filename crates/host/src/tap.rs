@@ -105,12 +105,36 @@ impl<T> Tap<T> {
         self
     }
 
-    fn record<M: serde::Serialize>(&self, dir: Direction, message: &M, call: Option<CallId>) {
-        if let Some((log, server, name)) = &self.log
-            && let Ok(json) = serde_json::to_value(message)
-        {
-            log.record(*server, name, call, dir, json);
+    /// Hands `message` to the protocol log: a clone (`keep`), with its id and kind; the log
+    /// serializes and redacts it only when someone reads it.
+    fn record<R, P, N>(
+        &self,
+        dir: Direction,
+        message: &JsonRpcMessage<R, P, N>,
+        call: Option<CallId>,
+        keep: impl FnOnce(&JsonRpcMessage<R, P, N>) -> crate::protocol_log::Raw,
+    ) {
+        let Some((log, server, name)) = &self.log else {
+            return;
+        };
+        if !log.enabled() {
+            return;
         }
+        let (id, is_request) = match message {
+            JsonRpcMessage::Request(r) => (Some(&r.id), true),
+            JsonRpcMessage::Notification(_) => (None, true),
+            JsonRpcMessage::Response(r) => (Some(&r.id), false),
+            JsonRpcMessage::Error(e) => (e.id.as_ref(), false),
+        };
+        let shape = crate::protocol_log::Shape {
+            // The same text a view's id gets (`<view>:<id as JSON>`), the server's being view 0.
+            id: id
+                .and_then(|id| serde_json::to_string(id).ok())
+                .map(|id| format!("0:{id}")),
+            is_request,
+            call,
+        };
+        log.record(*server, name, dir, keep(message), shape);
     }
 
     fn asked(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
@@ -258,7 +282,9 @@ where
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let call = self.call_of_outgoing(&item);
         self.outgoing(&item);
-        self.record(Direction::Send, &item, call);
+        self.record(Direction::Send, &item, call, |m| {
+            crate::protocol_log::Raw::Sent(Box::new(m.clone()))
+        });
         self.inner.send(item)
     }
 
@@ -269,7 +295,9 @@ where
                 let call = self.call_of_response(m);
                 self.incoming(m);
                 let call = call.or_else(|| self.call_of_request(m));
-                self.record(Direction::Recv, m, call);
+                self.record(Direction::Recv, m, call, |m| {
+                    crate::protocol_log::Raw::Received(Box::new(m.clone()))
+                });
             }
             None => self.closed.cancel(),
         }
