@@ -187,7 +187,7 @@ pub enum HostError {
 pub(crate) enum ServerUpdate {
     /// A server to add, unless a live one has its name (`accepted` says which).
     Added {
-        record: ServerRecord,
+        record: Box<ServerRecord>,
         accepted: oneshot::Sender<bool>,
     },
     Ready {
@@ -217,6 +217,10 @@ pub(crate) enum ServerUpdate {
     },
     /// It logged something (`notifications/message`).
     Logged(crate::registry::ServerLog),
+    /// Take it off the record (it is over).
+    Removed {
+        id: ServerId,
+    },
 }
 
 /// A change to a call's record.
@@ -533,6 +537,63 @@ impl Host {
         self.connect_with(name, spec, protocol).await
     }
 
+    /// Connects again to the server named `name` that failed or closed, as it was started the
+    /// first time (same command line or URL, same protocol choice as the host's).
+    ///
+    /// ```no_run
+    /// # async fn run(host: interlude_host::Host) {
+    /// if let Err(e) = host.retry("weather").await {
+    ///     eprintln!("still failing: {e}");
+    /// }
+    /// # }
+    /// ```
+    pub async fn retry(&self, name: &str) -> Result<Connection, HostError> {
+        let record = {
+            let registry = self.link.registry();
+            registry
+                .servers()
+                .into_iter()
+                .rev()
+                .find(|s| s.name == name)
+        };
+        let Some(record) = record else {
+            return Err(HostError::Invalid {
+                reason: format!("no server named `{name}`"),
+            });
+        };
+        if !record.state.is_over() {
+            return Err(HostError::DuplicateName {
+                server: name.to_owned(),
+            });
+        }
+        let Some(spec) = record.spec.clone() else {
+            return Err(HostError::Invalid {
+                reason: format!(
+                    "`{name}` was connected over a transport of the caller's: it cannot be started again here"
+                ),
+            });
+        };
+        self.connect(name.to_owned(), spec).await
+    }
+
+    /// Takes the server named `name` off the record, if it failed or closed (a live server is
+    /// closed first with [`Connection::close`]). Returns whether one was removed.
+    pub fn remove_server(&self, name: &str) -> bool {
+        let over = self
+            .link
+            .registry()
+            .servers()
+            .into_iter()
+            .filter(|s| s.name == name && s.state.is_over())
+            .map(|s| s.id)
+            .collect::<Vec<_>>();
+        for id in &over {
+            self.link
+                .submit(HostInput::Server(ServerUpdate::Removed { id: *id }));
+        }
+        !over.is_empty()
+    }
+
     /// Connects with a protocol choice of its own instead of the host's default.
     pub async fn connect_with(
         &self,
@@ -559,7 +620,13 @@ impl Host {
             (ProtocolChoice::Pin(v), None) => format!("speaking {v} only"),
         };
         let id = self
-            .add_record(&name, spec.transport(), target.clone(), negotiation)
+            .add_record(
+                &name,
+                spec.transport(),
+                target.clone(),
+                negotiation,
+                Some(spec.clone()),
+            )
             .await?;
         let choice = recalled
             .clone()
@@ -614,7 +681,7 @@ impl Host {
             ProtocolChoice::Pin(v) => format!("speaking {v} only"),
         };
         let id = self
-            .add_record(&name, "in-process", "in-process".into(), negotiation)
+            .add_record(&name, "in-process", "in-process".into(), negotiation, None)
             .await?;
         let opened = Connection::open_transport(
             self.link.clone(),
@@ -636,11 +703,12 @@ impl Host {
         transport: &'static str,
         target: String,
         negotiation: String,
+        spec: Option<ServerSpec>,
     ) -> Result<ServerId, HostError> {
         let id = self.link.next_server();
         let (accepted, verdict) = oneshot::channel();
         self.link.submit(HostInput::Server(ServerUpdate::Added {
-            record: ServerRecord {
+            record: Box::new(ServerRecord {
                 id,
                 name: name.to_owned(),
                 transport,
@@ -650,7 +718,8 @@ impl Host {
                 tools: Vec::new(),
                 apps: ServerApps::default(),
                 negotiation: Some(negotiation),
-            },
+                spec,
+            }),
             accepted,
         }));
         if verdict.await.unwrap_or(false) {
@@ -1240,7 +1309,7 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
         ServerUpdate::Added { record, accepted } => {
             let free = r.live_server_named(&record.name).is_none();
             let _ = accepted.send(free);
-            free.then(|| r.add_server(record))
+            free.then(|| r.add_server(*record))
         }
         ServerUpdate::Ready {
             id,
@@ -1269,6 +1338,7 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
         }),
         ServerUpdate::Closed { id } => r.change_server(id, |s| s.state = ServerState::Closed),
         ServerUpdate::Logged(log) => Some(HostEvent::ServerLogged(Arc::new(log))),
+        ServerUpdate::Removed { id } => r.remove_server(id),
     }
 }
 

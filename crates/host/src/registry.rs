@@ -100,6 +100,9 @@ pub struct ServerRecord {
     /// While it connects: how the protocol version is being negotiated, in a sentence (a
     /// server that ignores `server/discover` takes 10 s; the person sees why).
     pub negotiation: Option<String>,
+    /// How it was started (for [`Host::retry`](crate::Host::retry)); `None` for a transport
+    /// the caller built.
+    pub spec: Option<crate::ServerSpec>,
 }
 
 /// A server's MCP Apps side, as the host read it.
@@ -360,6 +363,8 @@ pub enum LinkState {
 pub enum HostEvent {
     /// A server was added (connecting).
     ServerAdded(Arc<ServerRecord>),
+    /// A server that had failed or closed was taken off the record.
+    ServerRemoved(ServerId),
     /// A server's state, identity or tools changed.
     ServerChanged(Arc<ServerRecord>),
     /// A server logged something (`notifications/message`); the protocol log keeps it too.
@@ -559,6 +564,11 @@ impl Registry {
         }
     }
 
+    /// Every server on the record, in id order.
+    pub(crate) fn servers(&self) -> Vec<Arc<ServerRecord>> {
+        self.servers.values().cloned().collect()
+    }
+
     pub(crate) fn view(&self, id: ViewId) -> Option<Arc<ViewRecord>> {
         self.views.get(&id).cloned()
     }
@@ -633,6 +643,15 @@ impl Registry {
         let record = Arc::new(record);
         self.servers.insert(record.id, record.clone());
         HostEvent::ServerAdded(record)
+    }
+
+    /// Takes server `id` off the record, if it is over (failed or closed).
+    pub(crate) fn remove_server(&mut self, id: ServerId) -> Option<HostEvent> {
+        if !self.servers.get(&id)?.state.is_over() {
+            return None;
+        }
+        self.servers.remove(&id);
+        Some(HostEvent::ServerRemoved(id))
     }
 
     pub(crate) fn change_server(

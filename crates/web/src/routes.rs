@@ -50,6 +50,8 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/log", get(protocol_log))
         .route("/api/log-level", post(log_level))
         .route("/api/servers", post(add_server))
+        .route("/api/servers/retry", post(retry_server))
+        .route("/api/servers/remove", post(remove_server))
         .route("/api/telemetry", post(telemetry))
         .route("/api/views/{id}/message", post(view_message))
         .route("/api/views/{id}/context", post(view_context))
@@ -565,6 +567,44 @@ async fn add_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Respo
     let app2 = app.clone();
     tokio::spawn(async move { app2.add_server(&name, spec, None).await });
     StatusCode::ACCEPTED.into_response()
+}
+
+/// Connects again to a server that failed or closed (`{"name": …}`), as it was started.
+async fn retry_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(name) = field(&body, "name").and_then(Value::as_str) else {
+        return bad_request("`name` must be a server's name");
+    };
+    let known = app
+        .inner
+        .host
+        .snapshot()
+        .servers
+        .iter()
+        .any(|s| s.name == name && s.state.is_over() && s.spec.is_some());
+    if !known {
+        return bad_request(format!(
+            "`name`: no failed or closed server named `{name}` that can be started again"
+        ));
+    }
+    let (host, name) = (app.inner.host.clone(), name.to_owned());
+    tokio::spawn(async move {
+        if let Err(e) = host.retry(&name).await {
+            tracing::warn!(server = %name, "retrying did not connect: {e}");
+        }
+    });
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// Takes a failed or closed server off the page (`{"name": …}`).
+async fn remove_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(name) = field(&body, "name").and_then(Value::as_str) else {
+        return bad_request("`name` must be a server's name");
+    };
+    if app.inner.host.remove_server(name) {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        bad_request(format!("`name`: no failed or closed server named `{name}`"))
+    }
 }
 
 async fn telemetry(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {

@@ -3676,3 +3676,81 @@ async fn at_390_px_the_top_bar_covers_no_card() {
     page.artifact("card-at-390").await;
     page.close().await;
 }
+
+/// A server that cannot connect says why in one line, its tools cannot be called, and the page
+/// offers Retry and Remove: retried once the server is up, it connects; removed, it is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_server_can_be_retried_or_removed() {
+    // A port nobody listens on yet: the demo starts there later.
+    let port = {
+        let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let late = ServerSpec::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+    let missing = ServerSpec::Stdio {
+        command: "/nonexistent/mcp-server".into(),
+        args: Vec::new(),
+        env: Default::default(),
+    };
+    let page = harness_with(vec![("late", late, None), ("missing", missing, None)]).await;
+    let b = &page.browser;
+    let error = b
+        .wait_js(
+            "document.querySelector('li[data-server=\"missing\"] .server-error')?.textContent || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("no reason for the failure: {e}"));
+    let error = error.as_str().unwrap();
+    assert!(
+        !error.contains('\n') && error.contains("/nonexistent/mcp-server"),
+        "{error}"
+    );
+    b.wait_js(
+        "document.querySelector('li[data-server=\"late\"] button.server-retry') ? true : null",
+        WAIT,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("no Retry for the server that is not up yet: {e}"));
+
+    // Up now: Retry connects it, and its tools can be called.
+    let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    let shutdown = CancellationToken::new();
+    tokio::spawn(interlude_demo::serve_http(
+        listener,
+        interlude_demo::HttpOptions {
+            shutdown: shutdown.child_token(),
+            ..Default::default()
+        },
+    ));
+    page.client()
+        .find(Locator::Css("li[data-server=\"late\"] button.server-retry"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    b.wait_js(
+        "(() => { const li = document.querySelector('li[data-server=\"late\"]'); \
+         return li && li.querySelector('.dot.ready') && !li.querySelector('button.tool-btn[disabled]') || null; })()",
+        WAIT,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("Retry did not connect the server: {e}"));
+
+    // Remove takes the other off the page.
+    page.client()
+        .find(Locator::Css(
+            "li[data-server=\"missing\"] button.server-remove",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    b.wait_gone("li[data-server=\"missing\"]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("Remove left the server on the page: {e}"));
+    shutdown.cancel();
+    page.close().await;
+}

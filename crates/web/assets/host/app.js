@@ -82,6 +82,8 @@ function renderServers() {
       const pressed = selectedTool && selectedTool.server === s.name && selectedTool.tool === t.name;
       return h('li', {}, h('button', {
         type: 'button', class: 'tool-btn', 'aria-pressed': pressed ? 'true' : 'false',
+        // A server that is not connected has nothing to call.
+        disabled: s.status === 'ready' ? null : true,
         onclick: () => selectTool(s.name, t.name),
       }, h('span', { class: 'tool-name' }, t.name, t.view ? h('span', { class: 'chip tool-view', title: `Shows its results in the app ${t.view}` }, 'app') : null),
         t.description ? h('span', { class: 'tool-desc' }, t.description) : null));
@@ -100,6 +102,9 @@ function renderServers() {
       h('div', { class: 'server-meta' }, [s.version ? `v${s.version}` : null, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
       s.status === 'connecting' && s.negotiation ? h('div', { class: 'server-meta negotiation', role: 'status' }, `Negotiating: ${s.negotiation}`) : null,
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
+      s.status === 'failed' || s.status === 'closed' ? h('div', { class: 'server-actions' },
+        h('button', { type: 'button', class: 'ghost server-retry', 'aria-label': `Retry ${s.name}`, onclick: () => api.post('/api/servers/retry', { name: s.name }) }, 'Retry'),
+        h('button', { type: 'button', class: 'ghost server-remove', 'aria-label': `Remove ${s.name}`, onclick: () => api.post('/api/servers/remove', { name: s.name }) }, 'Remove')) : null,
       tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null,
       appOnly.length ? h('div', { class: 'server-meta app-only', title: appOnly.join(', ') },
         `${appOnly.length} more tool${appOnly.length > 1 ? 's' : ''} only its app views call`) : null);
