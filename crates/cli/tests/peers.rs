@@ -892,14 +892,7 @@ async fn the_terminal_hands_app_views_and_their_questions_to_a_page() {
         .wait_for("section.ask.question iframe.app-frame[src]", WAIT)
         .await
         .unwrap_or_else(|e| panic!("the page shows no question in a view: {e}"));
-    frame.enter_frame().await.unwrap();
-    browser
-        .wait_for("iframe", WAIT)
-        .await
-        .unwrap()
-        .enter_frame()
-        .await
-        .unwrap();
+    browser.enter_app_view(frame, WAIT).await.unwrap();
     browser
         .wait_js("document.body.dataset.state === 'asked' || null", WAIT)
         .await
@@ -943,14 +936,7 @@ async fn the_terminal_hands_app_views_and_their_questions_to_a_page() {
         )
         .await
         .unwrap_or_else(|e| panic!("the page does not frame view {view}: {e}"));
-    frame.enter_frame().await.unwrap();
-    browser
-        .wait_for("iframe", WAIT)
-        .await
-        .unwrap()
-        .enter_frame()
-        .await
-        .unwrap();
+    browser.enter_app_view(frame, WAIT).await.unwrap();
     let text = browser
         .wait_js(
             "(document.body.innerText || '').includes('°') ? document.body.innerText : null",

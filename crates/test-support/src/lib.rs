@@ -356,6 +356,28 @@ impl Browser {
         .await
     }
 
+    /// Opens Interlude's page at `url` and waits until its live channel is up.
+    pub async fn open_page(&self, url: &str, timeout: Duration) -> Result<(), Error> {
+        self.client.goto(url).await?;
+        self.wait_js(
+            "document.getElementById('conn')?.textContent === 'live'",
+            timeout,
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Enters an MCP Apps view framed by the page: its sandbox proxy `frame`, then the view's
+    /// own frame inside it (WebDriver commands then run in the view).
+    pub async fn enter_app_view(&self, frame: Element, timeout: Duration) -> Result<(), Error> {
+        frame.enter_frame().await?;
+        self.wait_for("iframe", timeout)
+            .await?
+            .enter_frame()
+            .await?;
+        Ok(())
+    }
+
     /// Evaluates the JavaScript expression `expr` once and returns its value.
     pub async fn js(&self, expr: &str) -> Result<Value, Error> {
         Ok(self
@@ -431,4 +453,24 @@ impl From<CmdError> for Error {
     fn from(e: CmdError) -> Self {
         Error::Command(Box::new(e))
     }
+}
+
+/// The value at fraction `p` (0.0–1.0) of `sorted` (ascending), nearest rank; 0 when empty.
+/// For the benchmarks' medians and p90s.
+///
+/// ```
+/// assert_eq!(interlude_test_support::percentile(&[1, 2, 3, 4, 5], 0.5), 3);
+/// assert_eq!(interlude_test_support::percentile(&[], 0.9), 0);
+/// ```
+pub fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted.get(i).or(sorted.last()).copied().unwrap_or(0)
 }

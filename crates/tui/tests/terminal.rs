@@ -110,15 +110,20 @@ fn quote(p: &Path) -> String {
 
 /// The terminal surface on the demo server, up to its tool menu. `None` when tmux is missing.
 fn start_session() -> Option<Tmux> {
-    let bins = binaries();
     // The spec is parsed like a shell line by `ServerSpec::parse`, hence the inner quoting.
-    let spec = format!("demo={}", quote(&bins.demo));
+    let spec = format!("demo={}", quote(&binaries().demo));
+    session(&spec, 120, 40)
+}
+
+/// The terminal surface on server `spec` (`NAME=SPEC`), in a `columns` × `rows` terminal, up
+/// to its tool menu. `None` when tmux is missing.
+fn session(spec: &str, columns: u16, rows: u16) -> Option<Tmux> {
     let command = format!(
         "{} {}; echo \"[tui exited $?]\"; sleep 600",
-        quote(&bins.tui),
-        quote(Path::new(&spec))
+        quote(&binaries().tui),
+        quote(Path::new(spec))
     );
-    let tmux = Tmux::start(&command)?;
+    let tmux = Tmux::start_sized(&command, columns, rows)?;
     tmux.wait_for("Call a tool:");
     Some(tmux)
 }
@@ -438,21 +443,14 @@ fn a_long_calls_progress_shows_while_it_runs() {
     let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
         return;
     };
-    let bins = binaries();
     let spec = format!(
         "everything={} {} stdio",
         quote(&peers.node),
         quote(&peers.package_file(SERVER_EVERYTHING))
     );
-    let command = format!(
-        "{} {}; echo \"[tui exited $?]\"; sleep 600",
-        quote(&bins.tui),
-        quote(Path::new(&spec))
-    );
-    let Some(tmux) = Tmux::start(&command) else {
+    let Some(tmux) = session(&spec, 120, 40) else {
         return;
     };
-    tmux.wait_for("Call a tool:");
     tmux.type_text("trigger-long-running-operation");
     tmux.wait_for("> trigger-long-running-operation");
     tmux.press(&["Enter"]);
@@ -486,17 +484,10 @@ fn a_long_calls_progress_shows_while_it_runs() {
 /// value that will be sent.
 #[test]
 fn at_80_columns_nothing_wraps_mid_word_and_the_review_shows_what_is_sent() {
-    let bins = binaries();
-    let spec = format!("demo={}", quote(&bins.demo));
-    let command = format!(
-        "{} {}; echo \"[tui exited $?]\"; sleep 600",
-        quote(&bins.tui),
-        quote(Path::new(&spec))
-    );
-    let Some(tmux) = Tmux::start_sized(&command, 80, 50) else {
+    let spec = format!("demo={}", quote(&binaries().demo));
+    let Some(tmux) = session(&spec, 80, 50) else {
         return;
     };
-    tmux.wait_for("Call a tool:");
     // A row that fills the terminal and goes on with a letter on the next row was cut by the
     // terminal in the middle of a word.
     let cut_words = |rows: &[String]| -> Vec<String> {

@@ -17,26 +17,13 @@
 use std::time::Duration;
 
 use interlude_host::ServerSpec;
-use interlude_test_support::{Browser, NpmPeers};
+use interlude_test_support::{Browser, NpmPeers, percentile};
 use interlude_web::{WebApp, WebOptions};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(15);
 const BASIC: &str = "@modelcontextprotocol/server-basic-vanillajs/dist/index.js";
-
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted.get(i).or(sorted.last()).copied().unwrap_or(0)
-}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -68,13 +55,7 @@ async fn main() -> anyhow::Result<()> {
     let url = app.url(listener.local_addr()?);
     tokio::spawn(app.clone().serve(listener, shutdown.child_token()));
     let browser = Browser::start().await?;
-    browser.client().goto(&url).await?;
-    browser
-        .wait_js(
-            "document.getElementById('conn').textContent === 'live'",
-            WAIT,
-        )
-        .await?;
+    browser.open_page(&url, WAIT).await?;
 
     let mut latencies = Vec::new();
     for i in 0..=calls {
@@ -122,12 +103,7 @@ async fn main() -> anyhow::Result<()> {
     let frame = browser
         .wait_for("li.app-view:last-of-type iframe.app-frame", WAIT)
         .await?;
-    frame.enter_frame().await?;
-    browser
-        .wait_for("iframe", WAIT)
-        .await?
-        .enter_frame()
-        .await?;
+    browser.enter_app_view(frame, WAIT).await?;
     let script = r#"
         const done = arguments[arguments.length - 1];
         (async () => {

@@ -14,25 +14,12 @@
 use std::time::Duration;
 
 use interlude_host::ServerSpec;
-use interlude_test_support::Browser;
+use interlude_test_support::{Browser, percentile};
 use interlude_web::{WebApp, WebOptions};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(15);
-
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted.get(i).or(sorted.last()).copied().unwrap_or(0)
-}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -66,13 +53,7 @@ async fn main() -> anyhow::Result<()> {
     tokio::spawn(app.clone().serve(listener, shutdown.child_token()));
 
     let browser = Browser::start().await?;
-    browser.client().goto(&url).await?;
-    browser
-        .wait_js(
-            "document.getElementById('conn').textContent === 'live'",
-            WAIT,
-        )
-        .await?;
+    browser.open_page(&url, WAIT).await?;
 
     // One warm-up, then the measured requests, one after another.
     for i in 0..=requests {

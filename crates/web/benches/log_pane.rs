@@ -93,13 +93,7 @@ async fn main() -> anyhow::Result<()> {
     let url = app.url(listener.local_addr()?);
     tokio::spawn(app.clone().serve(listener, shutdown.child_token()));
     let browser = Browser::start().await?;
-    browser.client().goto(&url).await?;
-    browser
-        .wait_js(
-            "document.getElementById('conn').textContent === 'live'",
-            WAIT,
-        )
-        .await?;
+    browser.open_page(&url, WAIT).await?;
     browser
         .client()
         .find(Locator::Css("li[data-server=\"quick\"] button.log-btn"))

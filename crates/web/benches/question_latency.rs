@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use interlude_engine::Answer;
 use interlude_host::{ProtocolChoice, ServerSpec};
-use interlude_test_support::Browser;
+use interlude_test_support::{Browser, percentile};
 use interlude_web::{WebApp, WebOptions};
 use rmcp::model::ProtocolVersion;
 use tokio::net::TcpListener;
@@ -27,19 +27,6 @@ use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(15);
 const MARK: &str = "portfolio:question-shown";
-
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted.get(i).or(sorted.last()).copied().unwrap_or(0)
-}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -83,13 +70,7 @@ async fn main() -> anyhow::Result<()> {
     tokio::spawn(app.clone().serve(listener, shutdown.child_token()));
 
     let browser = Browser::start().await?;
-    browser.client().goto(&url).await?;
-    browser
-        .wait_js(
-            "document.getElementById('conn').textContent === 'live'",
-            WAIT,
-        )
-        .await?;
+    browser.open_page(&url, WAIT).await?;
 
     for (era, server, _) in &eras {
         let mut ms = Vec::new();
@@ -100,12 +81,7 @@ async fn main() -> anyhow::Result<()> {
             let frame = browser
                 .wait_for("section.ask.question iframe.app-frame[src]", WAIT)
                 .await?;
-            frame.enter_frame().await?;
-            browser
-                .wait_for("iframe", WAIT)
-                .await?
-                .enter_frame()
-                .await?;
+            browser.enter_app_view(frame, WAIT).await?;
             let shown = browser
                 .wait_js(
                     &format!(

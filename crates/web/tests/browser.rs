@@ -941,12 +941,9 @@ async fn hostile_text_is_shown_literally() {
 
 const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn server_everything_form_through_the_page() {
-    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
-        return;
-    };
-    let spec = ServerSpec::Stdio {
+/// The published server-everything over stdio.
+fn server_everything(peers: &interlude_test_support::NpmPeers) -> ServerSpec {
+    ServerSpec::Stdio {
         command: peers.node.to_string_lossy().into_owned(),
         args: vec![
             peers
@@ -956,8 +953,15 @@ async fn server_everything_form_through_the_page() {
             "stdio".into(),
         ],
         env: Default::default(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_form_through_the_page() {
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
     };
-    let page = harness_with(vec![("everything", spec, None)]).await;
+    let page = harness_with(vec![("everything", server_everything(&peers), None)]).await;
     page.call_from_sidebar("everything", "trigger-elicitation-request")
         .await;
     let (card, _) = page.focused_card("everything", None).await;
@@ -1682,14 +1686,10 @@ const BASIC_APP: &str = "@modelcontextprotocol/server-basic-vanillajs/dist/index
 
 /// Into an app view: its proxy frame `frame`, then the view's frame inside it.
 async fn enter_view(page: &Page, frame: interlude_test_support::fantoccini::elements::Element) {
-    frame.enter_frame().await.unwrap();
     page.browser
-        .wait_for("iframe", WAIT)
+        .enter_app_view(frame, WAIT)
         .await
-        .unwrap_or_else(|e| panic!("the proxy holds no view frame: {e}"))
-        .enter_frame()
-        .await
-        .unwrap();
+        .unwrap_or_else(|e| panic!("the proxy holds no view frame: {e}"));
 }
 
 /// A published example app server (npm peer `file`) over stdio, with `extra` arguments.
@@ -3224,18 +3224,7 @@ async fn server_everything_progress_cancel_and_logs_in_the_page() {
     let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
         return;
     };
-    let spec = ServerSpec::Stdio {
-        command: peers.node.to_string_lossy().into_owned(),
-        args: vec![
-            peers
-                .package_file(SERVER_EVERYTHING)
-                .to_string_lossy()
-                .into_owned(),
-            "stdio".into(),
-        ],
-        env: Default::default(),
-    };
-    let page = harness_with(vec![("everything", spec, None)]).await;
+    let page = harness_with(vec![("everything", server_everything(&peers), None)]).await;
     let args = json!({"duration": 60, "steps": 60});
     let call = page
         .app
