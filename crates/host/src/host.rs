@@ -1345,10 +1345,13 @@ fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
 /// The `requestedSchema` of a request's params, as the server sent it.
 fn requested_schema(params: &ElicitParams) -> Option<serde_json::Value> {
     match params {
-        ElicitParams::Typed(typed) => serde_json::to_value(typed)
-            .ok()?
-            .get_mut("requestedSchema")
-            .map(serde_json::Value::take),
+        // The schema alone is serialized, not the whole request.
+        ElicitParams::Typed(typed) => match &**typed {
+            rmcp::model::ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            } => serde_json::to_value(requested_schema).ok(),
+            _ => None,
+        },
         ElicitParams::Json(raw) => raw.get("requestedSchema").cloned(),
     }
 }

@@ -114,12 +114,10 @@ impl<T> Tap<T> {
         call: Option<CallId>,
         keep: impl FnOnce(&JsonRpcMessage<R, P, N>) -> crate::protocol_log::Raw,
     ) {
-        let Some((log, server, name)) = &self.log else {
+        let Some((log, server, name)) = self.log.as_ref().filter(|(log, _, _)| log.enabled())
+        else {
             return;
         };
-        if !log.enabled() {
-            return;
-        }
         let (id, is_request) = match message {
             JsonRpcMessage::Request(r) => (Some(&r.id), true),
             JsonRpcMessage::Notification(_) => (None, true),
@@ -135,6 +133,11 @@ impl<T> Tap<T> {
             call,
         };
         log.record(*server, name, dir, keep(message), shape);
+    }
+
+    /// Whether messages go to a protocol log that keeps or writes them.
+    fn logging(&self) -> bool {
+        self.log.as_ref().is_some_and(|(log, _, _)| log.enabled())
     }
 
     fn asked(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
@@ -280,7 +283,9 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let call = self.call_of_outgoing(&item);
+        // Which call a message belongs to only matters to the log: not looked up without one.
+        let logging = self.logging();
+        let call = logging.then(|| self.call_of_outgoing(&item)).flatten();
         self.outgoing(&item);
         self.record(Direction::Send, &item, call, |m| {
             crate::protocol_log::Raw::Sent(Box::new(m.clone()))
@@ -292,9 +297,10 @@ where
         let mut message = self.inner.receive().await;
         match &mut message {
             Some(m) => {
-                let call = self.call_of_response(m);
+                let logging = self.logging();
+                let call = logging.then(|| self.call_of_response(m)).flatten();
                 self.incoming(m);
-                let call = call.or_else(|| self.call_of_request(m));
+                let call = call.or_else(|| logging.then(|| self.call_of_request(m)).flatten());
                 self.record(Direction::Recv, m, call, |m| {
                     crate::protocol_log::Raw::Received(Box::new(m.clone()))
                 });
