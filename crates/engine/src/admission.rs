@@ -15,6 +15,8 @@ use rmcp::model::{ElicitRequestParams, ElicitationSchema};
 use crate::engine::Declared;
 use serde_json::Value;
 
+mod interaction;
+
 /// The mode of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ElicitationMode {
@@ -59,6 +61,12 @@ pub(crate) enum Refusal {
     TooManyFields { count: usize, limit: usize },
     #[error("invalid `requestedSchema`: {0}")]
     Schema(#[from] SchemaError),
+    /// A seed-000 `interaction/create` refused, its field named as the draft names it.
+    #[error("{message}")]
+    Interaction {
+        field: Option<String>,
+        message: String,
+    },
 }
 
 impl Refusal {
@@ -76,6 +84,7 @@ impl Refusal {
                 Some(p) => format!("requestedSchema.properties.{p}"),
                 None => "requestedSchema".into(),
             }),
+            Refusal::Interaction { field, .. } => field.clone(),
             Refusal::NotAnObject => None,
         }
     }
@@ -118,6 +127,21 @@ pub enum ElicitParams {
     /// Raw JSON: what rmcp could not type (a schema outside its model arrives as a custom
     /// request), or a driver without rmcp types.
     Json(Value),
+    /// The params of a seed-000 `interaction/create` (the User Interaction draft), as sent, or
+    /// the interaction of a `-32003` error said as such
+    /// ([`CreatedInteraction::to_params`](interlude_protocol::interaction::CreatedInteraction::to_params)):
+    /// a `prompt` is admitted as a form request and a `ua` as a URL request, by the same rules.
+    Interaction(Value),
+}
+
+impl ElicitParams {
+    /// The method the request arrived by.
+    pub fn method(&self) -> crate::RequestMethod {
+        match self {
+            ElicitParams::Typed(_) | ElicitParams::Json(_) => crate::RequestMethod::Elicitation,
+            ElicitParams::Interaction(_) => crate::RequestMethod::Interaction,
+        }
+    }
 }
 
 impl From<Value> for ElicitParams {
@@ -176,6 +200,7 @@ pub(crate) fn admit(
     match params {
         ElicitParams::Typed(typed) => admit_typed(typed, declared, limits, schemas),
         ElicitParams::Json(value) => admit_json(value, declared, limits),
+        ElicitParams::Interaction(value) => interaction::admit(value, declared, limits),
     }
 }
 
@@ -522,6 +547,8 @@ pub(crate) fn app_view(params: &ElicitParams, declared: Declared) -> Option<AppV
             _ => return None,
         },
         ElicitParams::Json(json) => json.clone(),
+        // The draft predates app views.
+        ElicitParams::Interaction(_) => return None,
     };
     let uri = interlude_protocol::apps::elicitation_view(params.get("_meta")?.as_object()?)?;
     let valid = uri.len() > "ui://".len() && uri.starts_with("ui://") && uri.len() <= 2048;

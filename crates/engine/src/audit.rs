@@ -34,6 +34,9 @@ pub enum AuditEvent {
     Received {
         /// The protocol era it came in.
         era: String,
+        /// The method it came by: `elicitation/create`, or the seed-000 draft's
+        /// `interaction/create`.
+        method: String,
         /// The message shown to the person.
         message: String,
         /// The property names asked for (none for a URL request).

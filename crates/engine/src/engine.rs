@@ -21,7 +21,8 @@ use crate::codes;
 use crate::inbox::{AppPending, Check, Inbox, Pending, UrlPending};
 use crate::rate::Bucket;
 use crate::request::{
-    AppFormRequest, AppStage, FormRequest, RequestKind, RequestView, UrlRequest, UrlStage,
+    AppFormRequest, AppStage, FormRequest, RequestKind, RequestMethod, RequestView, UrlRequest,
+    UrlStage,
 };
 use crate::url_safety::{UrlCheck, UrlPolicy, Verdict, check_url};
 
@@ -61,6 +62,8 @@ display_id!(RequestId, CallId, ServerId, ViewId);
 /// assert!(!Declared::FORM.url);
 /// assert!(Declared::FORM_AND_URL.with_apps().apps);
 /// assert!(Declared::FORM_AND_URL.with_app_elicitation().apps);
+/// assert!(!Declared::default().user_interaction);
+/// assert!(Declared::default().with_user_interaction().user_interaction);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Declared {
@@ -76,6 +79,10 @@ pub struct Declared {
     /// form request's `_meta.ui.resourceUri` shown in that view
     /// ([`RequestKind::AppForm`](crate::RequestKind::AppForm)); otherwise it is a plain form.
     pub app_elicitation: bool,
+    /// The User Interaction draft (seed 000): `capabilities.userInteraction` with both types
+    /// (`ua`, `prompt`) and progress. Off unless the person turns it on; without it an
+    /// `interaction/create` is refused.
+    pub user_interaction: bool,
 }
 
 impl Declared {
@@ -85,6 +92,7 @@ impl Declared {
         url: false,
         apps: false,
         app_elicitation: false,
+        user_interaction: false,
     };
 
     /// Form and URL elicitation.
@@ -93,12 +101,22 @@ impl Declared {
         url: true,
         apps: false,
         app_elicitation: false,
+        user_interaction: false,
     };
 
     /// The same, and MCP Apps.
     #[must_use]
     pub const fn with_apps(self) -> Declared {
         Declared { apps: true, ..self }
+    }
+
+    /// The same, and the User Interaction draft (seed 000).
+    #[must_use]
+    pub const fn with_user_interaction(self) -> Declared {
+        Declared {
+            user_interaction: true,
+            ..self
+        }
     }
 
     /// The same, and app-rendered elicitation (which needs the Apps extension too).
@@ -285,6 +303,35 @@ impl Reply {
         match self {
             Reply::Answered(answer) => Ok(answer.into_result()),
             Reply::Consented => Ok(ElicitResult::new(rmcp::model::ElicitationAction::Accept)),
+            Reply::Error {
+                code,
+                message,
+                data,
+            } => Err(ErrorData::new(ErrorCode(code), message, data)),
+        }
+    }
+
+    /// The reply on the wire to a seed-000 `interaction/create` (the User Interaction draft):
+    /// `{"content": {…}}` for an answered prompt, `{}` for a link the person consented to, and
+    /// for a decline or cancel the draft's error (code `-1`, "User did not consent to the
+    /// interaction", with `data.action`).
+    ///
+    /// ```
+    /// use interlude_engine::{Answer, Reply};
+    /// use serde_json::json;
+    /// let content = json!({"name": "Ada"}).as_object().cloned().unwrap();
+    /// assert_eq!(Reply::Answered(Answer::Accepted(content)).into_interaction_result().unwrap(),
+    ///            json!({"content": {"name": "Ada"}}));
+    /// assert_eq!(Reply::Consented.into_interaction_result().unwrap(), json!({}));
+    /// let refused = Reply::Answered(Answer::Declined).into_interaction_result().unwrap_err();
+    /// assert_eq!(refused.code.0, -1);
+    /// ```
+    pub fn into_interaction_result(self) -> Result<Value, ErrorData> {
+        use interlude_protocol::interaction::{not_consented, prompt_result, ua_result};
+        match self {
+            Reply::Answered(Answer::Accepted(content)) => Ok(prompt_result(content)),
+            Reply::Answered(answer) => Err(not_consented(answer.action_str())),
+            Reply::Consented => Ok(ua_result()),
             Reply::Error {
                 code,
                 message,
@@ -707,6 +754,7 @@ impl Engine {
             max_url_chars: self.config.max_url_chars,
         };
         let app = app_view(&params, declared);
+        let method = params.method();
         let admitted = match admit(&params, declared, &limits, &mut self.schemas) {
             Ok(a) => a,
             Err(refusal) => {
@@ -754,6 +802,7 @@ impl Engine {
             server_name,
             call,
             era,
+            method,
         };
         match admitted {
             Admitted::Form { message, schema } => {
@@ -876,6 +925,7 @@ impl Engine {
     ) {
         let event = AuditEvent::Received {
             era: header.era.to_string(),
+            method: header.method.as_str().to_owned(),
             message: message.to_owned(),
             fields,
             link,
@@ -898,6 +948,7 @@ impl Engine {
             server_name,
             call,
             era,
+            method,
         } = header;
         out.push(Effect::Queued(RequestView {
             id,
@@ -905,6 +956,7 @@ impl Engine {
             server_name: server_name.clone(),
             call,
             era,
+            method,
             kind,
         }));
         if let Some(check) = check {
@@ -1302,6 +1354,7 @@ struct Header {
     server_name: String,
     call: Option<CallId>,
     era: ProtocolEra,
+    method: RequestMethod,
 }
 
 /// The reasons of a verdict, in one sentence.

@@ -10,6 +10,9 @@
 //!   [`RequestKind`] (`Form`, `Url`), matched exhaustively by every surface;
 //! - `admission.rs`: parse the request at the boundary, refuse an undeclared mode or a schema
 //!   outside the subset with -32602 naming the field, refuse oversized messages;
+//!   `admission/interaction.rs` admits the seed-000 draft's `interaction/create` by the same
+//!   rules (a `prompt` is a form, a `ua` a link) and [`Reply::into_interaction_result`] answers
+//!   it in the draft's shapes;
 //! - `inbox.rs`: one request presented at a time, the rest queued in arrival order, from every
 //!   server and both protocol eras alike;
 //! - answers: the person's [`Answer`] is validated with the same rules as the server toolkit and
@@ -80,7 +83,8 @@ pub use engine::{
 };
 pub use interlude_protocol::Answer;
 pub use request::{
-    AppFormRequest, AppStage, FormRequest, RequestKind, RequestView, UrlRequest, UrlStage,
+    AppFormRequest, AppStage, FormRequest, RequestKind, RequestMethod, RequestView, UrlRequest,
+    UrlStage,
 };
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};
 

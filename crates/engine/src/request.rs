@@ -53,8 +53,46 @@ pub struct RequestView {
     pub call: Option<CallId>,
     /// How it travelled.
     pub era: ProtocolEra,
+    /// The method it came by (the seed-000 draft's `interaction/create`, or elicitation).
+    pub method: RequestMethod,
     /// What is asked.
     pub kind: RequestKind,
+}
+
+/// The method a request came by. Its kind says what is asked; this says in whose words, for
+/// labels, the audit log and the answer's shape on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RequestMethod {
+    /// Elicitation: `elicitation/create` (2025 eras), or an `input_required` round
+    /// (2026-07-28).
+    #[default]
+    Elicitation,
+    /// The User Interaction draft of seed 000 (`interaction/create`, or its `-32003` error): a
+    /// `prompt` is a form, a `ua` a link. A compatibility path.
+    Interaction,
+}
+
+impl RequestMethod {
+    /// The wire method: `elicitation/create` or `interaction/create`.
+    ///
+    /// ```
+    /// use interlude_engine::RequestMethod;
+    /// assert_eq!(RequestMethod::Interaction.as_str(), "interaction/create");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestMethod::Elicitation => "elicitation/create",
+            RequestMethod::Interaction => interlude_protocol::interaction::CREATE_METHOD,
+        }
+    }
+
+    /// A label for people: empty for elicitation, the draft's name otherwise.
+    pub fn label(self) -> &'static str {
+        match self {
+            RequestMethod::Elicitation => "",
+            RequestMethod::Interaction => "User Interaction draft (interaction/create)",
+        }
+    }
 }
 
 impl RequestView {

@@ -941,6 +941,7 @@ fn received_audit_record_lists_fields_in_schema_order_and_the_era() {
         a[0].event,
         AuditEvent::Received {
             era: "mrtr".into(),
+            method: "elicitation/create".into(),
             message: "Order?".into(),
             fields: vec!["zeta".into(), "alpha".into(), "mid".into()],
             link: None,
@@ -1558,4 +1559,118 @@ fn url_requests_wait_in_the_same_queue_as_forms() {
     assert!(presented_ids(&fx).is_empty());
     let fx = e.handle(accept(1, json!({"name": "Ada"})), 2);
     assert_eq!(presented_ids(&fx), [2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The User Interaction draft (seed 000): `interaction/create` mapped onto forms and links
+// ---------------------------------------------------------------------------------------------
+
+fn interaction(id: u64, declared: Declared, params: Value) -> Input {
+    Input::Request(Incoming {
+        id: RequestId(id),
+        server: server_id("s"),
+        server_name: "s".into(),
+        call: None,
+        era: ProtocolEra::Push,
+        declared,
+        params: interlude_engine::ElicitParams::Interaction(params),
+    })
+}
+
+#[test]
+fn a_prompt_interaction_is_a_form_named_by_its_method_and_answered_in_the_drafts_shape() {
+    let mut e = engine();
+    let params = json!({"id": "p1", "type": "prompt", "interaction": {
+        "message": {"type": "text", "text": "Let us know some information about you."},
+        "schema": {"type": "object", "properties": {
+            "name": {"type": "string", "description": "Your full name"},
+            "age": {"type": "number", "minimum": 18, "default": 30}},
+            "required": ["name"]}}});
+    let fx = e.handle(
+        interaction(1, Declared::FORM.with_user_interaction(), params),
+        0,
+    );
+    let view = presents(&fx)[0];
+    assert_eq!(view.method, interlude_engine::RequestMethod::Interaction);
+    assert_eq!(
+        form_of(view).message,
+        "Let us know some information about you."
+    );
+    let received = audits(&fx)
+        .into_iter()
+        .find_map(|a| match &a.event {
+            AuditEvent::Received { method, .. } => Some(method.clone()),
+            _ => None,
+        })
+        .expect("audited");
+    assert_eq!(received, "interaction/create");
+
+    // Invalid content is the surface's to fix, as for any form.
+    let fx = e.handle(accept(1, json!({"age": 12})), 1);
+    assert_eq!(invalids(&fx).len(), 1);
+    let fx = e.handle(accept(1, json!({"name": "Monalisa"})), 2);
+    let (_, reply) = replies(&fx)[0];
+    assert_eq!(
+        reply.clone().into_interaction_result().expect("accepted"),
+        json!({"content": {"name": "Monalisa", "age": 30}}),
+        "validated, defaults applied, in the draft's shape"
+    );
+}
+
+#[test]
+fn a_ua_interaction_is_a_link_whose_consent_answers_empty_and_a_decline_is_the_drafts_error() {
+    let mut e = engine();
+    // The host declared form elicitation only: the draft is its own declaration.
+    let declared = Declared::FORM.with_user_interaction();
+    let params = json!({"id": "u1", "type": "ua", "interaction": {
+        "url": "https://example.com/authorize?state=1",
+        "message": {"type": "text", "text": "Please sign in."}}});
+    let fx = e.handle(interaction(1, declared, params.clone()), 0);
+    let view = presents(&fx)[0];
+    let RequestKind::Url(url) = &view.kind else {
+        panic!("a ua is a link");
+    };
+    assert_eq!(url.elicitation_id.as_deref(), Some("u1"));
+    assert_eq!(url.message, "Please sign in.");
+    let fx = e.handle(answer(1, Answer::Declined), 1);
+    let error = replies(&fx)[0]
+        .1
+        .clone()
+        .into_interaction_result()
+        .expect_err("declined");
+    assert_eq!(error.code.0, -1);
+    assert_eq!(error.message, "User did not consent to the interaction");
+    assert_eq!(error.data, Some(json!({"action": "decline"})));
+
+    // Without the declaration the request is refused, naming the capability.
+    let fx = e.handle(interaction(2, Declared::FORM_AND_URL, params), 2);
+    let (message, _) = assert_refused(&fx, 2, codes::INVALID_PARAMS);
+    assert!(message.contains("userInteraction"), "{message}");
+}
+
+#[test]
+fn a_malformed_interaction_is_refused_naming_the_drafts_field() {
+    let mut e = engine();
+    let declared = Declared::FORM.with_user_interaction();
+    let fx = e.handle(
+        interaction(
+            1,
+            declared,
+            json!({"id": "p", "type": "prompt", "interaction": {"message": "x",
+                "schema": {"type": "object", "properties": {"tags": {"type": "object"}}}}}),
+        ),
+        0,
+    );
+    let (_, data) = assert_refused(&fx, 1, codes::INVALID_PARAMS);
+    assert_eq!(field_of(&data), Some("interaction.schema.properties.tags"));
+    let fx = e.handle(
+        interaction(
+            2,
+            declared,
+            json!({"id": "u", "type": "ua", "interaction": {}}),
+        ),
+        1,
+    );
+    let (_, data) = assert_refused(&fx, 2, codes::INVALID_PARAMS);
+    assert_eq!(field_of(&data), Some("interaction.url"));
 }

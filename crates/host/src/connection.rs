@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use interlude_engine::{CallId, ElicitParams, Reply, ServerId};
 use interlude_protocol::ProtocolEra;
+use interlude_protocol::interaction::INTERACTION_REQUIRED;
 use interlude_protocol::url::{is_url_required, normalize_required};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
@@ -47,7 +48,7 @@ use crate::host::{
 use crate::http_client::{HttpClient, ServerStream};
 use crate::registry::{CallRecord, CallStatus, ServerIdentity, now_ms};
 use crate::spec::ServerSpec;
-use crate::tap::{CallTag, Tap};
+use crate::tap::{CallTag, Declare, Tap};
 use crate::timer::PauseGate;
 
 /// Most links one `-32042` error may ask the person to open.
@@ -200,7 +201,9 @@ impl Connection {
                         .map_err(|e| failed(format!("bad value for header `{k}`: {e}")))?;
                     config.custom_headers.insert(header, value);
                 }
-                let client = HttpClient::new().map_err(failed)?;
+                let client = HttpClient::new()
+                    .map_err(failed)?
+                    .declaring_user_interaction(crate::interaction::declared(link.config.declare));
                 let extras = TransportExtras {
                     transport_name: Some(transport_name),
                     server_stream: Some(client.stream_state()),
@@ -250,11 +253,17 @@ impl Connection {
             gate: gate.clone(),
         };
         let closed = CancellationToken::new();
-        let tap = Tap::new(transport.into_transport(), closed.clone()).logged(
-            link.log.clone(),
-            id,
-            name.clone(),
-        );
+        let declare = match (
+            crate::interaction::declared(link.config.declare),
+            extras.http_client.is_some(),
+        ) {
+            (false, _) => Declare::No,
+            (true, false) => Declare::Here,
+            (true, true) => Declare::Below,
+        };
+        let tap = Tap::new(transport.into_transport(), closed.clone())
+            .logged(link.log.clone(), id, name.clone())
+            .declaring(declare);
         let service = handler
             .serve_with_lifecycle(tap, lifecycle)
             .await
@@ -663,6 +672,8 @@ impl Connection {
         // 2025-11-25 `-32042` answers handled so far, and every link they listed.
         let mut url_required = 0usize;
         let mut links_seen: Vec<String> = Vec::new();
+        // Seed-000 `-32003` answers handled so far (the call is retried once).
+        let mut interaction_required = 0usize;
         for round in 0..=max_rounds {
             if round > 0 {
                 link.submit(HostInput::Call(CallUpdate::Round(call)));
@@ -695,6 +706,32 @@ impl Connection {
                     }
                     links_seen.extend(links);
                     self.url_required(call, &error).await?;
+                    continue;
+                }
+                Err(rmcp::ServiceError::McpError(error))
+                    if error.code == INTERACTION_REQUIRED
+                        && crate::interaction::declared(link.config.declare) =>
+                {
+                    // The User Interaction draft (seed 000): present the interaction, wait for
+                    // its end, retry once.
+                    interaction_required += 1;
+                    if interaction_required > 1 {
+                        return Err(HostError::Refused {
+                            server: server.clone(),
+                            reason: "the call still needs an interaction (-32003) after one was                                      completed and the call retried"
+                                .into(),
+                        });
+                    }
+                    let _paused = self.inner.gate.pause();
+                    crate::interaction::required(
+                        link,
+                        self.inner.id,
+                        server,
+                        &self.inner.peer,
+                        call,
+                        &error,
+                    )
+                    .await?;
                     continue;
                 }
                 Err(source) => return Err(self.service_error(source)),

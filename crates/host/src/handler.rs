@@ -19,7 +19,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::Value;
 
-use crate::host::{CallUpdate, HostInput, Link, ServerUpdate};
+use crate::host::{CallUpdate, HostInput, Link, ProgressOf, ServerUpdate};
 use crate::registry::{ServerLog, now_ms};
 use crate::tap::CallLink;
 use crate::timer::PauseGate;
@@ -34,7 +34,11 @@ pub(crate) struct HostClient {
 }
 
 impl HostClient {
-    async fn ask(&self, params: ElicitParams, context: &RequestContext<RoleClient>) -> Reply {
+    pub(crate) async fn ask(
+        &self,
+        params: ElicitParams,
+        context: &RequestContext<RoleClient>,
+    ) -> Reply {
         let era = context
             .peer
             .peer_info()
@@ -84,6 +88,9 @@ impl ClientHandler for HostClient {
         request: CustomRequest,
         context: RequestContext<RoleClient>,
     ) -> Result<CustomResult, ErrorData> {
+        if request.method == interlude_protocol::interaction::CREATE_METHOD {
+            return crate::interaction::on_create(self, request, context).await;
+        }
         if request.method != "elicitation/create" {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
@@ -127,16 +134,26 @@ impl ClientHandler for HostClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        // Only a call of ours in flight: a stray or late token is nobody's progress.
-        let Some(id) = self.link.progress_of(self.server, &params.progress_token) else {
-            return;
-        };
-        self.link.submit(HostInput::Call(CallUpdate::Progress {
-            id,
-            progress: params.progress,
-            total: params.total,
-            message: params.message,
-        }));
+        // Only a call (or a tracked interaction) of ours in flight: a stray or late token is
+        // nobody's progress.
+        match self.link.progress_of(self.server, &params.progress_token) {
+            Some(ProgressOf::Call(id)) => self.link.submit(HostInput::Call(CallUpdate::Progress {
+                id,
+                progress: params.progress,
+                total: params.total,
+                message: params.message,
+            })),
+            Some(ProgressOf::Interaction(elicitation_id)) => {
+                self.link.submit(HostInput::LinkProgress {
+                    server: self.server,
+                    elicitation_id,
+                    progress: params.progress,
+                    total: params.total,
+                    message: params.message,
+                });
+            }
+            None => {}
+        }
     }
 
     // Logging is the 2025 eras' (SEP-2577 deprecates it); servers of those eras still use it.

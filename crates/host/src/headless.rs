@@ -301,6 +301,7 @@ mod tests {
                 server_name: "s".into(),
                 call: None,
                 era: ProtocolEra::Push,
+                method: interlude_engine::RequestMethod::Elicitation,
                 kind: RequestKind::Form(FormRequest {
                     message: format!("request {id}"),
                     schema: Arc::new(schema),
@@ -312,6 +313,7 @@ mod tests {
             received_at_ms: 0,
             link: None,
             requested_schema: None,
+            progress: None,
         }))
     }
 

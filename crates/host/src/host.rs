@@ -237,6 +237,15 @@ pub(crate) enum CallUpdate {
     Ended(CallId, CallStatus),
 }
 
+/// What a progress token in flight reports on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ProgressOf {
+    /// A tool call.
+    Call(CallId),
+    /// A seed-000 `ua` interaction (its id), tracked with `interaction/notify`.
+    Interaction(String),
+}
+
 /// Everything the core handles: the engine's inputs (a server's request comes with the channel
 /// its reply goes back on) and changes to the record.
 pub(crate) enum HostInput {
@@ -252,6 +261,14 @@ pub(crate) enum HostInput {
     Server(ServerUpdate),
     Call(CallUpdate),
     View(ViewUpdate),
+    /// A server's progress on the flow of its link `elicitation_id` (a seed-000 `ua`).
+    LinkProgress {
+        server: ServerId,
+        elicitation_id: String,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
 }
 
 /// How many audit records a host keeps in memory (older ones are only in the log).
@@ -280,9 +297,10 @@ pub(crate) struct Link {
     registry: Arc<Mutex<Registry>>,
     /// How to cancel each call in flight.
     cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
-    /// The call each `tools/call` in flight belongs to, by its server and the progress token
-    /// it went with (rmcp gives every request one): where `notifications/progress` lands.
-    progress: Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), CallId>>>,
+    /// The call each `tools/call` in flight belongs to (or the seed-000 interaction an
+    /// `interaction/notify` in flight tracks), by its server and the progress token it went
+    /// with (rmcp gives every request one): where `notifications/progress` lands.
+    progress: Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), ProgressOf>>>,
     /// Each ready server's peer, for the requests its app views make.
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
     /// App views' resources, read ahead.
@@ -333,8 +351,18 @@ impl Link {
         token: rmcp::model::ProgressToken,
         call: CallId,
     ) {
+        self.watch(server, token, ProgressOf::Call(call));
+    }
+
+    /// Watches `server`'s progress on `token` for whatever `of` is.
+    pub(crate) fn watch(
+        &self,
+        server: ServerId,
+        token: rmcp::model::ProgressToken,
+        of: ProgressOf,
+    ) {
         if let Ok(mut progress) = self.progress.lock() {
-            progress.insert((server, token), call);
+            progress.insert((server, token), of);
         }
     }
 
@@ -344,16 +372,16 @@ impl Link {
         }
     }
 
-    /// The call whose progress `server` reports under `token`, if one is in flight.
+    /// What `server` reports progress on under `token`, if it is in flight.
     pub(crate) fn progress_of(
         &self,
         server: ServerId,
         token: &rmcp::model::ProgressToken,
-    ) -> Option<CallId> {
+    ) -> Option<ProgressOf> {
         self.progress
             .lock()
             .ok()
-            .and_then(|p| p.get(&(server, token.clone())).copied())
+            .and_then(|p| p.get(&(server, token.clone())).cloned())
     }
 
     pub(crate) fn next_server(&self) -> ServerId {
@@ -1153,6 +1181,18 @@ impl<S: Surface> Core<S> {
                 self.view_update(update, sink);
                 return;
             }
+            HostInput::LinkProgress {
+                server,
+                elicitation_id,
+                progress,
+                total,
+                message,
+            } => {
+                let event = self
+                    .record(|r| r.link_progress(server, &elicitation_id, progress, total, message));
+                self.tell(event, sink);
+                return;
+            }
         };
         self.run(input, now_ms, sink);
     }
@@ -1353,5 +1393,7 @@ fn requested_schema(params: &ElicitParams) -> Option<serde_json::Value> {
             _ => None,
         },
         ElicitParams::Json(raw) => raw.get("requestedSchema").cloned(),
+        // A seed-000 prompt's form is its `interaction.schema`.
+        ElicitParams::Interaction(raw) => raw.get("interaction")?.get("schema").cloned(),
     }
 }

@@ -37,6 +37,9 @@ pub enum ServerStream {
 pub(crate) struct HttpClient {
     inner: reqwest::Client,
     stream: Arc<watch::Sender<ServerStream>>,
+    /// Write the seed-000 `capabilities.userInteraction` into the `initialize` it posts (after
+    /// rmcp's worker has seen the typed request start the session).
+    declare_user_interaction: bool,
 }
 
 impl HttpClient {
@@ -48,7 +51,23 @@ impl HttpClient {
         Ok(HttpClient {
             inner,
             stream: Arc::new(watch::Sender::new(ServerStream::Pending)),
+            declare_user_interaction: false,
         })
+    }
+
+    /// The same client, declaring the seed-000 `userInteraction` capability in `initialize`.
+    pub(crate) fn declaring_user_interaction(mut self, declare: bool) -> Self {
+        self.declare_user_interaction = declare;
+        self
+    }
+
+    /// `message` as it goes on the wire.
+    fn outgoing(&self, message: ClientJsonRpcMessage) -> ClientJsonRpcMessage {
+        if self.declare_user_interaction {
+            crate::interaction::declare_in(message)
+        } else {
+            message
+        }
     }
 
     pub(crate) fn stream_state(&self) -> watch::Receiver<ServerStream> {
@@ -96,6 +115,7 @@ impl StreamableHttpClient for HttpClient {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let message = self.outgoing(message);
         self.inner
             .post_message(uri, message, session_id, auth_header, custom_headers)
             .await
@@ -110,6 +130,7 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let message = self.outgoing(message);
         self.inner
             .post_message_with_max_sse_event_size(
                 uri,

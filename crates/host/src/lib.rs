@@ -17,6 +17,9 @@
 //!   byte for byte; push-era `elicitation/create` requests arrive through the rmcp
 //!   `ClientHandler`, tied to their call by the transport tap. An optional call timeout counts
 //!   only the time nobody is being asked something.
+//! - The User Interaction draft of seed 000 (`interaction/create`, `interaction/notify`,
+//!   `-32003`), when [`HostConfig::declare`] turns it on: a compatibility path in a module of its
+//!   own, mapped onto the engine's form and link requests.
 //!
 //! # Example
 //! ```no_run
@@ -39,6 +42,7 @@ pub mod headless;
 mod host;
 mod http_client;
 mod hub;
+mod interaction;
 mod protocol_log;
 mod registry;
 mod resolve;

@@ -314,6 +314,9 @@ pub struct RequestRecord {
     /// A form request's `requestedSchema` exactly as the server sent it (the form the person
     /// sees is the engine's reading of it), for server authors.
     pub requested_schema: Option<serde_json::Value>,
+    /// The server's last progress on this request's flow: a seed-000 `ua` interaction the
+    /// host tracks with `interaction/notify` after the person consented.
+    pub progress: Option<CallProgress>,
 }
 
 impl RequestRecord {
@@ -392,6 +395,8 @@ pub enum HostEvent {
     /// A URL request's flow finished: the server said so ([`LinkState::Completed`]), or the
     /// person did ([`LinkState::Done`]).
     RequestCompleted(Arc<RequestRecord>),
+    /// The server reported progress on a URL request's flow ([`RequestRecord::progress`]).
+    RequestProgressed(Arc<RequestRecord>),
     /// An app-rendered form is shown as the plain form from now on: its view could not be used
     /// (the reason is in its kind's [`AppStage::Form`](interlude_engine::AppStage::Form)).
     RequestFellBack(Arc<RequestRecord>),
@@ -761,6 +766,7 @@ impl Registry {
             received_at_ms: now_ms(),
             link: None,
             requested_schema,
+            progress: None,
         });
         self.requests.insert(record.view.id, record.clone());
         HostEvent::RequestQueued(record)
@@ -812,6 +818,34 @@ impl Registry {
         };
         Arc::make_mut(record).link = Some(LinkState::Completed { url });
         Some(HostEvent::RequestCompleted(record.clone()))
+    }
+
+    /// Progress on the flow of server `server`'s link `elicitation_id` (a seed-000 `ua`
+    /// interaction's id), while the host waits for the flow's end.
+    pub(crate) fn link_progress(
+        &mut self,
+        server: ServerId,
+        elicitation_id: &str,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Option<HostEvent> {
+        let record = self.requests.values_mut().rev().find(|r| {
+            r.view.server == server
+                && matches!(r.link, Some(LinkState::Opened { .. }))
+                && matches!(&r.view.kind, RequestKind::Url(url)
+                    if url.elicitation_id.as_deref() == Some(elicitation_id))
+        })?;
+        let r = Arc::make_mut(record);
+        let updates = r.progress.as_ref().map_or(0, |p| p.updates) + 1;
+        r.progress = Some(CallProgress {
+            progress,
+            total,
+            message,
+            updates,
+            at_ms: now_ms(),
+        });
+        Some(HostEvent::RequestProgressed(record.clone()))
     }
 
     pub(crate) fn link_done(&mut self, id: RequestId) -> Option<HostEvent> {
@@ -887,6 +921,7 @@ mod tests {
             server_name: "s".into(),
             call: call.map(CallId),
             era: ProtocolEra::Push,
+            method: interlude_engine::RequestMethod::Elicitation,
             kind: RequestKind::Form(FormRequest {
                 message: format!("request {id}"),
                 schema: Arc::new(FormSchema::empty()),

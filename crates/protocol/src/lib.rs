@@ -8,7 +8,9 @@
 //! capability" error data of 2026-07-28, and Interlude's vendor `_meta` key tying a push-era
 //! `elicitation/create` to its tool call ([`RELATED_REQUEST_ID_KEY`]). Pure serde data: no I/O,
 //! no async, no HTTP. And the names and metadata of MCP Apps ([`apps`]), with the spellings
-//! of seed 001, the early draft and ChatGPT's Apps SDK read as aliases.
+//! of seed 001, the early draft and ChatGPT's Apps SDK read as aliases. And the User
+//! Interaction draft of seed 000 ([`interaction`]: `interaction/create`, `-32003`), a
+//! compatibility path.
 //!
 //! # Example
 //! ```
@@ -23,6 +25,7 @@ pub mod answer;
 pub mod apps;
 pub mod era;
 pub mod errors;
+pub mod interaction;
 pub mod related;
 pub mod url;
 
