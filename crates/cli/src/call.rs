@@ -41,11 +41,16 @@ pub(crate) struct CallArgs {
     /// count).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
-    /// After a server says the call needs links opened first (-32042) and the answers consent,
-    /// wait at most this long for the server to say each flow finished, then retry the call
-    /// once.
+    /// After a server says the call needs links opened first (-32042, or the draft's -32003)
+    /// and the answers consent, wait at most this long for the server to say each flow
+    /// finished, then retry the call once.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     url_wait: f64,
+    /// Declare the User Interaction draft (seed 000: `capabilities.userInteraction`), so that a
+    /// server written against it can send `interaction/create` (a prompt is answered from the
+    /// answers file like a form, a `ua` link like a URL request) or answer `-32003`.
+    #[arg(long, env = "INTERLUDE_USER_INTERACTION")]
+    user_interaction: bool,
     /// Allow links to this origin on this machine in plain http (e.g. http://127.0.0.1:4000, a
     /// server under development); may be given more than once.
     #[arg(long, value_name = "ORIGIN")]
@@ -108,6 +113,9 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     if let Some(secs) = args.timeout {
         config.call_timeout =
             Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?);
+    }
+    if args.user_interaction {
+        config.declare = config.declare.with_user_interaction();
     }
     config.url_wait = Duration::try_from_secs_f64(args.url_wait)
         .context("--url-wait must be a positive number")?;

@@ -51,6 +51,10 @@ pub(crate) struct ConnectArgs {
     /// (`{"t_ms", "server", "dir", "message"}`).
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// Declare the User Interaction draft (seed 000: `capabilities.userInteraction`), so that
+    /// servers written against it can send `interaction/create` or answer `-32003`.
+    #[arg(long, env = "INTERLUDE_USER_INTERACTION")]
+    user_interaction: bool,
 }
 
 impl ConnectArgs {
@@ -214,12 +218,15 @@ fn servers_of(args: &ConnectArgs) -> anyhow::Result<Vec<(String, ServerSpec)>> {
 
 pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
     let servers = servers_of(&args)?;
-    let host = HostConfig {
+    let mut host = HostConfig {
         protocol: crate::call::protocol_choice(args.protocol_version.as_deref())?,
         trace: crate::call::trace_file(args.trace.as_deref())?,
         eras: crate::era_memory(),
         ..HostConfig::default()
     };
+    if args.user_interaction {
+        host.declare = host.declare.with_user_interaction();
+    }
     if args.tui {
         return tui(host, servers, args.port).await;
     }

@@ -19,8 +19,8 @@
 //! - **Interaction required.** A tool call answered with `-32003` ([`required`]) presents the
 //!   interaction like a `-32042` link, waits for its end (the notify's answer, the person's
 //!   "done", or `url_wait`), and the call is retried once.
-//! - **Cancellation.** A server's `notifications/cancelled` closes the request on every surface;
-//!   the tap makes sure no answer goes back for a request the server cancelled.
+//! - **Cancellation.** A server's `notifications/cancelled` closes the request on every surface,
+//!   and no answer goes back (rmcp sends none for a request its peer cancelled).
 //!
 //! What it does not do: decide anything about a request (the engine does) or render one.
 

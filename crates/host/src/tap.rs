@@ -13,12 +13,9 @@
 //! - **that the connection ended**, as a signal rather than by polling: the token is cancelled
 //!   when the peer's stream ends or the transport is dropped with the service.
 //!
-//! It changes the wire in two places only: the `initialize` request gets the seed-000
+//! It changes the wire in one place only: the `initialize` request gets the seed-000
 //! `capabilities.userInteraction` when the host declares it ([`Tap::declaring`]: rmcp's typed
-//! capabilities have no room for it), and no answer goes back for a server request the server
-//! cancelled (2025-11-25 `basic/utilities/cancellation`: the receiver should not respond; rmcp
-//! answers every request it handed to the handler). What it does not do: decide anything about
-//! requests.
+//! capabilities have no room for it). What it does not do: decide anything about requests.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -91,9 +88,6 @@ pub(crate) struct Tap<T> {
     log: Option<(Arc<ProtocolLog>, ServerId, String)>,
     /// The server's requests tied to a call, until the host answers them (for the log).
     asked: Mutex<HashMap<RequestId, CallId>>,
-    /// The server's requests the host has not answered yet, and whether the server cancelled
-    /// each (then its answer is not sent).
-    serving: Mutex<HashMap<RequestId, bool>>,
     /// Write `capabilities.userInteraction` into the `initialize` that passes here (transports
     /// other than streamable HTTP, whose client does it itself), and into the log's copy.
     declare: Declare,
@@ -110,9 +104,6 @@ pub(crate) enum Declare {
     Below,
 }
 
-/// How many server requests awaiting the host's answer the tap follows, at most.
-const SERVING_KEPT: usize = 4096;
-
 impl<T> Tap<T> {
     pub(crate) fn new(inner: T, closed: CancellationToken) -> Self {
         Tap {
@@ -121,7 +112,6 @@ impl<T> Tap<T> {
             closed,
             log: None,
             asked: Mutex::default(),
-            serving: Mutex::default(),
             declare: Declare::No,
         }
     }
@@ -130,49 +120,6 @@ impl<T> Tap<T> {
     pub(crate) fn declaring(mut self, declare: Declare) -> Self {
         self.declare = declare;
         self
-    }
-
-    fn serving(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, bool>> {
-        self.serving
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Whether the host's answer `message` is to a request the server cancelled (then it is
-    /// not sent); forgets the request either way.
-    fn answers_cancelled(&self, message: &TxJsonRpcMessage<RoleClient>) -> bool {
-        let id = match message {
-            JsonRpcMessage::Response(r) => &r.id,
-            JsonRpcMessage::Error(e) => match &e.id {
-                Some(id) => id,
-                None => return false,
-            },
-            _ => return false,
-        };
-        self.serving().remove(id).unwrap_or(false)
-    }
-
-    /// Follows the server's requests (until answered) and its cancellations of them.
-    fn follow_serving(&self, message: &RxJsonRpcMessage<RoleClient>) {
-        match message {
-            JsonRpcMessage::Request(r) => {
-                let mut serving = self.serving();
-                // A host that never answers must not make this grow without bound.
-                if serving.len() >= SERVING_KEPT {
-                    serving.clear();
-                }
-                serving.insert(r.id.clone(), false);
-            }
-            JsonRpcMessage::Notification(n) => {
-                if let rmcp::model::ServerNotification::CancelledNotification(c) = &n.notification
-                    && let Some(id) = &c.params.request_id
-                    && let Some(cancelled) = self.serving().get_mut(id)
-                {
-                    *cancelled = true;
-                }
-            }
-            _ => {}
-        }
     }
 
     /// Records every message in `log`, as server `server`'s (`name`).
@@ -368,23 +315,13 @@ where
         let logging = self.logging();
         let call = logging.then(|| self.call_of_outgoing(&item)).flatten();
         self.outgoing(&item);
-        let withheld = self.answers_cancelled(&item);
-        if !withheld {
-            self.record(Direction::Send, &item, call, |m| match self.declare {
-                Declare::Below => crate::protocol_log::Raw::Sent(Box::new(
-                    crate::interaction::declare_in(m.clone()),
-                )),
-                Declare::No | Declare::Here => crate::protocol_log::Raw::Sent(Box::new(m.clone())),
-            });
-        }
-        let sending = (!withheld).then(|| self.inner.send(item));
-        async move {
-            match sending {
-                Some(sending) => sending.await,
-                // The server cancelled the request this answers: nothing is sent.
-                None => Ok(()),
+        self.record(Direction::Send, &item, call, |m| match self.declare {
+            Declare::Below => {
+                crate::protocol_log::Raw::Sent(Box::new(crate::interaction::declare_in(m.clone())))
             }
-        }
+            Declare::No | Declare::Here => crate::protocol_log::Raw::Sent(Box::new(m.clone())),
+        });
+        self.inner.send(item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
@@ -394,7 +331,6 @@ where
                 let logging = self.logging();
                 let call = logging.then(|| self.call_of_response(m)).flatten();
                 self.incoming(m);
-                self.follow_serving(m);
                 let call = call.or_else(|| logging.then(|| self.call_of_request(m)).flatten());
                 self.record(Direction::Recv, m, call, |m| {
                     crate::protocol_log::Raw::Received(Box::new(m.clone()))
