@@ -24,6 +24,10 @@ pub(crate) struct DemoArgs {
     /// Do not open a browser.
     #[arg(long)]
     no_open: bool,
+    /// Declare the User Interaction draft (seed 000) to the demo servers: the 2025-era server
+    /// then asks through `interaction/create` instead of elicitation.
+    #[arg(long, env = "INTERLUDE_USER_INTERACTION")]
+    user_interaction: bool,
 }
 
 #[derive(Debug, Args)]
@@ -141,6 +145,9 @@ pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     // screen says so.
     let mut host = HostConfig::default();
     host.engine.url_policy.dev_origins = vec![DevOrigin::loopback_http(http_addr.port())];
+    if args.user_interaction {
+        host.declare = host.declare.with_user_interaction();
+    }
     let app = WebApp::start(WebOptions {
         title: "Interlude demo".into(),
         guide: Some(interlude_demo::guide()),

@@ -63,6 +63,11 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
     );
     let mut router = axum::Router::new()
         .nest_service("/mcp", service)
+        // A client of the User Interaction draft (seed 000) declares it where rmcp's typed
+        // capabilities cannot hold it: moved where `Ask` reads it.
+        .layer(axum::middleware::from_fn(
+            interlude_server::interaction::normalize_http,
+        ))
         .layer(axum::middleware::from_fn(session_ended));
     if let Some((flows, key)) = &options.flows {
         // Housekeeping: flows past their time expire; finished ones are forgotten after a day.

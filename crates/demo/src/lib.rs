@@ -39,8 +39,9 @@ pub mod provider;
 mod tools;
 
 pub use http::{HttpOptions, serve_http};
-/// Serves the demo on this process's stdin/stdout ([`interlude_server::stdio`]) until the client
-/// goes away.
+/// Serves the demo on this process's stdin/stdout ([`interlude_server::stdio`], the seed-000
+/// capability read with [`interlude_server::interaction::normalized`]) until the client goes
+/// away.
 ///
 /// # Example
 /// ```no_run
@@ -54,8 +55,11 @@ pub async fn serve_stdio() -> Result<(), StdioError> {
         Some(flows) => DemoServer::default().with_flows(flows),
         None => DemoServer::default(),
     };
+    // A client of the User Interaction draft (seed 000) declares it where rmcp's typed
+    // capabilities cannot hold it: `normalized` moves it where `Ask` reads it.
+    let (stdin, stdout) = interlude_server::stdio();
     let service = server
-        .serve(interlude_server::stdio())
+        .serve((interlude_server::interaction::normalized(stdin), stdout))
         .await
         .map_err(|e| StdioError::Start(Box::new(e)))?;
     service
@@ -79,7 +83,7 @@ pub enum StdioError {
 
 pub use tools::{
     Confirmation, ContactInfo, Country, DemoServer, Genre, GitHubUser, MusicTaste, Newsletter,
-    Registration, TestElicitationArgs, Ticket, Topic, Workshop,
+    Registration, SignUp, TestElicitationArgs, Ticket, Topic, Workshop,
 };
 
 /// The guide `interlude demo` shows beside the servers: each scenario, the server (`demo` over
@@ -114,6 +118,7 @@ pub fn guide() -> serde_json::Value {
             step("Connect a third-party account (URL mode, 2025 era)", "OAuth over the push era: the call waits until Example Cloud sends you back.", "demo-2025", "connect_cloud_account"),
             step("Verify a payment (URL mode, 2025 era)", "The payment over the push era.", "demo-2025", "verify_payment"),
             step("A call that needs a key first (-32042, 2025 era)", "The forecast fails with -32042 until the key is entered: the host shows the link, waits for the server's word (or your “I’m done”), then calls again by itself.", "demo-2025", "weather_forecast"),
+            step("Newsletter sign-up (the User Interaction draft, 2025 era)", "A form, then a confirmation on the server's own page. Started with `interlude demo --user-interaction`, the host declares the seed-000 draft and the server asks through `interaction/create` (a prompt, then a ua link); otherwise through elicitation. The result says which.", "demo-2025", "newsletter_sign_up"),
             step("Defaults (2025 era)", "Every type with a default, prefilled (SEP-1034), over the push era.", "demo-2025", "test_elicitation_sep1034_defaults"),
             step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
         ]

@@ -2,6 +2,7 @@
 //! pushes a request on a 2025 session and, on a 2026-07-28 request, hands `?` the
 //! `input_required` result that [`asking`] turns into the tool's response.
 
+use interlude_server::interaction::InteractionType;
 use interlude_server::url::{FlowError, FlowKind, UrlFlows};
 use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, ToolResult, asking};
 use rmcp::handler::server::wrapper::Parameters;
@@ -45,6 +46,17 @@ pub struct ContactInfo {
     /// Your age (you must be 18 or older)
     #[schemars(range(min = 18, max = 150))]
     pub age: u32,
+}
+
+/// Signing up for the demo's newsletter (the User Interaction draft's tool).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SignUp {
+    /// Your name
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Your email address
+    #[schemars(email)]
+    pub email: String,
 }
 
 /// A music genre, shown with its title.
@@ -499,6 +511,57 @@ impl DemoServer {
         })
     }
 
+    #[tool(
+        description = "Sign up for the demo's newsletter: your name and e-mail in a form, then a confirmation on the server's own page. Spoken as the User Interaction draft (seed 000: an interaction/create prompt, then a ua link) when your client declares it (interlude --user-interaction), as elicitation otherwise."
+    )]
+    async fn newsletter_sign_up(&self, ask: Ask) -> ToolResult {
+        let how = if ask.supports_interaction(InteractionType::Prompt) {
+            "asked through the User Interaction draft, interaction/create"
+        } else {
+            "asked through elicitation"
+        };
+        let who = match ask
+            .form::<SignUp>("Sign up for the Interlude demo's newsletter")
+            .await?
+        {
+            Answer::Accepted(who) => who,
+            Answer::Declined => {
+                return Ok(text(format!(
+                    "You declined; nothing was signed up ({how})."
+                )));
+            }
+            Answer::Cancelled => {
+                return Ok(text(format!("Cancelled; nothing was signed up ({how}).")));
+            }
+        };
+        let Some(flows) = &self.flows else {
+            return Ok(text(format!(
+                "Signed up {} <{}> ({how}); this demo server runs without its pages, so there is nothing to confirm.",
+                who.name, who.email
+            )));
+        };
+        let kind = FlowKind::confirm(
+            "newsletter",
+            "Confirm your subscription",
+            format!("The Interlude demo newsletter, sent to {}", who.email),
+        );
+        let message = "Confirm the subscription on the demo server's own page.";
+        Ok(match flows.run(&ask, &kind, message).await? {
+            Answer::Accepted(_) => text(format!(
+                "Signed up {} <{}> and confirmed on the server's page ({how}).",
+                who.name, who.email
+            )),
+            Answer::Declined => text(format!(
+                "You declined on the page; {} is not signed up ({how}).",
+                who.email
+            )),
+            Answer::Cancelled => text(format!(
+                "Cancelled; {} is not signed up ({how}).",
+                who.email
+            )),
+        })
+    }
+
     #[tool(description = "Ask the user for their GitHub username (a single required text field).")]
     async fn github_username(&self, ask: Ask) -> ToolResult {
         let answer = ask
@@ -677,6 +740,27 @@ impl ServerHandler for DemoServer {
                 .into(),
         );
         info
+    }
+
+    /// The User Interaction draft's `interaction/notify` (seed 000): answered once the
+    /// interaction is over, for interactions this server created for this client only.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if request.method != interlude_server::interaction::NOTIFY_METHOD {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {}", request.method),
+                None,
+            ));
+        }
+        self.ask
+            .interactions()
+            .notify(request.params.as_ref(), &context, self.flows.as_ref())
+            .await
+            .map(rmcp::model::CustomResult)
     }
 
     async fn list_resources(

@@ -212,3 +212,241 @@ async fn interaction_required_presents_the_link_then_retries_the_call_once() {
     assert!(err.to_string().contains("decline"), "{err}");
     conn.close().await;
 }
+
+// ---- the host against the demo, whose toolkit speaks the draft to a client declaring it ----
+
+const DEMO: &str = env!("CARGO_BIN_EXE_interlude-demo");
+const KEY: [u8; 32] = [8u8; 32];
+
+#[tokio::test]
+async fn the_toolkit_asks_through_the_draft_only_when_the_client_declares_it() {
+    // Over stdio: the toolkit reads the top-level capability through `normalized`.
+    let surface = RecordingSurface::new(vec![Step::accept(
+        json!({"name": "Ada", "email": "ada@example.com"}),
+    )]);
+    let host = Host::start(declaring(), surface.clone());
+    let conn = host
+        .connect("demo", ServerSpec::parse(DEMO).unwrap())
+        .await
+        .unwrap();
+    let out = conn.call_tool("newsletter_sign_up", None).await.unwrap();
+    let text = text_of(&out.result);
+    assert!(
+        text.contains("Signed up Ada <ada@example.com>") && text.contains("interaction/create"),
+        "{text}"
+    );
+    assert_eq!(
+        surface.seen().presented[0].method,
+        RequestMethod::Interaction
+    );
+    // The prompt is tied to its call, as an elicitation is.
+    assert_eq!(surface.seen().presented[0].call, Some(out.call));
+    conn.close().await;
+
+    // The same host without the draft: elicitation.
+    let surface = RecordingSurface::new(vec![Step::accept(
+        json!({"name": "Ada", "email": "ada@example.com"}),
+    )]);
+    let host = Host::start(
+        HostConfig {
+            protocol: ProtocolChoice::Pin(ProtocolVersion::V_2025_11_25),
+            ..HostConfig::default()
+        },
+        surface.clone(),
+    );
+    let conn = host
+        .connect("demo", ServerSpec::parse(DEMO).unwrap())
+        .await
+        .unwrap();
+    let out = conn.call_tool("newsletter_sign_up", None).await.unwrap();
+    assert!(
+        text_of(&out.result).contains("asked through elicitation"),
+        "{}",
+        text_of(&out.result)
+    );
+    assert_eq!(
+        surface.seen().presented[0].method,
+        RequestMethod::Elicitation
+    );
+    conn.close().await;
+}
+
+struct Rig {
+    host: Host,
+    origin: String,
+    surface: RecordingSurface,
+}
+
+/// The demo over streamable HTTP with its flow pages, and a host declaring the draft that
+/// consents to every link.
+async fn rig() -> Rig {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let origin = format!("http://{addr}");
+    let store: std::sync::Arc<dyn interlude_server::url::FlowStore> =
+        std::sync::Arc::new(interlude_server::url::MemoryStore::default());
+    let flows =
+        interlude_demo::flows::demo_flows(&format!("{origin}/flows"), store, &KEY, None).unwrap();
+    tokio::spawn(interlude_demo::serve_http(
+        listener,
+        interlude_demo::HttpOptions {
+            flows: Some((flows, KEY.to_vec())),
+            ..Default::default()
+        },
+    ));
+    let surface = RecordingSurface::new(vec![Step::accept(json!({})); 4]);
+    let mut config = declaring();
+    config.engine.url_policy.dev_origins =
+        vec![interlude_engine::DevOrigin::loopback_http(addr.port())];
+    let host = Host::start(config, surface.clone());
+    host.connect("demo", ServerSpec::parse(&format!("{origin}/mcp")).unwrap())
+        .await
+        .unwrap();
+    Rig {
+        host,
+        origin,
+        surface,
+    }
+}
+
+/// The link the host opened for the person (its request's record says so).
+async fn opened_link(host: &Host) -> (interlude_engine::RequestId, String) {
+    for _ in 0..400 {
+        for record in host.snapshot().requests {
+            if let Some(LinkState::Opened { url }) = &record.link {
+                return (record.view.id, url.clone());
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("no link was opened");
+}
+
+async fn http(method: &str, url: &str, headers: Vec<(String, String)>) -> u16 {
+    let (method, url) = (method.to_owned(), url.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let headers: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        interlude_test_support::http1::exchange(&method, &url, &headers, "")
+            .unwrap()
+            .status
+    })
+    .await
+    .unwrap()
+}
+
+async fn complete(origin: &str, link: &str) {
+    let (origin, link) = (origin.to_owned(), link.to_owned());
+    let page = tokio::task::spawn_blocking(move || {
+        interlude_test_support::http1::complete_demo_flow(&origin, &link, "draft-key-7")
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(page.status < 400, "{page:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ua_flow_is_the_users_own_and_its_notify_ends_when_the_page_completes_it() {
+    let rig = rig().await;
+    let conn = rig.host.connection_named("demo").unwrap();
+    let call = tokio::spawn(async move { conn.call_tool("weather_api_key", None).await });
+    let (id, link) = opened_link(&rig.host).await;
+    assert!(
+        link.starts_with(&format!("{}/flows/", rig.origin)),
+        "{link}"
+    );
+    let shown = &rig.surface.seen().presented[0];
+    assert_eq!(shown.method, RequestMethod::Interaction);
+    assert!(
+        matches!(shown.kind, RequestKind::Url(_)),
+        "{:?}",
+        shown.kind
+    );
+
+    // Someone else signed in gets nothing done on this user's flow.
+    let cookie = interlude_server::url::SignedCookie::new(interlude_demo::flows::COOKIE, KEY)
+        .unwrap()
+        .header_value(&interlude_server::url::UserId::new("mallory"));
+    let status = http("GET", &link, vec![("cookie".into(), cookie)]).await;
+    assert_eq!(status, 403, "another user's page");
+
+    // The server said it waits for the person, on the request tracked with interaction/notify.
+    let mut progressed = None;
+    for _ in 0..200 {
+        progressed = rig.host.request(id).and_then(|r| r.progress.clone());
+        if progressed.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let progress = progressed.expect("progress on the tracked request");
+    assert!(
+        progress
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("browser")),
+        "{progress:?}"
+    );
+
+    complete(&rig.origin, &link).await;
+    let out = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .expect("the call ends")
+        .unwrap()
+        .unwrap();
+    assert!(
+        text_of(&out.result).starts_with("Saved your Weather API key (11 characters)"),
+        "{}",
+        text_of(&out.result)
+    );
+    // The notify's answer closed the request's link.
+    let mut completed = false;
+    for _ in 0..200 {
+        completed = matches!(
+            rig.host.request(id).and_then(|r| r.link.clone()),
+            Some(LinkState::Completed { .. })
+        );
+        if completed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(
+        completed,
+        "{:?}",
+        rig.host.request(id).map(|r| r.link.clone())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_needs_a_flow_first_answers_32003_and_succeeds_on_the_retry() {
+    let rig = rig().await;
+    let conn = rig.host.connection_named("demo").unwrap();
+    let call = tokio::spawn(async move { conn.call_tool("weather_forecast", None).await });
+    let (_, link) = opened_link(&rig.host).await;
+    let shown = &rig.surface.seen().presented[0];
+    assert_eq!(shown.method, RequestMethod::Interaction);
+    complete(&rig.origin, &link).await;
+    let out = tokio::time::timeout(Duration::from_secs(15), call)
+        .await
+        .expect("the retried call ends")
+        .unwrap()
+        .unwrap();
+    assert!(
+        text_of(&out.result).starts_with("Tomorrow in Lisbon"),
+        "{}",
+        text_of(&out.result)
+    );
+    // The -32003 answer is in the protocol log, as the server sent it.
+    let server = rig.host.connection_named("demo").unwrap().id();
+    let log = rig.host.protocol_log(server);
+    let required = log
+        .iter()
+        .find(|m| m.message["error"]["message"] == "interaction_required")
+        .expect("the -32003 error is logged");
+    assert_eq!(required.message["error"]["code"], -32003);
+    assert_eq!(required.message["error"]["data"]["type"], "ua");
+}

@@ -245,12 +245,14 @@ impl Connection {
             ProtocolChoice::Pin(v) => (ClientLifecycleMode::Initialize, v.clone()),
         };
         let gate = PauseGate::new();
+        let answered = Arc::new(crate::tap::Answered::default());
         let handler = HostClient {
             link: link.clone(),
             server: id,
             server_name: name.clone(),
             version,
             gate: gate.clone(),
+            answered: answered.clone(),
         };
         let closed = CancellationToken::new();
         let declare = match (
@@ -263,7 +265,7 @@ impl Connection {
         };
         let tap = Tap::new(transport.into_transport(), closed.clone())
             .logged(link.log.clone(), id, name.clone())
-            .declaring(declare);
+            .declaring(declare, answered);
         let service = handler
             .serve_with_lifecycle(tap, lifecycle)
             .await

@@ -31,6 +31,8 @@ pub(crate) struct HostClient {
     pub(crate) server_name: String,
     pub(crate) version: ProtocolVersion,
     pub(crate) gate: PauseGate,
+    /// Word when an answer to a server request has left (for the seed-000 draft).
+    pub(crate) answered: std::sync::Arc<crate::tap::Answered>,
 }
 
 impl HostClient {

@@ -83,6 +83,8 @@ pub(crate) async fn on_create(
             None,
         ));
     }
+    // The notify must follow the answer on the wire: word when it leaves.
+    let answered = client.answered.wait(context.id.clone());
     let params = request.params.unwrap_or(Value::Null);
     let ua_id = (params.get("type").and_then(Value::as_str) == Some("ua"))
         .then(|| params.get("id").and_then(Value::as_str).map(str::to_owned))
@@ -99,13 +101,14 @@ pub(crate) async fn on_create(
             client.server_name.clone(),
             context.peer.clone(),
             id,
+            Some(answered),
         );
     }
     reply.into_interaction_result().map(CustomResult)
 }
 
 /// Tracks `ua` interaction `id` of `server` after the person consented: sends
-/// `interaction/notify`, lands the server's progress on the request's record, and takes the
+/// `interaction/notify` (once `after` says the answer to its `interaction/create` left), lands the server's progress on the request's record, and takes the
 /// server's answer as the flow's end. A server that never answers (the draft forbids answering
 /// for an id it did not create, and a server without progress support answers nothing) costs a
 /// task until the connection ends or `url_wait` passes.
@@ -115,8 +118,18 @@ pub(crate) fn track(
     server_name: String,
     peer: Peer<RoleClient>,
     id: String,
+    after: Option<tokio::sync::oneshot::Receiver<()>>,
 ) {
     tokio::spawn(async move {
+        // After the answer to the `interaction/create` has left, never before it.
+        if let Some(after) = after
+            && tokio::time::timeout(std::time::Duration::from_secs(10), after)
+                .await
+                .is_err()
+        {
+            tracing::info!(server = %server_name, "the answer to interaction {id} did not leave; not tracked");
+            return;
+        }
         let request = ClientRequest::CustomRequest(CustomRequest::new(
             NOTIFY_METHOD,
             Some(notify_params(&id)),
@@ -212,6 +225,7 @@ pub(crate) async fn required(
         server_name.to_owned(),
         peer.clone(),
         created.id.clone(),
+        None,
     );
     if tokio::time::timeout(link.config.url_wait, rx)
         .await

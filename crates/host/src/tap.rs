@@ -15,7 +15,9 @@
 //!
 //! It changes the wire in one place only: the `initialize` request gets the seed-000
 //! `capabilities.userInteraction` when the host declares it ([`Tap::declaring`]: rmcp's typed
-//! capabilities have no room for it). What it does not do: decide anything about requests.
+//! capabilities have no room for it); and it says when the host's answer to a server request
+//! leaves ([`Answered`]: the draft's `interaction/notify` must follow its answer). What it does
+//! not do: decide anything about requests.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -91,6 +93,43 @@ pub(crate) struct Tap<T> {
     /// Write `capabilities.userInteraction` into the `initialize` that passes here (transports
     /// other than streamable HTTP, whose client does it itself), and into the log's copy.
     declare: Declare,
+    /// Who waits for an answer to leave (only when the host declares the seed-000 draft).
+    answered: Option<Arc<Answered>>,
+}
+
+/// Who waits for the host's answer to a server request to leave (the seed-000 `interaction/
+/// notify` goes only after the answer to its `interaction/create`), by the request's id.
+#[derive(Debug, Default)]
+pub(crate) struct Answered {
+    waiting: Mutex<HashMap<RequestId, tokio::sync::oneshot::Sender<()>>>,
+}
+
+impl Answered {
+    /// Word once the host's answer to server request `id` is on its way.
+    pub(crate) fn wait(&self, id: RequestId) -> tokio::sync::oneshot::Receiver<()> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.insert(id, tx);
+        }
+        rx
+    }
+
+    fn answered(&self, message: &TxJsonRpcMessage<RoleClient>) {
+        let id = match message {
+            JsonRpcMessage::Response(r) => &r.id,
+            JsonRpcMessage::Error(e) => match &e.id {
+                Some(id) => id,
+                None => return,
+            },
+            _ => return,
+        };
+        let Ok(mut waiting) = self.waiting.lock() else {
+            return;
+        };
+        if let Some(tx) = waiting.remove(id) {
+            let _ = tx.send(());
+        }
+    }
 }
 
 /// Where the seed-000 capability is written into `initialize`, if anywhere.
@@ -113,11 +152,16 @@ impl<T> Tap<T> {
             log: None,
             asked: Mutex::default(),
             declare: Declare::No,
+            answered: None,
         }
     }
 
-    /// Declares the seed-000 `userInteraction` capability in `initialize`, `where` says.
-    pub(crate) fn declaring(mut self, declare: Declare) -> Self {
+    /// Declares the seed-000 `userInteraction` capability in `initialize`, `where` says, and
+    /// tells `answered` when an answer leaves.
+    pub(crate) fn declaring(mut self, declare: Declare, answered: Arc<Answered>) -> Self {
+        if declare != Declare::No {
+            self.answered = Some(answered);
+        }
         self.declare = declare;
         self
     }
@@ -251,7 +295,10 @@ impl<T> Tap<T> {
                 let related = related_request(&r.request);
                 let is_elicitation = match &r.request {
                     ServerRequest::ElicitRequest(_) => true,
-                    ServerRequest::CustomRequest(c) => c.method == "elicitation/create",
+                    ServerRequest::CustomRequest(c) => {
+                        c.method == "elicitation/create"
+                            || c.method == interlude_protocol::interaction::CREATE_METHOD
+                    }
                     _ => false,
                 };
                 if is_elicitation {
@@ -315,6 +362,9 @@ where
         let logging = self.logging();
         let call = logging.then(|| self.call_of_outgoing(&item)).flatten();
         self.outgoing(&item);
+        if let Some(answered) = &self.answered {
+            answered.answered(&item);
+        }
         self.record(Direction::Send, &item, call, |m| match self.declare {
             Declare::Below => {
                 crate::protocol_log::Raw::Sent(Box::new(crate::interaction::declare_in(m.clone())))

@@ -8,6 +8,7 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+use interlude_protocol::interaction::{InteractionType, UserInteractionCapability};
 use interlude_protocol::{Answer, ProtocolEra, missing_elicitation_capability};
 use interlude_schema::{Content, Elicit, FieldError, FormSchema, SchemaError};
 use rmcp::ErrorData;
@@ -180,6 +181,21 @@ impl Ask {
             .is_some_and(|e| e.url.is_some())
     }
 
+    /// Whether `kind` of the User Interaction draft (seed 000) may be sent to this call's
+    /// client: it declared `userInteraction` listing the type (at the top level of its
+    /// capabilities, read after [`normalized`](crate::interaction::normalized) /
+    /// [`normalize_http`](crate::interaction::normalize_http), or under `experimental`), and
+    /// the call is on the 2025 lifecycle (2026-07-28 has no server → client requests). When it
+    /// may, [`Ask::form`] sends a `prompt` and [`UrlFlows`](crate::url::UrlFlows) a `ua`.
+    pub fn supports_interaction(&self, kind: InteractionType) -> bool {
+        self.era == ProtocolEra::Push
+            && self
+                .context
+                .client_capabilities()
+                .and_then(|c| UserInteractionCapability::declared_by(&c))
+                .is_some_and(|declared| declared.supports(kind))
+    }
+
     /// Whether the client renders MCP Apps (it declared the `io.modelcontextprotocol/ui`
     /// extension with the app MIME type): without it, the tool's text is all a person sees.
     pub fn supports_apps(&self) -> bool {
@@ -277,6 +293,11 @@ impl Ask {
         wire: Option<&ElicitationSchema>,
         view: Option<&str>,
     ) -> Result<Answer<Content>, AskError> {
+        // A client speaking the User Interaction draft (seed 000) gets a `prompt` (the draft
+        // has no app views).
+        if self.supports_interaction(InteractionType::Prompt) {
+            return crate::interaction::prompt(self, message, schema, wire).await;
+        }
         if !self.supports_form() {
             return Err(AskError::Unsupported { mode: "form" });
         }

@@ -13,6 +13,8 @@ pub struct AskConfig {
     pub(crate) codec: Arc<RequestStateCodec>,
     pub(crate) state_ttl: Duration,
     pub(crate) timeout: Option<Duration>,
+    /// The seed-000 interactions this server created, per client.
+    pub(crate) interactions: Arc<crate::interaction::Interactions>,
 }
 
 /// The default lifetime of a sealed `requestState`: a person may take a while to answer, but an
@@ -48,7 +50,14 @@ impl AskConfig {
             codec: Arc::new(codec),
             state_ttl: DEFAULT_STATE_TTL,
             timeout: None,
+            interactions: Arc::default(),
         }
+    }
+
+    /// The User Interaction draft's interactions this server created (seed 000), to answer
+    /// `interaction/notify` with ([`Interactions::notify`](crate::interaction::Interactions::notify)).
+    pub fn interactions(&self) -> &crate::interaction::Interactions {
+        &self.interactions
     }
 
     /// Limits how long a push-era `elicitation/create` may wait for the person. None by default.

@@ -26,7 +26,9 @@
 //! keep side effects after the last question, or make them idempotent.
 //!
 //! URL-mode flows (a person's secret or consent on the server's own page) are in [`url`]; MCP
-//! Apps (`ui://` views a host renders next to a tool's result) in [`apps`].
+//! Apps (`ui://` views a host renders next to a tool's result) in [`apps`]. Clients written
+//! against the User Interaction draft of seed 000 (`interaction/create`) are spoken to in its
+//! terms by the same calls ([`interaction`]).
 //!
 //! To serve on stdio, [`stdio()`] is a drop-in for rmcp's `transport::stdio()` that polls the
 //! pipes on tokio's reactor instead of its blocking thread pool (faster, same bytes):
@@ -95,6 +97,7 @@
 pub mod apps;
 mod ask;
 mod config;
+pub mod interaction;
 mod push;
 mod result;
 mod round_trip;

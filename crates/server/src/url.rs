@@ -22,9 +22,9 @@
 //!   default: a file that survives a restart of the server mid-flow) and [`MemoryStore`] (for
 //!   tests and servers that need no durability).
 
-mod flows;
+pub(crate) mod flows;
 mod identity;
-mod oauth;
+pub(crate) mod oauth;
 mod pages;
 pub mod store;
 

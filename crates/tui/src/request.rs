@@ -13,7 +13,9 @@
 use std::fmt;
 
 use inquire::Select;
-use interlude_engine::{Answer, FormRequest, Notice, Reply, RequestKind, RequestView};
+use interlude_engine::{
+    Answer, FormRequest, Notice, Reply, RequestKind, RequestMethod, RequestView,
+};
 use interlude_host::{AnswerSink, Host};
 use interlude_schema::{Content, FieldError, FormSchema};
 
@@ -198,6 +200,12 @@ fn header(screen: &Screen, host: &Host, view: &RequestView) {
                 plain_line(&call.tool),
                 call.id
             ),
+        ));
+    }
+    if view.method == RequestMethod::Interaction {
+        screen.line(styled(
+            Style::Dim,
+            &format!("   asked through the {}", view.method.label()),
         ));
     }
     screen.quoted(view.message());

@@ -43,6 +43,8 @@ pub(crate) enum UiEvent {
     FellBack(RequestId, String),
     /// A call's server reported progress (in its record).
     Progress(Arc<CallRecord>),
+    /// A server reported progress on the flow of link `id` (a tracked seed-000 `ua`), as text.
+    LinkProgress(RequestId, String),
     /// Ctrl-C while no prompt was on screen.
     Interrupt,
 }
@@ -96,6 +98,11 @@ impl Surface for TerminalSurface {
                         server: record.view.server_name.clone(),
                         url: url.clone(),
                     });
+                }
+            }
+            HostEvent::RequestProgressed(record) => {
+                if let Some(progress) = &record.progress {
+                    self.send(UiEvent::LinkProgress(record.view.id, progress.to_string()));
                 }
             }
             HostEvent::RequestCompleted(record) => {

@@ -212,6 +212,12 @@ impl Session {
                     }
                 }
                 Some(UiEvent::Closed(_, notice)) => self.closed_in_queue(&notice),
+                Some(UiEvent::LinkProgress(link, text)) if waiting.iter().any(|w| w.id == link) => {
+                    self.screen.line(styled(
+                        Style::Dim,
+                        &format!("   the server says: {}", plain_line(&text)),
+                    ));
+                }
                 Some(UiEvent::Progress(record)) if record.id == id => {
                     if let Some(line) = progress.line(&record) {
                         self.screen.line(styled(Style::Dim, &line));

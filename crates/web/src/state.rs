@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use interlude_engine::url_safety::Verdict;
-use interlude_engine::{Answer, AppStage, Reply, RequestKind, UrlRequest, UrlStage};
+use interlude_engine::{Answer, AppStage, Reply, RequestKind, RequestMethod, UrlRequest, UrlStage};
 use interlude_host::{
     CallRecord, CallStatus, HostSnapshot, LinkState, RequestRecord, RequestStatus, ServerRecord,
     ServerState, ViewRecord, ViewState,
@@ -124,6 +124,12 @@ pub(crate) struct RequestEntry {
     received_at_ms: u64,
     /// A form request's `requestedSchema` exactly as the server sent it.
     requested_schema: Option<Value>,
+    /// `elicitation`, or `interaction` for the seed-000 draft's `interaction/create`.
+    method: &'static str,
+    /// The method, for people (empty for elicitation).
+    method_label: &'static str,
+    /// The server's last progress on a link's flow (a tracked seed-000 `ua`), as text.
+    progress: Option<String>,
 }
 
 /// An app-rendered form (SEP-3118) as the page shows it.
@@ -539,6 +545,12 @@ fn request_entry(
         },
         received_at_ms: r.received_at_ms,
         requested_schema: r.requested_schema.clone(),
+        method: match view.method {
+            RequestMethod::Elicitation => "elicitation",
+            RequestMethod::Interaction => "interaction",
+        },
+        method_label: view.method.label(),
+        progress: r.progress.as_ref().map(ToString::to_string),
     }
 }
 

@@ -9,8 +9,9 @@ Tools (each returns, as its text, the JSON of what it saw):
                 that id, sends progress on its token, answers the notify, then returns the
                 reply and the notify's params (a notify for an id it did not create is never
                 answered, as the draft says);
-  cancel        `interaction/create` type `prompt`, then `notifications/cancelled` for it at
-                once; returns after 1.5 s whether any answer to the cancelled request arrived;
+  cancel        `interaction/create` type `prompt`, then `notifications/cancelled` for it
+                0.3 s later (the person has it on screen); returns 1.5 s after that whether any
+                answer to the cancelled request arrived;
   required      first call: error -32003 `interaction_required` with a `ua` in `data`; answers
                 the notify for it at once; the next call succeeds.
 """
@@ -60,6 +61,7 @@ state = {
     "required_calls": 0,
     "cancelled": None,  # (call id, deadline, answered?)
     "notify_unanswered": [],
+    "cancel_at": None,  # (call id, when to cancel srv-c)
 }
 
 
@@ -92,9 +94,7 @@ def handle(msg):
                 "message": {"type": "text", "text": "Please sign in to your account."}})
         elif tool == "cancel":
             create("srv-c", "cancel-me", "prompt", PROMPT)
-            send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                  "params": {"requestId": "srv-c", "reason": "no longer needed"}})
-            state["cancelled"] = [mid, time.time() + 1.5, False]
+            state["cancel_at"] = (mid, time.time() + 0.3)
         elif tool == "required":
             state["required_calls"] += 1
             if state["required_calls"] == 1:
@@ -134,6 +134,11 @@ def handle(msg):
     elif method is None and mid == "srv-c":
         if state["cancelled"]:
             state["cancelled"][2] = True
+        elif state["cancel_at"]:
+            # Answered before the cancel was even sent: the test's person answered.
+            call, _ = state["cancel_at"]
+            state["cancel_at"] = None
+            text_result(call, {"answered_before_cancel": True})
     elif mid is not None and method is not None:
         send({"jsonrpc": "2.0", "id": mid,
               "error": {"code": -32601, "message": "method not found: " + method}})
@@ -142,14 +147,24 @@ def handle(msg):
 buffer = b""
 fd = sys.stdin.fileno()
 while True:
-    timeout = None
+    deadlines = []
+    if state["cancel_at"]:
+        deadlines.append(state["cancel_at"][1])
     if state["cancelled"]:
-        timeout = max(0.0, state["cancelled"][1] - time.time())
+        deadlines.append(state["cancelled"][1])
+    timeout = max(0.0, min(deadlines) - time.time()) if deadlines else None
     ready, _, _ = select.select([fd], [], [], timeout)
     if not ready:
-        call, _, answered = state["cancelled"]
-        state["cancelled"] = None
-        text_result(call, {"answered_after_cancel": answered})
+        if state["cancel_at"] and state["cancel_at"][1] <= time.time():
+            call, _ = state["cancel_at"]
+            state["cancel_at"] = None
+            send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": "srv-c", "reason": "no longer needed"}})
+            state["cancelled"] = [call, time.time() + 1.5, False]
+        elif state["cancelled"] and state["cancelled"][1] <= time.time():
+            call, _, answered = state["cancelled"]
+            state["cancelled"] = None
+            text_result(call, {"answered_after_cancel": answered})
         continue
     chunk = os.read(fd, 65536)
     if not chunk:

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use interlude_protocol::interaction::InteractionType;
 use interlude_protocol::url::{
     ELICITATION_COMPLETE_METHOD, ELICITATION_REQUIRED_DRAFT, URL_ELICITATION_REQUIRED,
 };
@@ -343,6 +344,17 @@ impl UrlFlows {
             .ok_or(FlowError::NoUser)
     }
 
+    /// The user of a request (`interaction/notify`), as the server's [`Identity`] says.
+    pub(crate) fn user_of(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<UserId, FlowError> {
+        self.inner
+            .identity
+            .mcp_user(context)
+            .ok_or(FlowError::NoUser)
+    }
+
     /// The secret `name` of this call's user, if a flow stored one.
     pub async fn secret(&self, ask: &Ask, name: &str) -> Result<Option<Secret>, FlowError> {
         let user = self.user(ask)?;
@@ -372,7 +384,7 @@ impl UrlFlows {
     }
 
     /// Starts a new flow of `kind` for `user`.
-    async fn start(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
+    pub(crate) async fn start(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
         let flow = self.new_flow(user, kind)?;
         self.store_new(&flow).await?;
         Ok(flow)
@@ -389,6 +401,11 @@ impl UrlFlows {
         kind: &FlowKind,
         message: impl Into<String>,
     ) -> Result<Answer<Flow>, AskError> {
+        // A client speaking the User Interaction draft (seed 000) gets a `ua` interaction.
+        if ask.supports_interaction(InteractionType::Ua) {
+            let user = self.user(ask)?;
+            return crate::interaction::run_ua(self, ask, user, kind, message.into()).await;
+        }
         if !ask.supports_url() {
             return Err(AskError::Unsupported { mode: "url" });
         }
@@ -436,14 +453,21 @@ impl UrlFlows {
             }
         }
         // Consent given: the flow goes on in the browser, for as long as it may.
+        self.until_over(ask, &flow.id, &done).await
+    }
+
+    /// Waits, after the person consented, until flow `id` is over (its page completed or
+    /// declined it, it expired) or the call is cancelled; `done` is woken by this process's
+    /// pages.
+    pub(crate) async fn until_over(
+        &self,
+        ask: &Ask,
+        id: &FlowId,
+        done: &Notify,
+    ) -> Result<Answer<Flow>, AskError> {
         loop {
             let notified = done.notified();
-            let current = self
-                .inner
-                .store
-                .flow(&flow.id)
-                .await
-                .map_err(FlowError::from)?;
+            let current = self.inner.store.flow(id).await.map_err(FlowError::from)?;
             let Some(current) = current else {
                 return Ok(Answer::Cancelled);
             };
@@ -549,6 +573,9 @@ impl UrlFlows {
         message: &str,
     ) -> Result<Answer<Flow>, AskError> {
         match ask.era() {
+            ProtocolEra::Push if ask.supports_interaction(InteractionType::Ua) => Err(
+                AskError::Tool(crate::interaction::required(self, ask, kind, message).await?),
+            ),
             ProtocolEra::Push => {
                 if !ask.supports_url() {
                     return Err(AskError::Unsupported { mode: "url" });
@@ -659,17 +686,36 @@ impl UrlFlows {
                     .get_progress_token()
                     .and_then(|t| serde_json::to_value(t).ok())
             });
+        match self.follow(&id, &user, token.as_ref(), context).await? {
+            Some(status) => Ok(json!({ "status": status })),
+            None => Err(unknown()),
+        }
+    }
+
+    /// Follows flow `id` of `user` until it is over, telling the client once, on `token`, that
+    /// it waits for the person; returns how it ended in the drafts' words (`complete`,
+    /// `declined`, `failed`, `expired`), or None when the flow is unknown or another user's.
+    /// Polls the store, so a page served by another process counts.
+    pub(crate) async fn follow(
+        &self,
+        id: &FlowId,
+        user: &UserId,
+        token: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<&'static str>, ErrorData> {
         let mut told = false;
         loop {
-            let flow = self
+            let Some(flow) = self
                 .inner
                 .store
-                .flow(&id)
+                .flow(id)
                 .await
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-                .filter(|f| f.user == user)
-                .ok_or_else(unknown)?;
-            // The draft's word for done is `complete`.
+                .filter(|f| &f.user == user)
+            else {
+                return Ok(None);
+            };
+            // The drafts' word for done is `complete`.
             let status = match flow.status {
                 FlowStatus::Pending if flow.is_expired(now_ms()) => "expired",
                 FlowStatus::Pending => "",
@@ -677,9 +723,9 @@ impl UrlFlows {
                 ref other => other.name(),
             };
             if !status.is_empty() {
-                return Ok(json!({ "status": status }));
+                return Ok(Some(status));
             }
-            if let (false, Some(token)) = (told, &token) {
+            if let (false, Some(token)) = (told, token) {
                 told = true;
                 let progress = serde_json::from_value(json!({
                     "progressToken": token,
@@ -700,7 +746,11 @@ impl UrlFlows {
         }
     }
 
-    fn wait_for(&self, id: &FlowId, announce: Option<(Peer<RoleServer>, String)>) -> Arc<Notify> {
+    pub(crate) fn wait_for(
+        &self,
+        id: &FlowId,
+        announce: Option<(Peer<RoleServer>, String)>,
+    ) -> Arc<Notify> {
         let done = Arc::new(Notify::new());
         if let Ok(mut waiting) = self.inner.waiting.lock() {
             waiting.insert(
@@ -714,7 +764,7 @@ impl UrlFlows {
         done
     }
 
-    async fn end(&self, id: &FlowId, to: FlowStatus) -> Result<(), FlowError> {
+    pub(crate) async fn end(&self, id: &FlowId, to: FlowStatus) -> Result<(), FlowError> {
         self.inner
             .store
             .transition(id, &FlowStatus::Pending, to, now_ms())
@@ -815,9 +865,9 @@ impl UrlFlows {
 }
 
 /// Forgets a flow's waiter when the call that waited for it is over, however it ended.
-struct Forget<'a> {
-    flows: &'a UrlFlows,
-    id: FlowId,
+pub(crate) struct Forget<'a> {
+    pub(crate) flows: &'a UrlFlows,
+    pub(crate) id: FlowId,
 }
 
 impl Drop for Forget<'_> {

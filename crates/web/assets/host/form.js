@@ -202,7 +202,7 @@ export function renderAsk(req, api) {
       if (Object.prototype.hasOwnProperty.call(content, f.name)) sent[f.name] = content[f.name];
       else if (f.default !== undefined) sent[f.name] = f.default;
     }
-    response.textContent = pretty({ action: 'accept', content: sent });
+    response.textContent = pretty(req.method === 'interaction' ? { content: sent } : { action: 'accept', content: sent });
   }
 
   function count(errors) {
@@ -254,9 +254,11 @@ export function renderAsk(req, api) {
   h('details', { class: 'review' }, h('summary', {}, 'Review what will be sent'), review),
   h('details', { class: 'wire' }, h('summary', {}, 'As the protocol has it'),
     req.requestedSchema ? [h('div', { class: 'wire-label' }, 'requestedSchema, as the server sent it'), h('pre', { class: 'wire-schema' }, pretty(req.requestedSchema))] : null,
-    h('div', { class: 'wire-label' }, req.era === 'mrtr'
-      ? 'What Accept sends: this result, under its key in the retried tools/call\'s inputResponses'
-      : 'What Accept sends: this result, in answer to elicitation/create'),
+    h('div', { class: 'wire-label' }, req.method === 'interaction'
+      ? 'What Accept sends: this result, in answer to interaction/create (Decline and Cancel send the draft\'s error -1)'
+      : req.era === 'mrtr'
+        ? 'What Accept sends: this result, under its key in the retried tools/call\'s inputResponses'
+        : 'What Accept sends: this result, in answer to elicitation/create'),
     response,
     req.call !== null && req.call !== undefined && api.showMessages
       ? h('button', { type: 'button', class: 'ghost', onclick: () => api.showMessages(req.server, req.call) }, 'Messages of this call')
@@ -271,13 +273,17 @@ export function renderAsk(req, api) {
   const card = h('section', { class: 'ask', role: 'region', 'aria-labelledby': titleId, dataset: { request: req.id, server: req.server } },
     h('div', { class: 'ask-head' },
       h('div', {}, h('div', { class: 'ask-from' }, 'Request from server'), askWho(req, titleId)),
-      h('span', { class: `chip era-${req.era}` }, eraLabel),
+      req.method === 'interaction'
+        ? h('span', { class: 'chip draft', title: req.methodLabel }, 'interaction/create · draft')
+        : h('span', { class: `chip era-${req.era}` }, eraLabel),
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
       h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => answer('cancel') }, '✕')),
     h('div', { class: 'ask-body' },
       h('p', { class: 'ask-message' }, req.message),
       req.app?.stage === 'form' ? h('p', { class: 'ask-note fallback-note' }, `The server asked to show this in its app view (${req.app.resourceUri}); here is its plain form instead: ${req.app.reason}.`) : null,
-      eraNote ? h('p', { class: 'ask-note' }, eraNote) : null,
+      req.method === 'interaction'
+        ? h('p', { class: 'ask-note' }, 'Asked through the User Interaction draft (seed 000), which this host declared: the server is waiting on an open request for your answer.')
+        : eraNote ? h('p', { class: 'ask-note' }, eraNote) : null,
       formEl));
   updateReview();
 

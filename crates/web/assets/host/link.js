@@ -63,6 +63,7 @@ export function renderLinkAsk(req, api) {
     h('div', { class: 'ask-head' },
       h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : 'A server asks you to open a link'),
         askWho(req)),
+      req.method === 'interaction' ? h('span', { class: 'chip draft', title: req.methodLabel }, 'interaction/create · ua · draft') : null,
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
       h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
     h('div', { class: 'ask-body' },
@@ -111,6 +112,7 @@ export function renderLinkRecord(req, done) {
   } else if (req.outcome === 'consent') {
     what = 'Waiting for you in the browser';
     body = h('div', { class: 'link-actions' },
+      req.progress ? h('span', { class: 'link-progress', role: 'status' }, `The server says: ${req.progress}`) : null,
       link.openUrl
         ? h('a', { class: 'link-open', href: link.openUrl, target: '_blank', rel: 'noopener noreferrer' }, `Open ${link.domain || 'the link'} again ↗`)
         : null,

@@ -1,0 +1,653 @@
+//! The User Interaction draft (seed 000) for server authors: a compatibility path, off the main
+//! road. The draft was superseded by URL-mode elicitation and never merged into the
+//! specification, but clients written against it exist. Nothing here is new API to learn: the
+//! same [`Ask::form`](crate::Ask::form) and [`UrlFlows`] calls speak it when the client
+//! declared it, and elicitation otherwise.
+//!
+//! - **Which clients.** A client declares `capabilities.userInteraction: {"types": [...]}` at the
+//!   top level of its capabilities, where rmcp's typed capabilities have no room; a server reads
+//!   it after [`normalized`] (stdio, or any byte stream) or [`normalize_http`] (an axum
+//!   middleware for streamable HTTP) copied it under `experimental.userInteraction`, where a
+//!   client may also have put it itself. [`Ask::supports_interaction`](crate::Ask::supports_interaction)
+//!   says whether a type may be sent: only on the 2025 lifecycle (the draft's server → client
+//!   request has no place in 2026-07-28), and never a type the client did not list.
+//! - **`prompt`.** [`Ask::form`](crate::Ask::form) sends `interaction/create` with `type:
+//!   "prompt"`, its message and the form's schema, and reads `{"content": {…}}` (validated like
+//!   any answer) or the draft's `-1` refusal (declined, or cancelled when `data.action` says so).
+//! - **`ua`.** [`UrlFlows::run`] sends `interaction/create` with `type: "ua"` and the flow's page
+//!   (the interaction's id is the flow's id); `{}` is the person's consent, and the call waits for
+//!   the flow as in URL mode. [`UrlFlows::require`] answers `-32003` / `interaction_required`
+//!   with the same interaction instead.
+//! - **`interaction/notify`.** Route it from `ServerHandler::on_custom_request` to
+//!   [`Interactions::notify`]: answered once the interaction is over, with progress on the
+//!   request's token meanwhile — and never for an id this server did not create for that client
+//!   (the draft forbids answering; the request then waits until the client gives up).
+//! - **Who the user is** is the server's [`Identity`](crate::url::Identity) (an authorization
+//!   `sub`, or a resolver), never the client's word: a `ua` flow belongs to the user who started
+//!   it, and a notify for another user's flow is not answered either.
+//!
+//! What it does not do: anything for the 2026-07-28 era, or the host's side.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+pub use interlude_protocol::interaction::{CREATE_METHOD, InteractionType, NOTIFY_METHOD};
+use interlude_protocol::interaction::{
+    CreatedInteraction, Interaction, NOT_CONSENTED, normalize_initialize, notify_id,
+};
+use interlude_protocol::{Answer, RELATED_REQUEST_ID_KEY};
+use interlude_schema::{Content, FormSchema};
+use rmcp::ErrorData;
+use rmcp::model::{
+    CancelledNotificationParam, ClientResult, CustomRequest, ElicitResult, ElicitationAction,
+    ElicitationSchema, NumberOrString, RequestMetaObject, ServerRequest,
+};
+use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer, ServiceError};
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use crate::ask::{Ask, AskError, check_result};
+use crate::url::{Flow, FlowError, FlowId, FlowKind, FlowStatus, UrlFlows, UserId};
+
+/// How long a finished interaction is remembered, so that a late `interaction/notify` for it
+/// is still answered (at once).
+const KEPT_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// The most interactions remembered per server.
+const MAX_KEPT: usize = 10_000;
+
+/// The interactions this server created, per client, so that `interaction/notify` is answered
+/// for those only. One per server: [`AskConfig::interactions`](crate::AskConfig::interactions).
+#[derive(Debug, Default)]
+pub struct Interactions {
+    created: Mutex<HashMap<String, Created>>,
+}
+
+#[derive(Debug)]
+struct Created {
+    /// The client it was created for (its HTTP session, else its connection).
+    client: String,
+    kind: InteractionType,
+    /// Becomes true when the interaction is over (prompts; `ua` flows are read from the store).
+    over: watch::Sender<bool>,
+    at: Instant,
+}
+
+impl Interactions {
+    /// Remembers interaction `id` of `kind`, created for the client of `context`.
+    fn create(
+        &self,
+        id: &str,
+        kind: InteractionType,
+        context: &RequestContext<RoleServer>,
+    ) -> watch::Sender<bool> {
+        let (over, _) = watch::channel(false);
+        if let Ok(mut created) = self.created.lock() {
+            if created.len() >= MAX_KEPT {
+                created.retain(|_, c| !*c.over.borrow() || c.at.elapsed() < KEPT_AFTER);
+                if created.len() >= MAX_KEPT {
+                    return over;
+                }
+            }
+            created.insert(
+                id.to_owned(),
+                Created {
+                    client: client_of(context),
+                    kind,
+                    over: over.clone(),
+                    at: Instant::now(),
+                },
+            );
+        }
+        over
+    }
+
+    /// The kind and end signal of interaction `id`, if this server created it for the client
+    /// of `context`.
+    fn of_client(
+        &self,
+        id: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<(InteractionType, watch::Receiver<bool>)> {
+        let created = self.created.lock().ok()?;
+        let c = created.get(id)?;
+        (c.client == client_of(context)).then(|| (c.kind, c.over.subscribe()))
+    }
+
+    /// Answers the draft's `interaction/notify` (call it from `ServerHandler::on_custom_request`
+    /// for [`NOTIFY_METHOD`]): once the
+    /// interaction is over, `{}`; meanwhile, for a `ua`, a progress notification on the
+    /// request's `_meta.progressToken`. For an id this server did not create for this client
+    /// (or, for a `ua`, for this user), it never answers, as the draft requires: the future
+    /// ends only when the client cancels the request. `flows` are the server's URL flows, which
+    /// `ua` interactions are.
+    ///
+    /// ```no_run
+    /// use interlude_server::AskConfig;
+    /// use interlude_server::interaction::NOTIFY_METHOD;
+    /// use interlude_server::url::UrlFlows;
+    /// use rmcp::ErrorData;
+    /// use rmcp::model::{CustomRequest, CustomResult};
+    /// use rmcp::service::{RequestContext, RoleServer};
+    ///
+    /// async fn on_custom_request(ask: &AskConfig, flows: &UrlFlows, request: CustomRequest,
+    ///                            context: RequestContext<RoleServer>)
+    ///     -> Result<CustomResult, ErrorData> {
+    ///     if request.method == NOTIFY_METHOD {
+    ///         let params = request.params.as_ref();
+    ///         return ask.interactions().notify(params, &context, Some(flows)).await.map(CustomResult);
+    ///     }
+    ///     Err(ErrorData::method_not_found::<rmcp::model::InitializeResultMethod>())
+    /// }
+    /// ```
+    pub async fn notify(
+        &self,
+        params: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+        flows: Option<&UrlFlows>,
+    ) -> Result<Value, ErrorData> {
+        let id = notify_id(params).unwrap_or_default();
+        let Some((kind, mut over)) = self.of_client(id, context) else {
+            tracing::info!(
+                interaction = id,
+                "interaction/notify for an interaction this server did not create for this client: not answered"
+            );
+            return never(context).await;
+        };
+        match kind {
+            InteractionType::Prompt => {
+                tokio::select! {
+                    changed = over.wait_for(|over| *over) => {
+                        if changed.is_err() {
+                            tracing::debug!(interaction = id, "prompt forgotten before it was over");
+                        }
+                    }
+                    () = context.ct.cancelled() => return cancelled(),
+                }
+                Ok(json!({}))
+            }
+            InteractionType::Ua => {
+                let (Some(flows), Ok(flow)) = (flows, FlowId::parse(id)) else {
+                    return never(context).await;
+                };
+                let Ok(user) = flows.user_of(context) else {
+                    return never(context).await;
+                };
+                let token = params
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get("progressToken"))
+                    .cloned()
+                    .or_else(|| {
+                        context
+                            .meta
+                            .get_progress_token()
+                            .and_then(|t| serde_json::to_value(t).ok())
+                    });
+                match flows.follow(&flow, &user, token.as_ref(), context).await? {
+                    Some(_) => Ok(json!({})),
+                    // Another user's flow: the draft says never to answer.
+                    None => never(context).await,
+                }
+            }
+        }
+    }
+}
+
+/// The draft forbids an answer: wait until the client gives up.
+async fn never(context: &RequestContext<RoleServer>) -> Result<Value, ErrorData> {
+    context.ct.cancelled().await;
+    cancelled()
+}
+
+fn cancelled() -> Result<Value, ErrorData> {
+    Err(ErrorData::internal_error(
+        "the interaction/notify request was cancelled",
+        None,
+    ))
+}
+
+/// The client a request came from: its streamable HTTP session, else its connection (one
+/// client per stdio connection).
+fn client_of(context: &RequestContext<RoleServer>) -> String {
+    if let Some(session) = context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|v| v.to_str().ok())
+    {
+        return format!("session:{session}");
+    }
+    match context.peer.peer_info() {
+        // The same allocation for the connection's life: its identity.
+        Some(info) => format!("connection:{:p}", std::sync::Arc::as_ptr(&info)),
+        None => "connection:unknown".to_owned(),
+    }
+}
+
+/// A fresh interaction id: 256 random bits, base64url.
+fn new_id() -> String {
+    crate::url::oauth::random_token()
+}
+
+/// The `_meta` naming the tool call an interaction is raised by (the host ties it to the call).
+fn related_meta(call: &NumberOrString) -> RequestMetaObject {
+    let id = match call {
+        NumberOrString::Number(n) => Value::from(*n),
+        NumberOrString::String(s) => Value::from(s.as_ref()),
+    };
+    let mut meta = RequestMetaObject::new();
+    meta.insert(RELATED_REQUEST_ID_KEY.to_owned(), id);
+    meta
+}
+
+/// Sends `interaction/create` with `created` and waits for the client's answer (or the tool
+/// call's cancellation, which cancels the interaction).
+async fn create(ask: &Ask, created: &CreatedInteraction) -> Result<Reply, AskError> {
+    let mut request = CustomRequest::new(CREATE_METHOD, Some(created.to_params()));
+    request.extensions.insert(related_meta(&ask.context.id));
+    let handle = tokio::select! {
+        handle = ask.context.peer.send_request_with_option(
+            ServerRequest::CustomRequest(request),
+            PeerRequestOptions::no_options(),
+        ) => handle?,
+        () = ask.context.ct.cancelled() => return Ok(Reply::Cancelled),
+    };
+    let (id, peer) = (handle.id.clone(), handle.peer.clone());
+    let timeout = ask.config.timeout;
+    let expired = async move {
+        match timeout {
+            Some(t) => tokio::time::sleep(t).await,
+            None => std::future::pending().await,
+        }
+    };
+    let reason = tokio::select! {
+        response = handle.rx => return reply(response.map_err(|_| ServiceError::TransportClosed)?),
+        () = expired => "the request timed out",
+        () = ask.context.ct.cancelled() => "the tool call was cancelled",
+    };
+    // The client closes the interaction without answering (draft: server-initiated
+    // cancellation).
+    let notice = CancelledNotificationParam::new(Some(id), Some(reason.to_owned()));
+    if let Err(e) = peer.notify_cancelled(notice).await {
+        tracing::debug!("cannot cancel the interaction: {e}");
+    }
+    match timeout {
+        Some(timeout) if reason == "the request timed out" => {
+            Err(ServiceError::Timeout { timeout }.into())
+        }
+        _ => Ok(Reply::Cancelled),
+    }
+}
+
+/// What the client answered to an `interaction/create`.
+enum Reply {
+    /// A result: `{"content": …}` for a prompt, `{}` for a `ua`.
+    Result(Value),
+    Declined,
+    Cancelled,
+}
+
+fn reply(response: Result<ClientResult, ServiceError>) -> Result<Reply, AskError> {
+    match response {
+        Ok(ClientResult::CustomResult(result)) => Ok(Reply::Result(result.0)),
+        Ok(ClientResult::EmptyResult(_)) => Ok(Reply::Result(json!({}))),
+        // A client answering in elicitation's words: taken as it means.
+        Ok(ClientResult::ElicitResult(result)) => Ok(match result.action {
+            ElicitationAction::Accept => Reply::Result(json!({ "content": result.content })),
+            ElicitationAction::Decline => Reply::Declined,
+            _ => Reply::Cancelled,
+        }),
+        Ok(_) => Err(ServiceError::UnexpectedResponse.into()),
+        Err(ServiceError::McpError(error)) if error.code == NOT_CONSENTED => {
+            let action = error
+                .data
+                .as_ref()
+                .and_then(|d| d.get("action"))
+                .and_then(Value::as_str);
+            Ok(if action == Some("cancel") {
+                Reply::Cancelled
+            } else {
+                Reply::Declined
+            })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// [`Ask::form`](crate::Ask::form) and friends, as a `prompt` interaction.
+pub(crate) async fn prompt(
+    ask: &Ask,
+    message: String,
+    schema: &FormSchema,
+    wire: Option<&ElicitationSchema>,
+) -> Result<Answer<Content>, AskError> {
+    let schema_json = match wire {
+        Some(wire) => serde_json::to_value(wire).map_err(|e| {
+            AskError::Tool(ErrorData::internal_error(
+                format!("schema cannot be sent: {e}"),
+                None,
+            ))
+        })?,
+        None => schema.to_json(),
+    };
+    let created = CreatedInteraction {
+        id: new_id(),
+        interaction: Interaction::Prompt {
+            message,
+            schema: schema_json,
+        },
+    };
+    let over = ask
+        .config
+        .interactions
+        .create(&created.id, InteractionType::Prompt, &ask.context);
+    let reply = create(ask, &created).await;
+    over.send_replace(true);
+    match reply? {
+        Reply::Result(result) => {
+            let mut accepted = ElicitResult::new(ElicitationAction::Accept);
+            accepted.content = result.get("content").cloned();
+            check_result(schema, accepted)
+        }
+        Reply::Declined => Ok(Answer::Declined),
+        Reply::Cancelled => Ok(Answer::Cancelled),
+    }
+}
+
+/// [`UrlFlows::run`] for a client speaking the draft: a `ua` interaction on a new flow's page;
+/// `{}` is the person's consent, after which the call waits for the flow.
+pub(crate) async fn run_ua(
+    flows: &UrlFlows,
+    ask: &Ask,
+    user: UserId,
+    kind: &FlowKind,
+    message: String,
+) -> Result<Answer<Flow>, AskError> {
+    let flow = flows.start(user, kind).await?;
+    let done = flows.wait_for(&flow.id, None);
+    let _forget = crate::url::flows::Forget {
+        flows,
+        id: flow.id.clone(),
+    };
+    let created = ua(flows, &flow, message);
+    let over = ask
+        .config
+        .interactions
+        .create(&created.id, InteractionType::Ua, &ask.context);
+    let reply = create(ask, &created).await?;
+    let answer = match reply {
+        Reply::Result(_) => flows.until_over(ask, &flow.id, &done).await,
+        Reply::Declined => {
+            flows.end(&flow.id, FlowStatus::Declined).await?;
+            Ok(Answer::Declined)
+        }
+        Reply::Cancelled => {
+            flows
+                .end(
+                    &flow.id,
+                    FlowStatus::Failed {
+                        reason: "the person dismissed the request".into(),
+                    },
+                )
+                .await?;
+            Ok(Answer::Cancelled)
+        }
+    };
+    over.send_replace(true);
+    answer
+}
+
+/// [`UrlFlows::require`] for a client speaking the draft: `-32003` with a `ua` interaction on a
+/// new flow's page. Starts the flow.
+pub(crate) async fn required(
+    flows: &UrlFlows,
+    ask: &Ask,
+    kind: &FlowKind,
+    message: &str,
+) -> Result<ErrorData, FlowError> {
+    let user = flows.user(ask)?;
+    let flow = flows.start(user, kind).await?;
+    let created = ua(flows, &flow, message.to_owned());
+    let _ = ask
+        .config
+        .interactions
+        .create(&created.id, InteractionType::Ua, &ask.context);
+    Ok(created.to_required_error())
+}
+
+/// The `ua` interaction of `flow`: its page, and the interaction's id is the flow's.
+fn ua(flows: &UrlFlows, flow: &Flow, message: String) -> CreatedInteraction {
+    CreatedInteraction {
+        id: flow.id.as_str().to_owned(),
+        interaction: Interaction::Ua {
+            url: flows.url_of(&flow.id),
+            message: Some(message),
+        },
+    }
+}
+
+/// A reader that copies a top-level `capabilities.userInteraction` of the `initialize` it
+/// carries under `capabilities.experimental` ([`normalize_initialize`]), so that
+/// [`Ask::supports_interaction`](crate::Ask::supports_interaction) sees what a client of the
+/// draft declared. Only the first lines are looked at (until `initialize` has passed); the rest
+/// is passed through untouched.
+///
+/// ```no_run
+/// use rmcp::{ServerHandler, ServiceExt};
+///
+/// #[derive(Clone)]
+/// struct Server;
+/// impl ServerHandler for Server {}
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let (stdin, stdout) = interlude_server::stdio();
+/// let service = Server.serve((interlude_server::interaction::normalized(stdin), stdout)).await?;
+/// service.waiting().await?;
+/// # Ok(()) }
+/// ```
+pub fn normalized<R>(reader: R) -> Normalized<R> {
+    Normalized {
+        inner: reader,
+        line: Vec::new(),
+        out: Vec::new(),
+        sent: 0,
+        lines_left: LINES_LOOKED_AT,
+    }
+}
+
+/// How many lines [`Normalized`] looks at before it only passes bytes through (`initialize` is
+/// the first request, after at most a `server/discover` and a notification or two).
+const LINES_LOOKED_AT: u8 = 8;
+
+/// The longest first line [`Normalized`] holds back to look at; a longer one passes as it is.
+const MAX_LINE: usize = 1024 * 1024;
+
+/// See [`normalized`].
+#[derive(Debug)]
+pub struct Normalized<R> {
+    inner: R,
+    /// The line being read (not yet complete).
+    line: Vec<u8>,
+    /// Bytes ready for the reader, and how many of them it took.
+    out: Vec<u8>,
+    sent: usize,
+    lines_left: u8,
+}
+
+impl<R> Normalized<R> {
+    /// Moves complete lines from `line` to `out`, normalized.
+    fn take_lines(&mut self) {
+        while self.lines_left > 0
+            && let Some(end) = self.line.iter().position(|b| *b == b'\n')
+        {
+            let rest = self.line.split_off(end + 1);
+            let line = std::mem::replace(&mut self.line, rest);
+            self.lines_left -= 1;
+            let mut message = match serde_json::from_slice::<Value>(&line) {
+                Ok(message) => message,
+                Err(_) => {
+                    self.out.extend_from_slice(&line);
+                    continue;
+                }
+            };
+            let is_initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
+            if normalize_initialize(&mut message)
+                && let Ok(mut bytes) = serde_json::to_vec(&message)
+            {
+                bytes.push(b'\n');
+                self.out.extend_from_slice(&bytes);
+            } else {
+                self.out.extend_from_slice(&line);
+            }
+            if is_initialize {
+                self.lines_left = 0;
+            }
+        }
+        if self.lines_left == 0 || self.line.len() > MAX_LINE {
+            self.lines_left = 0;
+            self.out.append(&mut self.line);
+        }
+    }
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Normalized<R> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        loop {
+            if let Some(ready) = this.out.get(this.sent..).filter(|r| !r.is_empty()) {
+                let n = ready.len().min(buf.remaining());
+                buf.put_slice(ready.get(..n).unwrap_or_default());
+                this.sent += n;
+                if this.sent == this.out.len() {
+                    this.out.clear();
+                    this.sent = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.lines_left == 0 {
+                return std::pin::Pin::new(&mut this.inner).poll_read(cx, buf);
+            }
+            let mut chunk = [0u8; 8192];
+            let mut read = tokio::io::ReadBuf::new(&mut chunk);
+            match std::pin::Pin::new(&mut this.inner).poll_read(cx, &mut read) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(())) if read.filled().is_empty() => {
+                    // The end: what is held back goes as it is.
+                    this.lines_left = 0;
+                    this.out.append(&mut this.line);
+                    if this.out.is_empty() {
+                        return Poll::Ready(Ok(()));
+                    }
+                }
+                Poll::Ready(Ok(())) => {
+                    this.line.extend_from_slice(read.filled());
+                    this.take_lines();
+                }
+            }
+        }
+    }
+}
+
+/// An axum middleware for a streamable HTTP MCP endpoint: the `initialize` POST (the one
+/// without an `Mcp-Session-Id`) gets a top-level `capabilities.userInteraction` copied under
+/// `capabilities.experimental` ([`normalize_initialize`]), as [`normalized`] does on stdio.
+/// Every other request passes untouched.
+///
+/// ```no_run
+/// # fn mcp_service() -> axum::Router { axum::Router::new() }
+/// let app = axum::Router::new()
+///     .nest("/mcp", mcp_service())
+///     .layer(axum::middleware::from_fn(interlude_server::interaction::normalize_http));
+/// # let _ = app;
+/// ```
+pub async fn normalize_http(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let opens_session =
+        request.method() == http::Method::POST && !request.headers().contains_key("mcp-session-id");
+    if !opens_session {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, 4 * MAX_LINE).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return axum::response::IntoResponse::into_response((
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!("cannot read the request: {e}"),
+            ));
+        }
+    };
+    let normalized = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|mut message| {
+            normalize_initialize(&mut message)
+                .then(|| serde_json::to_vec(&message).ok())
+                .flatten()
+        });
+    let bytes = normalized.map_or(bytes, axum::body::Bytes::from);
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn the_initialize_line_is_normalized_and_the_rest_passes_as_it_is() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"userInteraction":{"types":["prompt"]}}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"userInteraction":{}}}}"#,
+            "\n"
+        );
+        // Fed a few bytes at a time, as a pipe may.
+        let (mut tx, rx) = tokio::io::duplex(7);
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            tx.write_all(input.as_bytes()).await.unwrap();
+        });
+        let mut out = String::new();
+        normalized(rx).read_to_string(&mut out).await.unwrap();
+        writer.await.unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let first: Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(
+            first["params"]["capabilities"]["experimental"]["userInteraction"]["types"][0],
+            "prompt"
+        );
+        assert_eq!(
+            lines[1],
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        );
+        // After `initialize` nothing is looked at.
+        assert!(!lines[2].contains("experimental"), "{}", lines[2]);
+    }
+
+    #[tokio::test]
+    async fn a_stream_without_initialize_passes_byte_for_byte() {
+        let input = "not json\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\npartial";
+        let mut out = Vec::new();
+        normalized(input.as_bytes())
+            .read_to_end(&mut out)
+            .await
+            .unwrap();
+        assert_eq!(out, input.as_bytes());
+    }
+}
