@@ -81,6 +81,19 @@ impl KeyServer {
         )
     }
 
+    async fn name(&self, ask: &Ask) -> Result<CallToolResult, AskError> {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct Name {
+            /// Your name
+            name: String,
+        }
+        Ok(match ask.form::<Name>("Your name?").await? {
+            Answer::Accepted(n) => text(format!("hello {}", n.name)),
+            Answer::Declined => text("declined"),
+            Answer::Cancelled => text("cancelled"),
+        })
+    }
+
     async fn needs_key(&self, ask: &Ask) -> Result<CallToolResult, AskError> {
         match self.flows.secret(ask, "openai").await? {
             Some(key) => Ok(text(format!("using a key of {} bytes", key.expose().len()))),
@@ -99,6 +112,14 @@ impl ServerHandler for KeyServer {
         request: rmcp::model::CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        if request.method == interlude_server::interaction::NOTIFY_METHOD {
+            return self
+                .ask
+                .interactions()
+                .notify(request.params.as_ref(), &context, Some(&self.flows))
+                .await
+                .map(rmcp::model::CustomResult);
+        }
         if request.method != interlude_protocol::url::TRACK_METHOD {
             return Err(ErrorData::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
@@ -140,6 +161,14 @@ impl ServerHandler for KeyServer {
             "set_api_key" => respond(self.set_api_key(&ask).await),
             "needs_key" => respond(self.needs_key(&ask).await),
             "pay" => respond(self.pay(&ask).await),
+            "name" => respond(self.name(&ask).await),
+            // `require`: -32042, or the draft's -32003 for a client that declared `ua`.
+            "requires_key" => respond(
+                self.flows
+                    .require(&ask, &kind(), "Enter your OpenAI API key first")
+                    .await
+                    .map(|_| text("has the key")),
+            ),
             "needs_key_draft" => respond(match self.flows.secret(&ask, "openai").await {
                 Ok(Some(_)) => Ok(text("using the key")),
                 Ok(None) => self
@@ -711,4 +740,243 @@ async fn the_draft_s_elicitation_required_error_and_track() {
         .await
         .unwrap();
     assert_eq!(text_of(&again), "using the key");
+}
+
+// ---- the User Interaction draft (seed 000) ----------------------------------------------------
+
+/// A client written against the draft: it declares `userInteraction` under `experimental`
+/// (where rmcp's typed capabilities can carry it), answers `interaction/create` as the draft
+/// says, and reports each request it got.
+#[derive(Clone)]
+struct DraftClient {
+    types: Vec<&'static str>,
+    /// `accept` (content for a prompt, consent for a ua), `decline` or `cancel`.
+    action: &'static str,
+    content: Value,
+    asked: mpsc::UnboundedSender<(String, Value)>,
+}
+
+impl ClientHandler for DraftClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new())
+                .with_url(UrlElicitationCapability::new()),
+        );
+        capabilities.experimental = Some(
+            [(
+                "userInteraction".to_owned(),
+                json!({"types": self.types, "progress": true})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            )]
+            .into_iter()
+            .collect(),
+        );
+        let mut info = ClientConfig::default();
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info.capabilities = capabilities;
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let _ = self.asked.send((
+            "elicitation/create".into(),
+            serde_json::to_value(&request).unwrap(),
+        ));
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(self.content.clone()))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        let params = request.params.clone().unwrap_or_default();
+        let _ = self.asked.send((request.method.clone(), params.clone()));
+        match (self.action, params["type"].as_str()) {
+            ("accept", Some("prompt")) => {
+                Ok(rmcp::model::CustomResult(json!({"content": self.content})))
+            }
+            ("accept", _) => Ok(rmcp::model::CustomResult(json!({}))),
+            (action, _) => Err(ErrorData::new(
+                rmcp::model::ErrorCode(-1),
+                "User did not consent to the interaction",
+                Some(json!({"action": action})),
+            )),
+        }
+    }
+}
+
+async fn draft_session(
+    server: KeyServer,
+    types: Vec<&'static str>,
+    action: &'static str,
+    content: Value,
+) -> (
+    RunningService<RoleClient, DraftClient>,
+    mpsc::UnboundedReceiver<(String, Value)>,
+) {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (tx, asked) = mpsc::unbounded_channel();
+    let client = DraftClient {
+        types,
+        action,
+        content,
+        asked: tx,
+    };
+    (client.serve(client_end).await.unwrap(), asked)
+}
+
+async fn notify(peer: &Peer<RoleClient>, id: &str) -> Result<ServerResult, rmcp::ServiceError> {
+    peer.send_request(ClientRequest::CustomRequest(
+        rmcp::model::CustomRequest::new(
+            interlude_server::interaction::NOTIFY_METHOD,
+            Some(json!({ "id": id })),
+        ),
+    ))
+    .await
+}
+
+#[tokio::test]
+async fn a_draft_client_gets_a_prompt_and_only_the_types_it_listed() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, _origin) = pages(store, &AskConfig::new()).await;
+    let (client, mut asked) = draft_session(
+        server.clone(),
+        vec!["prompt"],
+        "accept",
+        json!({"name": "Ada"}),
+    )
+    .await;
+    let peer = client.peer().clone();
+    let result = call(&peer, "name", None, None).await.unwrap();
+    assert_eq!(text_of(&result), "hello Ada");
+    let (method, params) = next(&mut asked).await;
+    assert_eq!(method, "interaction/create");
+    assert_eq!(params["type"], "prompt");
+    assert_eq!(
+        params["interaction"]["message"],
+        json!({"type": "text", "text": "Your name?"})
+    );
+    assert_eq!(
+        params["interaction"]["schema"]["properties"]["name"]["type"],
+        "string"
+    );
+    // Its notify is answered: the prompt is over.
+    let id = params["id"].as_str().unwrap().to_owned();
+    let done = tokio::time::timeout(Duration::from_secs(5), notify(&peer, &id))
+        .await
+        .expect("answered")
+        .unwrap();
+    assert!(matches!(done, ServerResult::EmptyResult(_)), "{done:?}");
+    // A notify for an id the server never created is never answered.
+    let unknown = tokio::time::timeout(Duration::from_millis(800), notify(&peer, "not-ours")).await;
+    assert!(
+        unknown.is_err(),
+        "answered a notify it must not: {unknown:?}"
+    );
+    // `ua` was not listed: a URL flow goes out as URL-mode elicitation instead.
+    let running = tokio::spawn(async move { call(&peer, "set_api_key", None, None).await });
+    let (method, params) = next(&mut asked).await;
+    assert_eq!(method, "elicitation/create", "{params}");
+    assert_eq!(params["mode"], "url");
+    running.abort();
+
+    // Content that breaks the schema never reaches the tool; a refusal is a decline.
+    let (client, _asked) =
+        draft_session(server.clone(), vec!["prompt"], "accept", json!({"name": 7})).await;
+    let error = call(client.peer(), "name", None, None).await.unwrap_err();
+    assert!(error.to_string().contains("name"), "{error}");
+    let (client, _asked) = draft_session(server, vec!["prompt"], "decline", json!({})).await;
+    let result = call(client.peer(), "name", None, None).await.unwrap();
+    assert_eq!(text_of(&result), "declined");
+}
+
+#[tokio::test]
+async fn a_draft_ua_is_the_users_flow_and_its_notify_ends_with_it() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, origin) = pages(store, &AskConfig::new()).await;
+    let (client, mut asked) =
+        draft_session(server.clone(), vec!["ua", "prompt"], "accept", json!({})).await;
+    let peer = client.peer().clone();
+    let calling = peer.clone();
+    let running = tokio::spawn(async move { call(&calling, "set_api_key", None, None).await });
+    let (method, params) = next(&mut asked).await;
+    assert_eq!(method, "interaction/create");
+    assert_eq!(params["type"], "ua");
+    let url = params["interaction"]["url"].as_str().unwrap().to_owned();
+    let id = params["id"].as_str().unwrap().to_owned();
+    assert!(
+        url.ends_with(&id),
+        "the interaction's id is the flow's: {url}"
+    );
+
+    // Tracked: the notify waits for the page.
+    let tracking = {
+        let peer = peer.clone();
+        let id = id.clone();
+        tokio::spawn(async move { notify(&peer, &id).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!tracking.is_finished(), "answered before the flow ended");
+    // Another user gets nothing done; the user who started it does.
+    assert_eq!(Browser::signed_in_as("mallory").get(&url).await.0, 403);
+    let (status, body) = Browser::signed_in_as("ada")
+        .post_key(&url, &origin, "sk-draft")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let done = tokio::time::timeout(Duration::from_secs(5), tracking)
+        .await
+        .expect("the notify is answered")
+        .unwrap()
+        .unwrap();
+    assert!(matches!(done, ServerResult::EmptyResult(_)), "{done:?}");
+    let result = tokio::time::timeout(Duration::from_secs(5), running)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(text_of(&result), "stored for ada");
+
+    // Another client (another connection) asking after this client's interaction: no answer.
+    let (other, _asked) = draft_session(server.clone(), vec!["ua"], "accept", json!({})).await;
+    let foreign = tokio::time::timeout(Duration::from_millis(800), notify(other.peer(), &id)).await;
+    assert!(
+        foreign.is_err(),
+        "answered another client's notify: {foreign:?}"
+    );
+
+    // A tool that needs the flow first answers -32003 with the interaction in `data` (a fresh
+    // store: the key above is kept).
+    drop(server);
+    let (server, _origin) = pages(Arc::new(MemoryStore::default()), &AskConfig::new()).await;
+    let (client, _asked) = draft_session(server, vec!["ua"], "accept", json!({})).await;
+    let error = call(client.peer(), "requires_key", None, None)
+        .await
+        .unwrap_err();
+    let rmcp::ServiceError::McpError(error) = error else {
+        panic!("{error}");
+    };
+    assert_eq!(error.code.0, -32003);
+    assert_eq!(error.message, "interaction_required");
+    let data = error.data.unwrap();
+    assert_eq!(data["type"], "ua");
+    assert!(
+        data["url"]
+            .as_str()
+            .unwrap()
+            .ends_with(data["id"].as_str().unwrap())
+    );
 }
