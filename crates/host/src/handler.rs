@@ -6,7 +6,7 @@
 //! into a custom request; it is caught here and sent through the same engine path, which answers
 //! -32602 naming the property instead of "method not found".
 
-use interlude_engine::{ElicitParams, Input, Reply, ServerId};
+use interlude_engine::{ElicitParams, Input, Reply, ServerId, ViewInput};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::url::{ELICITATION_COMPLETE_METHOD, ElicitationComplete};
 use rmcp::handler::client::ClientHandler;
@@ -19,7 +19,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::Value;
 
-use crate::host::{CallUpdate, HostInput, Link, ServerUpdate};
+use crate::host::{CallUpdate, HostInput, Link, ProgressOf, ServerUpdate};
 use crate::registry::{ServerLog, now_ms};
 use crate::tap::CallLink;
 use crate::timer::PauseGate;
@@ -127,16 +127,28 @@ impl ClientHandler for HostClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        // Only a call of ours in flight: a stray or late token is nobody's progress.
-        let Some(id) = self.link.progress_of(self.server, &params.progress_token) else {
-            return;
-        };
-        self.link.submit(HostInput::Call(CallUpdate::Progress {
-            id,
-            progress: params.progress,
-            total: params.total,
-            message: params.message,
-        }));
+        // Only a request of ours in flight: a stray or late token is nobody's progress.
+        match self.link.progress_of(self.server, &params.progress_token) {
+            Some(ProgressOf::Call(id)) => self.link.submit(HostInput::Call(CallUpdate::Progress {
+                id,
+                progress: params.progress,
+                total: params.total,
+                message: params.message,
+            })),
+            // A view's own request: its bridge tells the view, under the view's token.
+            Some(ProgressOf::View(view, proxy)) => {
+                self.link.submit(HostInput::Engine(Input::View {
+                    view,
+                    input: ViewInput::ServerProgress {
+                        proxy,
+                        progress: params.progress,
+                        total: params.total,
+                        message: params.message,
+                    },
+                }));
+            }
+            None => {}
+        }
     }
 
     // Logging is the 2025 eras' (SEP-2577 deprecates it); servers of those eras still use it.

@@ -270,6 +270,20 @@ fn next(counter: &AtomicU64) -> u64 {
     counter.fetch_add(1, Ordering::Relaxed) + 1
 }
 
+/// Whose a request in flight to a server is, for its `notifications/progress`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProgressOf {
+    /// A tool call's `tools/call`: the progress lands on the call's record.
+    Call(CallId),
+    /// A request app view `0` made of its server (the bridge's number `1` for it): the view
+    /// hears it under its own token.
+    View(ViewId, u64),
+}
+
+/// Where each server's progress tokens in flight lead.
+pub(crate) type ProgressRoutes =
+    Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), ProgressOf>>>;
+
 /// What connections and their handlers share with the host: the way into the core, the
 /// settings, the ids and the record. Holds no connection, so nothing here keeps one alive.
 #[derive(Clone)]
@@ -280,9 +294,9 @@ pub(crate) struct Link {
     registry: Arc<Mutex<Registry>>,
     /// How to cancel each call in flight.
     cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
-    /// The call each `tools/call` in flight belongs to, by its server and the progress token
-    /// it went with (rmcp gives every request one): where `notifications/progress` lands.
-    progress: Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), CallId>>>,
+    /// Whose each request in flight is, by its server and the progress token it went with
+    /// (rmcp gives every request one): where `notifications/progress` lands.
+    progress: ProgressRoutes,
     /// Each ready server's peer, for the requests its app views make.
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
     /// App views' resources, read ahead.
@@ -334,7 +348,7 @@ impl Link {
         call: CallId,
     ) {
         if let Ok(mut progress) = self.progress.lock() {
-            progress.insert((server, token), call);
+            progress.insert((server, token), ProgressOf::Call(call));
         }
     }
 
@@ -344,12 +358,12 @@ impl Link {
         }
     }
 
-    /// The call whose progress `server` reports under `token`, if one is in flight.
+    /// Whose progress `server` reports under `token`, if the request is in flight.
     pub(crate) fn progress_of(
         &self,
         server: ServerId,
         token: &rmcp::model::ProgressToken,
-    ) -> Option<CallId> {
+    ) -> Option<ProgressOf> {
         self.progress
             .lock()
             .ok()
@@ -498,6 +512,7 @@ impl Host {
         };
         let (ids, view_cache) = (core.ids.clone(), core.view_cache.clone());
         let peers = core.views.peers.clone();
+        let progress = core.views.progress.clone();
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {
                 core.handle(input, &AnswerSink { hub });
@@ -510,7 +525,7 @@ impl Host {
                 ids,
                 registry,
                 cancels: Arc::default(),
-                progress: Arc::default(),
+                progress,
                 peers,
                 view_cache,
                 log,
