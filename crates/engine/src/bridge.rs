@@ -21,7 +21,12 @@
 //! - **Dialects.** A view speaks the current protocol, seed 001's `mcp-ui/…`, or the early
 //!   draft; the bridge reads all of them and answers each view in its own.
 //! - **Teardown** sends `ui/resource-teardown` and waits for the answer at most a bounded time
-//!   ([`ViewBridge::tick`]), then the view is destroyed whatever it said.
+//!   ([`ViewBridge::tick`]), then the view is destroyed whatever it said. Meanwhile the view may
+//!   still reach its server (to save its state), not the person; its requests still in flight
+//!   when it is destroyed are cancelled at the server.
+//! - **Progress and cancellation** of a view's requests to its server: the server's progress
+//!   reaches the view under the view's own token; a view's `notifications/cancelled` cancels the
+//!   request at the server and the view hears nothing more of it.
 //!
 //! ```
 //! use interlude_engine::bridge::{BridgeEffect, ViewBridge, ViewConfig};
@@ -1059,7 +1064,20 @@ impl ViewBridge {
         tools: &dyn Fn(&str) -> Option<Visibility>,
         out: &mut Vec<BridgeEffect>,
     ) -> Result<(), (i32, String)> {
-        if self.phase == ViewPhase::TearingDown && method != Method::Ping {
+        // A view being closed may still save its state with its server and answer pings
+        // (`ui/resource-teardown` is its "opportunity to save state", MCP Apps 2026-01-26);
+        // what it cannot do any more is ask the person or change how it is shown. What is still
+        // in flight when it is destroyed is cancelled at the server.
+        let saving = matches!(
+            method,
+            Method::Ping
+                | Method::ToolsCall
+                | Method::ResourcesRead
+                | Method::ResourcesList
+                | Method::ResourceTemplatesList
+                | Method::PromptsList
+        );
+        if self.phase == ViewPhase::TearingDown && !saving {
             return Err((codes::DENIED, "the view is being closed".into()));
         }
         let invalid = |field: &str, what: &str| {

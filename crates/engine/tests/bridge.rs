@@ -434,15 +434,33 @@ fn teardown_waits_for_the_view_at_most_the_deadline() {
     assert_eq!(request["method"], "ui/resource-teardown");
     let id = request["id"].clone();
     assert_eq!(v.phase(), ViewPhase::TearingDown);
+    // It may still save its state with its server…
     let e = send(
         &mut v,
         json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {"name": "poll"}}),
     );
-    assert_eq!(
-        to_view(&e)[0]["error"]["code"],
-        codes::DENIED,
-        "no new work while closing"
+    assert!(
+        e.iter().any(|x| matches!(
+            x,
+            BridgeEffect::ToServer {
+                method: "tools/call",
+                ..
+            }
+        )),
+        "{e:?}"
     );
+    // …but no longer ask the person or change how it is shown.
+    for (method, params) in [
+        ("ui/open-link", json!({"url": "https://example.com/"})),
+        ("ui/request-display-mode", json!({"mode": "fullscreen"})),
+    ] {
+        let e = send(
+            &mut v,
+            json!({"jsonrpc": "2.0", "id": 21, "method": method, "params": params}),
+        );
+        assert_eq!(to_view(&e)[0]["error"]["code"], codes::DENIED, "{method}");
+        assert!(!e.iter().any(|x| matches!(x, BridgeEffect::Ask { .. })));
+    }
     let e = send(&mut v, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
     assert!(e.contains(&BridgeEffect::Destroy));
     assert_eq!(v.phase(), ViewPhase::Closed);
