@@ -2485,42 +2485,89 @@ async fn an_apps_sdk_widget_renders_through_window_openai() {
 
 const DEBUG_APP: &str = "@modelcontextprotocol/server-debug/dist/index.js";
 
-/// The published server-debug's view logs every callback it gets. A call cancelled by the
-/// person (a slow one: `delayMs`) reaches its view as `tool-cancelled`; a call whose tool
-/// fails (`simulateError`: a result with `isError`) reaches it as `tool-result` — the spec's
-/// rule, not `tool-cancelled`.
+/// What server-debug's view reported to its server: the view sends each callback it gets and
+/// each answer to its own requests through the host's bridge to the app-only tool `debug-log`,
+/// which appends `{timestamp, type, payload}` to the file given with `--log-file=` — a record
+/// the page and the host do not write.
+fn debug_log(path: &std::path::Path) -> Vec<(String, Value)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap_or("").to_owned(),
+                e["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Waits until the view reported an event of `kind` after the first `from` entries whose
+/// payload `pick` accepts, and returns it.
+async fn debug_event(
+    path: &std::path::Path,
+    from: usize,
+    kind: &str,
+    pick: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let log = debug_log(path);
+        if let Some((_, payload)) = log.iter().skip(from).find(|(k, p)| k == kind && pick(p)) {
+            return payload.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server-debug's view never reported {kind}; it reported: {:#?}",
+            log.iter().skip(from).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Clicks the element `css` of the view the WebDriver session is in.
+async fn click_in_view(page: &Page, css: &str) {
+    page.client()
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no {css} in the view: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
+}
+
+/// The published server-debug (its view registers every App SDK callback and has a button for
+/// every request a view can make) proves each of them through the host and the page:
+/// - host → view: `tool-input` exactly once with the person's arguments and no
+///   `tool-input-partial` (a person's call has its arguments whole), `tool-result` with its
+///   `_meta`, `host-context-changed` for the page's theme, its width and the display mode,
+///   `tools/list` and `tools/call` of the view's own tools, `ui/resource-teardown` (answered,
+///   and the view may still call its server meanwhile), and `tool-cancelled` for a call the
+///   person cancels — while a tool's error (`isError`) is a `tool-result`, not a cancel;
+/// - view → host, each with its answer: `ui/message`, `notifications/message`,
+///   `ui/update-model-context` (text and structured), `ui/request-display-mode` (fullscreen,
+///   then inline), `ui/notifications/size-changed` (the frame takes the height),
+///   `ui/open-link` (the person declines: a JSON-RPC error), and `tools/call` of the server's
+///   tools, app-only ones included.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as_its_result() {
+async fn server_debug_hears_every_callback_and_gets_every_answer() {
     let Some(peers) = interlude_test_support::NpmPeers::locate(&[DEBUG_APP]) else {
         return;
     };
-    let spec = npm_app(&peers, DEBUG_APP, &[]);
-    let page = harness_with(vec![("debug", spec, None)]).await;
-    let event_log = async |view: u64, needle: &str| -> String {
-        let frame = page
-            .browser
-            .wait_for(
-                &format!("li.app-view[data-view=\"{view}\"] iframe.app-frame[src]"),
-                WAIT,
-            )
-            .await
-            .unwrap_or_else(|e| panic!("no frame for view {view}: {e}"));
-        enter_view(&page, frame).await;
-        let log = page
-            .browser
-            .wait_js(
-                &format!(
-                    "(() => {{ const t = document.getElementById('event-log')?.textContent || ''; return t.includes({}) ? t : null; }})()",
-                    js(needle)
-                ),
-                WAIT,
-            )
-            .await
-            .unwrap_or_else(|e| panic!("view {view} never logged {needle}: {e}"));
-        page.client().enter_parent_frame().await.unwrap();
-        page.client().enter_parent_frame().await.unwrap();
-        log.as_str().unwrap().to_owned()
-    };
+    let file = std::env::temp_dir().join(format!("interlude-debug-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let spec = npm_app(
+        &peers,
+        DEBUG_APP,
+        &[format!("--log-file={}", file.display())],
+    );
+    // The view reports every event with a tool call of its own: more than the host's default
+    // rate limit for a view's calls lets through in a burst.
+    let mut options = WebOptions::default();
+    options.host.apps.call_burst = 200;
+    options.host.apps.calls_per_minute = 6_000;
+    let page = harness_configured(options, vec![("debug", spec, None)]).await;
     let app = &page.app;
     let view_of = async |call: u64| -> u64 {
         // Generous: the page, the proxy and the view all load under whatever else CI runs.
@@ -2543,28 +2590,327 @@ async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
+    let record = |view: u64| {
+        app.host()
+            .snapshot()
+            .views
+            .iter()
+            .find(|v| v.id.0 == view)
+            .cloned()
+            .unwrap()
+    };
     let args = |v: serde_json::Value| v.as_object().cloned();
+    let enter = async |view: u64| {
+        let frame = page
+            .browser
+            .wait_for(
+                &format!("li.app-view[data-view=\"{view}\"] iframe.app-frame[src]"),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("no frame for view {view}: {e}"));
+        enter_view(&page, frame).await;
+    };
+    let leave = async || {
+        page.client().enter_parent_frame().await.unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+    };
 
-    // Slow, then cancelled by the person.
-    let slow = page
-        .app
+    // The person's call, with arguments of their own.
+    let sent = json!({"contentType": "text", "multipleBlocks": false, "includeMeta": true});
+    let call = app
+        .call_tool("debug", "debug-tool", args(sent.clone()))
+        .await
+        .unwrap();
+    let view = view_of(call).await;
+    let result = debug_event(&file, 0, "ontoolresult", |_| true).await;
+    assert_eq!(
+        result["content"][0]["text"], "Debug text content",
+        "{result}"
+    );
+    assert_eq!(
+        result["_meta"]["debugInfo"]["serverVersion"], "1.0.0",
+        "the result's _meta reaches the view: {result}"
+    );
+    debug_event(&file, 0, "onlisttools", |_| true).await;
+    let log = debug_log(&file);
+    let kinds: Vec<&str> = log.iter().map(|(k, _)| k.as_str()).collect();
+    let inputs: Vec<&Value> = log
+        .iter()
+        .filter(|(k, _)| k == "ontoolinput")
+        .map(|(_, p)| p)
+        .collect();
+    assert_eq!(
+        inputs,
+        [&json!({ "arguments": sent })],
+        "tool-input exactly once, the person's arguments: {kinds:?}"
+    );
+    assert!(
+        !kinds.contains(&"ontoolinputpartial"),
+        "a person's call streams no partial input: {kinds:?}"
+    );
+    let position = |k: &str| kinds.iter().position(|x| *x == k).unwrap();
+    assert!(
+        position("connected") < position("ontoolinput")
+            && position("ontoolinput") < position("ontoolresult"),
+        "{kinds:?}"
+    );
+
+    // host-context-changed: the page's theme (switched until it differs from what the view
+    // knows), then its width.
+    let mark = debug_log(&file).len();
+    let mut themed = None;
+    for _ in 0..3 {
+        page.client()
+            .find(Locator::Id("theme"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        // A theme the view already has changes nothing for it: then the next one.
+        let heard = std::time::Instant::now() + Duration::from_secs(3);
+        while themed.is_none() && std::time::Instant::now() < heard {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            themed = debug_log(&file)
+                .into_iter()
+                .skip(mark)
+                .find(|(k, p)| k == "onhostcontextchanged" && p["theme"].is_string());
+        }
+        if themed.is_some() {
+            break;
+        }
+    }
+    let (_, themed) = themed.expect("the view never heard the page's theme");
+    assert!(
+        matches!(themed["theme"].as_str(), Some("light" | "dark")),
+        "{themed}"
+    );
+    let mark = debug_log(&file).len();
+    // Narrower than the 1280 px the browser starts with: the view's container narrows.
+    page.client().set_window_size(1000, 900).await.unwrap();
+    debug_event(&file, mark, "onhostcontextchanged", |p| {
+        p["containerDimensions"]["width"].is_number()
+    })
+    .await;
+
+    // The view's requests, each from its own button, each answered.
+    enter(view).await;
+    let mark = debug_log(&file).len();
+    click_in_view(&page, "#send-message-text-btn").await;
+    assert_eq!(
+        debug_event(&file, mark, "send-message-result", |_| true).await,
+        json!({})
+    );
+    click_in_view(&page, "#log-info-btn").await;
+    click_in_view(&page, "#update-context-text-btn").await;
+    debug_event(&file, mark, "update-context", |p| p["type"] == "text").await;
+    click_in_view(&page, "#update-context-structured-btn").await;
+    debug_event(&file, mark, "update-context", |p| p["type"] == "structured").await;
+    click_in_view(&page, "#call-debug-refresh-btn").await;
+    let refreshed = debug_event(&file, mark, "server-tool-result", |p| {
+        p["structuredContent"]["counter"].is_number()
+    })
+    .await;
+    assert!(
+        refreshed["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Server timestamp:"))
+    );
+    click_in_view(&page, "#call-debug-tool-btn").await;
+    debug_event(&file, mark, "server-tool-result", |p| {
+        p["structuredContent"]["config"]["contentType"] == "text"
+    })
+    .await;
+    click_in_view(&page, "#display-fullscreen-btn").await;
+    assert_eq!(
+        debug_event(&file, mark, "display-mode-result", |p| p["mode"]
+            == "fullscreen")
+        .await["result"],
+        json!({"mode": "fullscreen"})
+    );
+    debug_event(&file, mark, "onhostcontextchanged", |p| {
+        p["displayMode"] == "fullscreen"
+    })
+    .await;
+    click_in_view(&page, "#display-inline-btn").await;
+    assert_eq!(
+        debug_event(&file, mark, "display-mode-result", |p| p["mode"]
+            == "inline")
+        .await["result"],
+        json!({"mode": "inline"})
+    );
+    // Its own size: automatic sizing off, then 400×300 by hand.
+    click_in_view(&page, "#auto-resize-toggle").await;
+    click_in_view(&page, "#resize-400x300-btn").await;
+    debug_event(&file, mark, "manual-resize", |p| p["height"] == 300).await;
+    // A link: the person is asked on the page, and declines.
+    click_in_view(&page, "#open-link-btn").await;
+    leave().await;
+    let decline = page
+        .browser
+        .wait_for("section.link-ask .actions button:nth-of-type(2)", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the page never asked about the view's link: {e}"));
+    assert_eq!(decline.text().await.unwrap(), "Decline");
+    decline.click().await.unwrap();
+    // The view's promise rejected (it logs the error, which JSON shows as `{}`), with the
+    // host's answer: a JSON-RPC error saying the person declined.
+    debug_event(&file, mark, "error", |_| true).await;
+    let protocol = app.host().protocol_log(record(view).server);
+    let asked = protocol
+        .iter()
+        .find(|m| m.view.map(|v| v.0) == Some(view) && m.method() == Some("ui/open-link"))
+        .expect("the view's ui/open-link is in the protocol log");
+    let answered = protocol
+        .iter()
+        .find(|m| {
+            m.view.map(|v| v.0) == Some(view)
+                && m.dir == interlude_host::Direction::Send
+                && m.message["id"] == asked.message["id"]
+        })
+        .expect("the view's link was answered");
+    assert_eq!(
+        answered.message["error"]["code"], -32000,
+        "{}",
+        answered.message
+    );
+    page.browser
+        .wait_js(
+            &format!(
+                "document.querySelector('li.app-view[data-view=\"{view}\"] iframe.app-frame')?.getBoundingClientRect().height === 300 || null"
+            ),
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the frame did not take the view's height: {e}"));
+    let v = record(view);
+    assert_eq!(v.height, Some(300));
+    assert_eq!(v.display_mode, "inline");
+    assert_eq!(
+        v.messages,
+        [json!([{"type": "text", "text": "Hello from debug app!"}])]
+    );
+    assert!(
+        v.logs
+            .iter()
+            .any(|(level, data)| level == "info" && data == "Debug log data"),
+        "{:?}",
+        v.logs
+    );
+    assert!(
+        v.model_context
+            .as_ref()
+            .is_some_and(|c| c["structuredContent"]["debugState"].is_object()),
+        "the last update wins: {:?}",
+        v.model_context
+    );
+
+    // The view's own tools: the host called tools/list when it went live; now one of them.
+    app.host().call_view_tool(
+        interlude_host::ViewId(view),
+        "probe",
+        args(json!({"x": 1})).unwrap(),
+    );
+    let called = debug_event(&file, mark, "oncalltool", |_| true).await;
+    assert_eq!(called["name"], "probe", "{called}");
+    let deadline = std::time::Instant::now() + WAIT;
+    while record(view).app_tool_results.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view's tool never answered"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (name, answer) = record(view).app_tool_results[0].clone();
+    assert_eq!(name, "probe");
+    assert_eq!(
+        answer.unwrap()["content"][0]["text"],
+        "App handled tool call"
+    );
+    page.artifact("app-debug-every-callback").await;
+
+    // Teardown: the page's Close. The view answers, and may still report to its server.
+    page.client()
+        .find(Locator::Css(&format!(
+            "li.app-view[data-view=\"{view}\"] button.app-close"
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + WAIT;
+    while record(view).state != interlude_host::ViewState::Closed {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view was never closed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let server = record(view).server;
+    let protocol = app.host().protocol_log(server);
+    let teardown = protocol
+        .iter()
+        .find(|m| m.view.map(|v| v.0) == Some(view) && m.method() == Some("ui/resource-teardown"))
+        .expect("the host sent ui/resource-teardown");
+    assert!(
+        protocol.iter().any(|m| m.view.map(|v| v.0) == Some(view)
+            && m.dir == interlude_host::Direction::Recv
+            && m.message["id"] == teardown.message["id"]
+            && m.message["result"] == json!({})),
+        "the view answered its teardown (its onteardown ran)"
+    );
+    assert!(
+        protocol.iter().any(|m| m.view.is_none()
+            && m.dir == interlude_host::Direction::Send
+            && m.method() == Some("tools/call")
+            && m.message["params"]["arguments"]["type"] == "onteardown"),
+        "the view's report of its teardown went on to its server: {:#?}",
+        protocol
+            .iter()
+            .filter(|m| m.view.map(|v| v.0) == Some(view) && m.seq >= teardown.seq)
+            .map(|m| &m.message)
+            .collect::<Vec<_>>()
+    );
+
+    // A call the person cancels (a slow one): tool-cancelled, and no result.
+    let mark = debug_log(&file).len();
+    let slow = app
         .call_tool("debug", "debug-tool", args(json!({"delayMs": 20000})))
         .await
         .unwrap();
-    let view = view_of(slow).await;
-    assert!(page.app.host().cancel_call(interlude_host::CallId(slow)));
-    let log = event_log(view, "ontoolcancelled").await;
-    assert!(!log.contains("ontoolresult"), "one outcome only: {log}");
+    view_of(slow).await;
+    debug_event(&file, mark, "ontoolinput", |_| true).await;
+    assert!(app.host().cancel_call(interlude_host::CallId(slow)));
+    let cancelled = debug_event(&file, mark, "ontoolcancelled", |_| true).await;
+    assert!(cancelled["reason"].is_string(), "{cancelled}");
+    // Nothing more may come: half a second for a stray result to show.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !debug_log(&file)
+            .iter()
+            .skip(mark)
+            .any(|(k, _)| k == "ontoolresult"),
+        "one outcome only"
+    );
 
-    // A tool error is a result.
-    let failing = page
-        .app
+    // A tool error is a result (the spec's rule), not a cancel.
+    let mark = debug_log(&file).len();
+    let failing = app
         .call_tool("debug", "debug-tool", args(json!({"simulateError": true})))
         .await
         .unwrap();
-    let view = view_of(failing).await;
-    let log = event_log(view, "ontoolresult").await;
-    assert!(!log.contains("ontoolcancelled"), "{log}");
+    view_of(failing).await;
+    let failed = debug_event(&file, mark, "ontoolresult", |_| true).await;
+    assert_eq!(failed["isError"], true, "{failed}");
+    assert!(
+        !debug_log(&file)
+            .iter()
+            .skip(mark)
+            .any(|(k, _)| k == "ontoolcancelled")
+    );
+    let _ = std::fs::remove_file(&file);
 }
 
 /// Into the view of the question card now shown (app-rendered elicitation), once it has the
