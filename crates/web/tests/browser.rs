@@ -2412,8 +2412,10 @@ async fn the_published_example_apps_open_and_initialize() {
                     );
                     assert_eq!(json["isRendering"], true, "{info}");
                 }
-                // Let it draw, then show it.
-                tokio::time::sleep(Duration::from_millis(1500)).await;
+                // Into sight first: Chromium runs no animation frames in a cross-origin frame
+                // out of sight, so a view framed below the fold has not measured itself (its
+                // frame keeps the default 150 px) nor drawn (three.js renders in animation
+                // frames) until it is scrolled to. Then wait for its size to reach its frame.
                 page.client()
                     .execute(
                         &format!(
@@ -2424,6 +2426,57 @@ async fn the_published_example_apps_open_and_initialize() {
                     )
                     .await
                     .unwrap();
+                let deadline = std::time::Instant::now() + WAIT;
+                let height = loop {
+                    let height = page
+                        .app
+                        .host()
+                        .snapshot()
+                        .views
+                        .iter()
+                        .find(|v| v.id == view.id)
+                        .and_then(|v| v.height);
+                    if height.is_some() || std::time::Instant::now() > deadline {
+                        break height;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                };
+                let sized = match height {
+                    None => Err("the view never said its size".to_owned()),
+                    Some(h) => page
+                        .browser
+                        .wait_js(
+                            &format!(
+                                "Math.round(document.querySelector('li.app-view[data-view=\"{}\"] iframe.app-frame')?.getBoundingClientRect().height) === {} || null",
+                                view.id.0,
+                                h.max(80)
+                            ),
+                            WAIT,
+                        )
+                        .await
+                        .map_err(|e| e.to_string()),
+                };
+                if let Err(e) = sized {
+                    failures.push(format!("{name}: its frame never took the view's size: {e}"));
+                }
+                if name == "threejs" {
+                    // What the person sees: the scene's pixels (see the_threejs_scene_draws_pixels).
+                    let frame = page
+                        .client()
+                        .find(Locator::Css(&format!(
+                            "li.app-view[data-view=\"{}\"] iframe.app-frame",
+                            view.id.0
+                        )))
+                        .await
+                        .unwrap();
+                    enter_view(&page, frame).await;
+                    let pixels = scene_pixels(&page).await;
+                    page.client().enter_parent_frame().await.unwrap();
+                    page.client().enter_parent_frame().await.unwrap();
+                    if pixels["green"].as_u64().unwrap_or(0) <= 50 {
+                        failures.push(format!("threejs: the canvas shows no cube: {pixels}"));
+                    }
+                }
                 page.artifact(&format!("app-{name}")).await;
             }
             Err(e) => failures.push(e),
@@ -2431,6 +2484,153 @@ async fn the_published_example_apps_open_and_initialize() {
     }
     let _ = std::fs::remove_file(&pdf);
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// What the three.js view's canvas shows in the frame after the next one drawn: its size, and
+/// how many of a grid of its pixels are opaque and how many distinct colours they have. Read
+/// inside the view, in an animation frame after the scene's own (the WebGL buffer is only
+/// readable before the frame is composited: the scene does not preserve it).
+const CANVAS_PIXELS_JS: &str = r#"
+const done = arguments[arguments.length - 1];
+const canvas = document.querySelector('canvas');
+if (!canvas) { done({ canvas: false }); return; }
+requestAnimationFrame(() => requestAnimationFrame(() => {
+  const w = canvas.width, h = canvas.height;
+  const probe = document.createElement('canvas');
+  probe.width = w; probe.height = h;
+  const ctx = probe.getContext('2d');
+  let error = null, opaque = 0, colours = new Set(), green = 0;
+  try {
+    ctx.drawImage(canvas, 0, 0);
+    const data = ctx.getImageData(0, 0, w, h).data;
+    for (let y = 0; y < h; y += 4) for (let x = 0; x < w; x += 4) {
+      const i = (y * w + x) * 4;
+      if (data[i + 3] > 0) {
+        opaque++;
+        colours.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
+        if (data[i + 1] > data[i] + 40 && data[i + 1] > data[i + 2]) green++;
+      }
+    }
+  } catch (e) { error = String(e); }
+  const r = canvas.getBoundingClientRect();
+  done({ canvas: true, width: w, height: h, shownWidth: r.width, shownHeight: r.height,
+         opaque, colours: colours.size, green, error });
+}));
+"#;
+
+/// [`CANVAS_PIXELS_JS`] in the three.js view the session is in, until the canvas shows the
+/// cube or the wait is over.
+async fn scene_pixels(page: &Page) -> Value {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let pixels = page
+            .client()
+            .execute_async(CANVAS_PIXELS_JS, vec![])
+            .await
+            .unwrap();
+        if pixels["green"].as_u64().unwrap_or(0) > 50 || std::time::Instant::now() > deadline {
+            return pixels;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The published three.js example draws its scene (a lit, rotating cube) with WebGL on
+/// SwiftShader: the canvas is as large as the view shows it, and its pixels are not blank — a
+/// green cube, shaded in many colours, over a transparent background. A crop of the page's
+/// screenshot is an artifact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_threejs_scene_draws_pixels() {
+    const THREEJS: &str = "@modelcontextprotocol/server-threejs/dist/index.js";
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[THREEJS]) else {
+        return;
+    };
+    let page = harness_with(vec![("threejs", npm_app(&peers, THREEJS, &[]), None)]).await;
+    let snapshot = page.app.host().snapshot();
+    let server = snapshot
+        .servers
+        .iter()
+        .find(|s| s.name == "threejs")
+        .unwrap();
+    let tool = server
+        .tools
+        .iter()
+        .find(|t| t.name == "show_threejs_scene")
+        .unwrap();
+    let code = tool.input_schema["properties"]["code"]["default"].clone();
+    assert!(code.is_string(), "{:?}", tool.input_schema);
+    let call = page
+        .app
+        .call_tool(
+            "threejs",
+            "show_threejs_scene",
+            json!({ "code": code }).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + 2 * WAIT;
+    let view = loop {
+        let found = page
+            .app
+            .host()
+            .snapshot()
+            .views
+            .iter()
+            .find(|v| v.call.map(|c| c.0) == Some(call) && v.live_at_ms.is_some())
+            .map(|v| v.id.0);
+        if let Some(view) = found {
+            break view;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view never went live"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let item = format!("li.app-view[data-view=\"{view}\"]");
+    page.client()
+        .execute(
+            &format!(
+                "document.querySelector({}).scrollIntoView({{block: 'start'}}); return true;",
+                js(&item)
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let frame = page
+        .browser
+        .wait_for(&format!("{item} iframe.app-frame[src]"), WAIT)
+        .await
+        .unwrap();
+    enter_view(&page, frame.clone()).await;
+    let pixels = scene_pixels(&page).await;
+    eprintln!("three.js canvas: {pixels}");
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let _ = page
+        .browser
+        .screenshot_element(&frame, "browser-app-threejs-canvas")
+        .await;
+    page.artifact("app-threejs-scene").await;
+    assert_eq!(pixels["error"], Value::Null, "{pixels}");
+    assert!(
+        pixels["width"].as_u64().unwrap_or(0) >= 200
+            && pixels["height"].as_u64().unwrap_or(0) >= 200,
+        "the canvas has a size: {pixels}"
+    );
+    assert!(
+        pixels["opaque"].as_u64().unwrap_or(0) > 100,
+        "the scene drew something: {pixels}"
+    );
+    assert!(
+        pixels["colours"].as_u64().unwrap_or(0) >= 3,
+        "a lit cube (three faces at least), not one flat colour: {pixels}"
+    );
+    assert!(
+        pixels["green"].as_u64().unwrap_or(0) > 50,
+        "the cube is green: {pixels}"
+    );
 }
 
 /// An app written for ChatGPT's Apps SDK (`text/html+skybridge`, `openai/outputTemplate`,
