@@ -2230,6 +2230,141 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
     page.artifact("app-weather").await;
 }
 
+/// The demo's weather view asks for ten years of today (`weather_history`, slow, with progress)
+/// in Chromium: the server's progress reaches the view through the page (its bar and words move
+/// year by year); Stop cancels the call — the server is told `notifications/cancelled` for the
+/// forwarded request and stops reporting, the view hears nothing more; asked again and left
+/// alone, the call runs to its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_weather_views_slow_call_shows_progress_and_stops() {
+    let page = harness().await;
+    page.call_from_sidebar("demo", "weather_dashboard").await;
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no app frame: {e}"));
+    enter_view(&page, frame).await;
+    page.browser
+        .wait_js(
+            "(document.getElementById('note')?.textContent || '').includes('forecast #') || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the dashboard did not render: {e}"));
+    let click = async |id: &str| {
+        page.client()
+            .find(Locator::Id(id))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    };
+    click("history-start").await;
+    let status = page
+        .browser
+        .wait_js(
+            "(() => { const b = document.getElementById('history-bar'); const t = document.getElementById('history-text').textContent; return b && !b.hidden && b.value >= 2 ? [b.value, b.max, t] : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("no progress reached the view: {e}"));
+    assert_eq!(status[1], 10, "{status}");
+    assert!(
+        status[2].as_str().is_some_and(|t| t.contains("of 10")),
+        "the server's own words: {status}"
+    );
+    page.artifact("app-weather-history-progress").await;
+    click("history-stop").await;
+    page.browser
+        .wait_js(
+            "document.getElementById('history-text').textContent === 'Stopped.' || null",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let server = page
+        .app
+        .host()
+        .snapshot()
+        .servers
+        .iter()
+        .find(|s| s.name == "demo")
+        .unwrap()
+        .id;
+    let sent = |log: &[std::sync::Arc<interlude_host::LoggedMessage>], method: &str| {
+        log.iter()
+            .filter(|m| m.view.is_none() && m.dir == interlude_host::Direction::Send)
+            .filter(|m| m.method() == Some(method))
+            .map(|m| m.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let deadline = std::time::Instant::now() + WAIT;
+    let (call, cancel) = loop {
+        let log = page.app.host().protocol_log(server);
+        let call = sent(&log, "tools/call")
+            .into_iter()
+            .find(|m| m["params"]["name"] == "weather_history");
+        let cancel = sent(&log, "notifications/cancelled").into_iter().next();
+        if let (Some(call), Some(cancel)) = (&call, &cancel) {
+            break (call.clone(), cancel.clone());
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server was never told: {call:?} {cancel:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        cancel["params"],
+        json!({"requestId": call["id"], "reason": "the person pressed Stop"})
+    );
+    // The server stops: no progress for that request a second after (it reports every 300 ms).
+    let token = call["params"]["_meta"]["progressToken"].clone();
+    let reported = |log: &[std::sync::Arc<interlude_host::LoggedMessage>]| {
+        log.iter()
+            .filter(|m| m.dir == interlude_host::Direction::Recv)
+            .filter(|m| m.method() == Some("notifications/progress"))
+            .filter(|m| m.message["params"]["progressToken"] == token)
+            .count()
+    };
+    let at_cancel = reported(&page.app.host().protocol_log(server));
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    assert!(
+        reported(&page.app.host().protocol_log(server)) <= at_cancel + 1,
+        "the server went on reporting after the cancel"
+    );
+    page.artifact("app-weather-history-stopped").await;
+
+    // Again, to the end.
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap();
+    enter_view(&page, frame).await;
+    click("history-start").await;
+    let done = page
+        .browser
+        .wait_js(
+            "(() => { const t = document.getElementById('history-text').textContent; return t.includes('averaged') ? t : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the history never came: {e}"));
+    assert!(done.as_str().unwrap().contains("over 10 years"), "{done}");
+    assert_eq!(
+        page.browser
+            .js("document.getElementById('history-bar').hidden")
+            .await
+            .unwrap(),
+        true
+    );
+}
+
 /// A one-page PDF, written by hand (server-pdf is given a local file: no network here).
 fn tiny_pdf() -> Vec<u8> {
     let objects = [
