@@ -1,6 +1,7 @@
 //! The demo's MCP App: a weather dashboard (the seed's example). `weather_dashboard` shows a
 //! city's forecast in the view `ui://demo/weather`; the view asks for fresh ones through
-//! `weather_refresh`, a tool only views may call. The forecasts are made up (no network), the
+//! `weather_refresh`, and for ten years of history through the slow `weather_history` (with
+//! progress, and a Stop that cancels it), tools only views may call. The forecasts are made up (no network), the
 //! same for a city and an hour.
 
 use std::sync::LazyLock;
@@ -120,6 +121,11 @@ pub(crate) fn forecast(city: &str, issue: u64) -> Forecast {
 }
 
 impl Forecast {
+    /// Today's high (the first day's).
+    pub(crate) fn high_today(&self) -> i64 {
+        self.days.first().map_or(self.now.temperature, |d| d.high)
+    }
+
     /// The text a host without apps shows (and a model reads).
     pub(crate) fn text(&self) -> String {
         let days: Vec<String> = self

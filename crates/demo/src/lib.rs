@@ -11,7 +11,9 @@
 //!   party through OAuth, or to confirm a payment, none of which passes through the client
 //!   (when the demo runs with its pages, see [`flows`] and [`provider`]);
 //! - `weather_dashboard`: an MCP App, the seed's weather dashboard (`ui://demo/weather`), which
-//!   refreshes itself through `weather_refresh`, a tool only views may call (see [`apps`]);
+//!   refreshes itself through `weather_refresh`, a tool only views may call, and shows ten
+//!   years of today through the slow `weather_history` (progress, and a Stop that cancels it;
+//!   see [`apps`]);
 //! - `weather_forecast`: a tool that cannot go on without that API key — `-32042` on 2025-11-25
 //!   (the host opens the page, waits, calls again), a URL round trip on 2026-07-28; the demo
 //!   forgets the key after each forecast, so every call shows the flow;

@@ -269,6 +269,10 @@ impl Default for DemoServer {
     }
 }
 
+/// How many years `weather_history` gathers, and how long each takes.
+const HISTORY_YEARS: u32 = 10;
+const HISTORY_STEP: std::time::Duration = std::time::Duration::from_millis(300);
+
 fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
 }
@@ -485,6 +489,51 @@ impl DemoServer {
     )]
     async fn weather_refresh(&self, Parameters(args): Parameters<CityArgs>) -> ToolResult {
         Ok(dashboard(args))
+    }
+
+    #[tool(
+        description = "Ten years of this day's weather in a city, for the weather dashboard's view (only views call it): slow on purpose, a year at a time, with progress; it stops when cancelled.",
+        meta = interlude_server::apps::app_only_meta()
+    )]
+    async fn weather_history(
+        &self,
+        Parameters(args): Parameters<CityArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> ToolResult {
+        let city = args.city.unwrap_or_else(|| "Lisbon".to_owned());
+        let token = context.meta.get_progress_token();
+        let mut highs = Vec::new();
+        for year in 1..=HISTORY_YEARS {
+            tokio::select! {
+                () = context.ct.cancelled() => {
+                    tracing::info!(%city, "weather_history cancelled by the client after {} of {HISTORY_YEARS} years", year - 1);
+                    return Err(ErrorData::new(
+                        rmcp::model::ErrorCode(-32800),
+                        "cancelled",
+                        None,
+                    )
+                    .into());
+                }
+                () = tokio::time::sleep(HISTORY_STEP) => {}
+            }
+            let forecast = crate::apps::forecast(&city, 10_000 + u64::from(year));
+            highs.push(forecast.high_today());
+            if let Some(token) = &token {
+                let progress =
+                    rmcp::model::ProgressNotificationParam::new(token.clone(), f64::from(year))
+                        .with_total(f64::from(HISTORY_YEARS))
+                        .with_message(format!("{city}: year {year} of {HISTORY_YEARS}"));
+                let _ = context.peer.notify_progress(progress).await;
+            }
+        }
+        let count = i64::try_from(highs.len()).unwrap_or(1).max(1);
+        let average = highs.iter().sum::<i64>() / count;
+        let mut result = text(format!(
+            "{city}: this day's high averaged {average} °C over {HISTORY_YEARS} years."
+        ));
+        result.structured_content =
+            Some(json!({"city": city, "years": HISTORY_YEARS, "averageHigh": average}));
+        Ok(result)
     }
 
     #[tool(

@@ -392,3 +392,220 @@ async fn a_client_without_form_support_is_refused_with_32021_on_2026() {
     );
     client.cancel().await.unwrap();
 }
+
+/// The message the bridge posts to view `view` that `pick` accepts (the test plays the view,
+/// as the web page relays a real one).
+async fn posted_to_view(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<interlude_host::HostEvent>,
+    view: interlude_host::ViewId,
+    mut pick: impl FnMut(&Value) -> bool,
+) -> Value {
+    let found = async {
+        while let Some(event) = events.recv().await {
+            if let interlude_host::HostEvent::ViewMessage { view: v, message } = &event
+                && *v == view
+                && pick(message)
+            {
+                return Some(message.clone());
+            }
+        }
+        None
+    };
+    tokio::time::timeout(Duration::from_secs(15), found)
+        .await
+        .expect("the view got it in time")
+        .expect("the host is alive")
+}
+
+/// Everything posted to view `view` within `wait`.
+async fn posted_within(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<interlude_host::HostEvent>,
+    view: interlude_host::ViewId,
+    wait: Duration,
+) -> Vec<Value> {
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + wait;
+    while let Ok(Some(event)) = tokio::time::timeout_at(deadline, events.recv()).await {
+        if let interlude_host::HostEvent::ViewMessage { view: v, message } = event
+            && v == view
+        {
+            seen.push(message);
+        }
+    }
+    seen
+}
+
+/// The demo's weather view calls the slow, app-only `weather_history` through the bridge (the
+/// test plays the view over `Host::view_message`, the demo runs as a child process): the
+/// server's `notifications/progress` reach the view under the view's own token, then the
+/// answer; a call the view cancels is cancelled at the server (`notifications/cancelled` for
+/// the forwarded request, with the view's reason), the server stops reporting, and the view
+/// hears nothing more of it; a call in flight when the view is closed is cancelled too.
+#[tokio::test]
+async fn a_views_call_gets_its_progress_and_its_cancellation_reaches_the_server() {
+    use interlude_engine::Declared;
+    use interlude_host::{Direction, HostEvent, ViewState};
+
+    let surface = RecordingSurface::new(Vec::new());
+    let mut events = surface.events();
+    let config = HostConfig {
+        declare: Declared::FORM_AND_URL.with_apps(),
+        ..HostConfig::default()
+    };
+    let host = Host::start(config, surface);
+    let conn = host
+        .connect("demo", demo_spec(Transport::Stdio).await)
+        .await
+        .unwrap();
+    let server = conn.id();
+    let call = conn.start_call(
+        "weather_dashboard",
+        json!({"city": "Lisbon"}).as_object().cloned(),
+    );
+    let running = tokio::spawn(call.outcome());
+    let view = loop {
+        match tokio::time::timeout(Duration::from_secs(15), events.recv()).await {
+            Ok(Some(HostEvent::ViewChanged(v))) if v.state == ViewState::Open => break v.id,
+            Ok(Some(_)) => {}
+            other => panic!("the view never opened: {other:?}"),
+        }
+    };
+    host.view_message(
+        view,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "ui/initialize", "params": {
+            "appInfo": {"name": "weather", "version": "1"}, "appCapabilities": {},
+            "protocolVersion": "2026-01-26"}}),
+    );
+    posted_to_view(&mut events, view, |m| m["id"] == 0).await;
+    host.view_message(
+        view,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    posted_to_view(&mut events, view, |m| {
+        m["method"] == "ui/notifications/tool-result"
+    })
+    .await;
+    running.await.unwrap().unwrap();
+
+    let history = |id: &str, token: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "weather_history", "arguments": {"city": "Tokyo"},
+            "_meta": {"progressToken": token}}})
+    };
+
+    // 1. To the end: ten progress notifications under the view's token, then the answer.
+    host.view_message(view, history("h1", "view-token-1"));
+    let mut progress = Vec::new();
+    let answer = loop {
+        let m = posted_to_view(&mut events, view, |m| {
+            m["method"] == "notifications/progress" || m["id"] == "h1"
+        })
+        .await;
+        if m["id"] == "h1" {
+            break m;
+        }
+        assert_eq!(m["params"]["progressToken"], "view-token-1", "{m}");
+        assert_eq!(m["params"]["total"], 10.0, "{m}");
+        progress.push(m["params"]["progress"].as_f64().unwrap());
+    };
+    assert_eq!(
+        progress,
+        (1..=10).map(f64::from).collect::<Vec<_>>(),
+        "every step, in order, before the answer"
+    );
+    assert_eq!(
+        answer["result"]["structuredContent"]["years"], 10,
+        "{answer}"
+    );
+
+    // 2. Cancelled by the view after its first progress.
+    host.view_message(view, history("h2", "view-token-2"));
+    let first = posted_to_view(&mut events, view, |m| {
+        m["method"] == "notifications/progress"
+    })
+    .await;
+    assert_eq!(first["params"]["progressToken"], "view-token-2");
+    host.view_message(
+        view,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+            "requestId": "h2", "reason": "the person pressed Stop"}}),
+    );
+    // Longer than the rest of the tool's steps would take (nine × 300 ms).
+    let after = posted_within(&mut events, view, Duration::from_millis(3_500)).await;
+    assert!(
+        after.is_empty(),
+        "no late progress, answer or error for a cancelled call: {after:?}"
+    );
+    let log = host.protocol_log(server);
+    // The n-th `weather_history` the host sent the server: its JSON-RPC id there.
+    let forwarded = |log: &[std::sync::Arc<interlude_host::LoggedMessage>], n: usize| {
+        log.iter()
+            .filter(|m| m.view.is_none() && m.dir == Direction::Send)
+            .filter(|m| m.method() == Some("tools/call"))
+            .filter(|m| m.message["params"]["name"] == "weather_history")
+            .nth(n)
+            .map(|m| m.message["id"].clone())
+    };
+    let h2 = forwarded(&log, 1).expect("the second call went to the server");
+    let cancels: Vec<&Value> = log
+        .iter()
+        .filter(|m| m.view.is_none() && m.dir == Direction::Send)
+        .filter(|m| m.method() == Some("notifications/cancelled"))
+        .map(|m| &m.message["params"])
+        .collect();
+    assert_eq!(
+        cancels,
+        [&json!({"requestId": h2, "reason": "the person pressed Stop"})],
+        "the server is told once, about the forwarded request"
+    );
+    // The server stopped: its progress for that request ended with the cancel.
+    let token = log
+        .iter()
+        .find(|m| m.dir == Direction::Send && m.view.is_none() && m.message["id"] == h2)
+        .map(|m| m.message["params"]["_meta"]["progressToken"].clone())
+        .unwrap();
+    let reported = log
+        .iter()
+        .filter(|m| m.dir == Direction::Recv && m.method() == Some("notifications/progress"))
+        .filter(|m| m.message["params"]["progressToken"] == token)
+        .count();
+    assert!(
+        reported < 4,
+        "the server went on after the cancel: {reported} progress notifications"
+    );
+
+    // 3. In flight when the view is closed: cancelled at the server.
+    host.view_message(view, history("h3", "view-token-3"));
+    posted_to_view(&mut events, view, |m| {
+        m["method"] == "notifications/progress"
+    })
+    .await;
+    host.close_view(view);
+    let teardown =
+        posted_to_view(&mut events, view, |m| m["method"] == "ui/resource-teardown").await;
+    host.view_message(
+        view,
+        json!({"jsonrpc": "2.0", "id": teardown["id"], "result": {}}),
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let h3 = forwarded(&host.protocol_log(server), 2).expect("the third call went to the server");
+    loop {
+        let cancelled = host.protocol_log(server).iter().any(|m| {
+            m.dir == Direction::Send
+                && m.method() == Some("notifications/cancelled")
+                && m.message["params"]["requestId"] == h3
+                && m.message["params"]["reason"] == "the app view that asked was closed"
+        });
+        if cancelled {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "closing the view did not cancel its call at the server"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let h3_answer = posted_within(&mut events, view, Duration::from_millis(500)).await;
+    assert!(h3_answer.iter().all(|m| m["id"] != "h3"), "{h3_answer:?}");
+    host.close_all().await;
+}

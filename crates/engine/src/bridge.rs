@@ -21,7 +21,12 @@
 //! - **Dialects.** A view speaks the current protocol, seed 001's `mcp-ui/…`, or the early
 //!   draft; the bridge reads all of them and answers each view in its own.
 //! - **Teardown** sends `ui/resource-teardown` and waits for the answer at most a bounded time
-//!   ([`ViewBridge::tick`]), then the view is destroyed whatever it said.
+//!   ([`ViewBridge::tick`]), then the view is destroyed whatever it said. Meanwhile the view may
+//!   still reach its server (to save its state), not the person; its requests still in flight
+//!   when it is destroyed are cancelled at the server.
+//! - **Progress and cancellation** of a view's requests to its server: the server's progress
+//!   reaches the view under the view's own token; a view's `notifications/cancelled` cancels the
+//!   request at the server and the view hears nothing more of it.
 //!
 //! ```
 //! use interlude_engine::bridge::{BridgeEffect, ViewBridge, ViewConfig};
@@ -212,10 +217,15 @@ pub enum BridgeEffect {
         /// Its params, as the view sent them (checked).
         params: Value,
     },
-    /// The view cancelled request `proxy` it had sent to the server: tell the server.
+    /// Request `proxy` the view had sent to the server is no longer wanted — the view
+    /// cancelled it (`notifications/cancelled`), or the view is closed with it in flight: tell
+    /// the server (`notifications/cancelled` for the forwarded request, with `reason`); its
+    /// answer, should one come, goes nowhere.
     CancelServer {
         /// The bridge's number for it.
         proxy: u64,
+        /// Why, for the server.
+        reason: String,
     },
     /// Ask the person; answer with [`ViewBridge::answer`] and the same `question` number.
     Ask {
@@ -297,8 +307,8 @@ pub struct ViewBridge {
     display_mode: String,
     /// The context as the view last heard it (for diffs).
     context: Map<String, Value>,
-    /// Requests forwarded to the server: proxy number → the view's request id.
-    to_server: HashMap<u64, Value>,
+    /// Requests forwarded to the server and not answered yet, by proxy number.
+    to_server: HashMap<u64, Forwarded>,
     /// Questions to the person: number → the view's request id.
     to_person: HashMap<u64, Value>,
     next: u64,
@@ -311,6 +321,16 @@ pub struct ViewBridge {
     to_view: HashMap<u64, ToView>,
     /// The form request the view renders, when it is bound to one.
     elicit: Option<Elicit>,
+}
+
+/// A request of the view forwarded to its server.
+#[derive(Debug, Clone)]
+struct Forwarded {
+    /// The view's id for it (its answer goes back under this id).
+    id: Value,
+    /// The `_meta.progressToken` the view sent with it, if any: the server's progress for the
+    /// forwarded request reaches the view under this token.
+    progress_token: Option<Value>,
 }
 
 /// A request of the host to the view itself.
@@ -751,8 +771,60 @@ impl ViewBridge {
             self.phase = ViewPhase::Closed;
             self.teardown = None;
             self.queued.clear();
+            // Nobody is left to read their answers: the server stops working on them.
+            let mut pending: Vec<u64> = self.to_server.drain().map(|(p, _)| p).collect();
+            pending.sort_unstable();
+            for proxy in pending {
+                out.push(BridgeEffect::CancelServer {
+                    proxy,
+                    reason: "the app view that asked was closed".into(),
+                });
+            }
             out.push(BridgeEffect::Destroy);
         }
+    }
+
+    /// The server reported progress on request `proxy` (`notifications/progress`): a live
+    /// view that asked with a `_meta.progressToken` hears it under its own token (MCP
+    /// 2025-11-25, utilities/progress); a request without one, already answered or
+    /// cancelled, or a view not live, hears nothing.
+    pub fn server_progress(
+        &mut self,
+        proxy: u64,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Vec<BridgeEffect> {
+        let mut out = Vec::new();
+        if self.phase != ViewPhase::Live || !progress.is_finite() {
+            return out;
+        }
+        let Some(token) = self
+            .to_server
+            .get(&proxy)
+            .and_then(|f| f.progress_token.clone())
+        else {
+            return out;
+        };
+        let mut params = Map::new();
+        params.insert("progressToken".into(), token);
+        params.insert("progress".into(), json!(progress));
+        if let Some(total) = total.filter(|t| t.is_finite()) {
+            params.insert("total".into(), json!(total));
+        }
+        if let Some(message) = message {
+            params.insert("message".into(), Value::from(message));
+        }
+        self.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": Value::Object(params)}),
+            &mut out,
+        );
+        out
+    }
+
+    /// How many of the view's requests to its server are in flight.
+    pub fn pending_server_requests(&self) -> usize {
+        self.to_server.len()
     }
 
     /// The server answered request `proxy`: the view gets the result or the error, under its
@@ -763,7 +835,7 @@ impl ViewBridge {
         reply: Result<Value, (i32, String)>,
     ) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
-        let Some(id) = self.to_server.remove(&proxy) else {
+        let Some(Forwarded { id, .. }) = self.to_server.remove(&proxy) else {
             return out;
         };
         if matches!(self.phase, ViewPhase::Closed) {
@@ -992,7 +1064,20 @@ impl ViewBridge {
         tools: &dyn Fn(&str) -> Option<Visibility>,
         out: &mut Vec<BridgeEffect>,
     ) -> Result<(), (i32, String)> {
-        if self.phase == ViewPhase::TearingDown && method != Method::Ping {
+        // A view being closed may still save its state with its server and answer pings
+        // (`ui/resource-teardown` is its "opportunity to save state", MCP Apps 2026-01-26);
+        // what it cannot do any more is ask the person or change how it is shown. What is still
+        // in flight when it is destroyed is cancelled at the server.
+        let saving = matches!(
+            method,
+            Method::Ping
+                | Method::ToolsCall
+                | Method::ResourcesRead
+                | Method::ResourcesList
+                | Method::ResourceTemplatesList
+                | Method::PromptsList
+        );
+        if self.phase == ViewPhase::TearingDown && !saving {
             return Err((codes::DENIED, "the view is being closed".into()));
         }
         let invalid = |field: &str, what: &str| {
@@ -1211,7 +1296,14 @@ impl ViewBridge {
         out: &mut Vec<BridgeEffect>,
     ) {
         let proxy = self.number();
-        self.to_server.insert(proxy, id);
+        // MCP 2025-11-25, utilities/progress: a token is a string or an integer.
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+            .cloned();
+        self.to_server
+            .insert(proxy, Forwarded { id, progress_token });
         out.push(BridgeEffect::ToServer {
             proxy,
             method,
@@ -1273,16 +1365,25 @@ impl ViewBridge {
                 let data = params.get("data").cloned().unwrap_or(Value::Null);
                 out.push(BridgeEffect::Log { level, data });
             }
+            // MCP 2025-11-25, utilities/cancellation: the receiver of a cancellation sends no
+            // response for the cancelled request. The server is told; whatever it answers
+            // later is dropped (`server_reply` finds no request).
             Method::Cancelled => {
                 let target = params.get("requestId");
                 let proxy = self
                     .to_server
                     .iter()
-                    .find(|(_, id)| Some(*id) == target)
+                    .find(|(_, f)| Some(&f.id) == target)
                     .map(|(p, _)| *p);
                 if let Some(proxy) = proxy {
                     self.to_server.remove(&proxy);
-                    out.push(BridgeEffect::CancelServer { proxy });
+                    let reason = params
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .map(|r| r.chars().take(200).collect::<String>())
+                        .filter(|r| !r.trim().is_empty())
+                        .unwrap_or_else(|| "the app view cancelled it".to_owned());
+                    out.push(BridgeEffect::CancelServer { proxy, reason });
                 }
             }
             // The host's sandbox proxy is listening: it gets the view's HTML and what its frame

@@ -462,6 +462,18 @@ pub enum ViewInput {
         /// The result, or the error's code and message.
         reply: Result<Value, (i32, String)>,
     },
+    /// The server reported progress (`notifications/progress`) on a request the view made
+    /// ([`BridgeEffect::ToServer`]); the view hears it under its own progress token.
+    ServerProgress {
+        /// The bridge's number for the request.
+        proxy: u64,
+        /// The progress so far.
+        progress: f64,
+        /// The total, if the server knows it.
+        total: Option<f64>,
+        /// The server's words on it.
+        message: Option<String>,
+    },
     /// The person answered a question asked for the view ([`BridgeEffect::Ask`]).
     Answer {
         /// The bridge's number for the question.
@@ -1193,6 +1205,14 @@ impl Engine {
             ViewInput::ToolCancelled(reason) => open.bridge.tool_cancelled(&reason),
             ViewInput::HostContext(changes) => open.bridge.host_context(changes),
             ViewInput::ServerReply { proxy, reply } => open.bridge.server_reply(proxy, reply),
+            ViewInput::ServerProgress {
+                proxy,
+                progress,
+                total,
+                message,
+            } => open
+                .bridge
+                .server_progress(proxy, progress, total, message.as_deref()),
             ViewInput::Answer { question, reply } => open.bridge.answer(question, reply),
             ViewInput::CallViewTool { name, arguments } => open
                 .bridge

@@ -434,15 +434,33 @@ fn teardown_waits_for_the_view_at_most_the_deadline() {
     assert_eq!(request["method"], "ui/resource-teardown");
     let id = request["id"].clone();
     assert_eq!(v.phase(), ViewPhase::TearingDown);
+    // It may still save its state with its server…
     let e = send(
         &mut v,
         json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {"name": "poll"}}),
     );
-    assert_eq!(
-        to_view(&e)[0]["error"]["code"],
-        codes::DENIED,
-        "no new work while closing"
+    assert!(
+        e.iter().any(|x| matches!(
+            x,
+            BridgeEffect::ToServer {
+                method: "tools/call",
+                ..
+            }
+        )),
+        "{e:?}"
     );
+    // …but no longer ask the person or change how it is shown.
+    for (method, params) in [
+        ("ui/open-link", json!({"url": "https://example.com/"})),
+        ("ui/request-display-mode", json!({"mode": "fullscreen"})),
+    ] {
+        let e = send(
+            &mut v,
+            json!({"jsonrpc": "2.0", "id": 21, "method": method, "params": params}),
+        );
+        assert_eq!(to_view(&e)[0]["error"]["code"], codes::DENIED, "{method}");
+        assert!(!e.iter().any(|x| matches!(x, BridgeEffect::Ask { .. })));
+    }
     let e = send(&mut v, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
     assert!(e.contains(&BridgeEffect::Destroy));
     assert_eq!(v.phase(), ViewPhase::Closed);
@@ -482,8 +500,181 @@ fn a_cancelled_server_request_is_cancelled_at_the_server_and_its_answer_dropped(
         &mut v,
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 33}}),
     );
-    assert!(e.contains(&BridgeEffect::CancelServer { proxy }));
+    assert!(e.contains(&BridgeEffect::CancelServer {
+        proxy,
+        reason: "the app view cancelled it".into()
+    }));
     assert!(to_view(&v.server_reply(proxy, Ok(json!({})))).is_empty());
+}
+
+fn forwarded(effects: &[BridgeEffect]) -> u64 {
+    effects
+        .iter()
+        .find_map(|x| match x {
+            BridgeEffect::ToServer { proxy, .. } => Some(*proxy),
+            _ => None,
+        })
+        .expect("forwarded to the server")
+}
+
+#[test]
+fn a_views_call_hears_its_servers_progress_under_its_own_token() {
+    let mut v = view();
+    live(&mut v);
+    // The App SDK's callServerTool sends a progress token with every call.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "poll", "arguments": {}, "_meta": {"progressToken": "view-7"}}}),
+    );
+    let proxy = forwarded(&e);
+    let e = v.server_progress(proxy, 1.0, Some(3.0), Some("one of three"));
+    assert_eq!(
+        to_view(&e),
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+            "progressToken": "view-7", "progress": 1.0, "total": 3.0, "message": "one of three"}})
+        ]
+    );
+    // Integer tokens are the view's too; no total, no message: none sent.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+            "name": "poll", "_meta": {"progressToken": 42}}}),
+    );
+    let second = forwarded(&e);
+    assert_eq!(
+        to_view(&v.server_progress(second, 0.5, None, None))[0]["params"],
+        json!({"progressToken": 42, "progress": 0.5})
+    );
+    // Answered: later progress is nobody's.
+    assert_eq!(
+        to_view(&v.server_reply(proxy, Ok(json!({"content": []}))))[0]["id"],
+        7
+    );
+    assert!(v.server_progress(proxy, 2.0, Some(3.0), None).is_empty());
+    // A call without a token hears no progress; a bad token is no token.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "poll"}}),
+    );
+    assert!(v.server_progress(forwarded(&e), 1.0, None, None).is_empty());
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
+            "name": "poll", "_meta": {"progressToken": {"x": 1}}}}),
+    );
+    assert!(v.server_progress(forwarded(&e), 1.0, None, None).is_empty());
+    // Not a number: nothing.
+    assert!(v.server_progress(second, f64::NAN, None, None).is_empty());
+}
+
+#[test]
+fn a_view_cancelling_its_call_stops_the_server_and_hears_no_answer_nor_progress() {
+    let mut v = view();
+    live(&mut v);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {
+            "name": "poll", "_meta": {"progressToken": "t"}}}),
+    );
+    let proxy = forwarded(&e);
+    assert_eq!(v.pending_server_requests(), 1);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+            "requestId": "c1", "reason": "the person pressed Stop"}}),
+    );
+    assert_eq!(
+        e.iter()
+            .filter(|x| matches!(x, BridgeEffect::CancelServer { .. }))
+            .collect::<Vec<_>>(),
+        [&BridgeEffect::CancelServer {
+            proxy,
+            reason: "the person pressed Stop".into()
+        }],
+        "the server is told once, with the view's reason"
+    );
+    assert!(to_view(&e).is_empty(), "a cancellation is not answered");
+    assert_eq!(v.pending_server_requests(), 0);
+    assert!(v.server_progress(proxy, 1.0, None, None).is_empty());
+    assert!(
+        to_view(&v.server_reply(proxy, Ok(json!({"content": []})))).is_empty(),
+        "no late answer"
+    );
+    assert!(
+        to_view(&v.server_reply(proxy, Err((-32800, "cancelled".into())))).is_empty(),
+        "nor a late error"
+    );
+    // Cancelling again, or a request the view never made, does nothing.
+    let again = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "c1"}}),
+    );
+    assert!(
+        !again
+            .iter()
+            .any(|x| matches!(x, BridgeEffect::CancelServer { .. }))
+    );
+}
+
+#[test]
+fn closing_a_view_cancels_its_requests_in_flight_at_the_server() {
+    let mut v = view();
+    live(&mut v);
+    let first = forwarded(&send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "poll"}}),
+    ));
+    let second = forwarded(&send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "ui://t/x"}}),
+    ));
+    let answered = forwarded(&send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "poll"}}),
+    ));
+    v.server_reply(answered, Ok(json!({"content": []})));
+    // While the view answers its teardown, its calls still stand.
+    let e = v.teardown("the person closed it", 100);
+    assert!(
+        !e.iter()
+            .any(|x| matches!(x, BridgeEffect::CancelServer { .. }))
+    );
+    let id = to_view(&e)[0]["id"].clone();
+    let e = send(&mut v, json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+    let reason = "the app view that asked was closed".to_owned();
+    assert_eq!(
+        e.iter()
+            .filter(|x| matches!(x, BridgeEffect::CancelServer { .. } | BridgeEffect::Destroy))
+            .cloned()
+            .collect::<Vec<_>>(),
+        [
+            BridgeEffect::CancelServer {
+                proxy: first,
+                reason: reason.clone()
+            },
+            BridgeEffect::CancelServer {
+                proxy: second,
+                reason: reason.clone()
+            },
+            BridgeEffect::Destroy
+        ],
+        "the unanswered ones, in order, before the frame goes"
+    );
+    assert!(to_view(&v.server_reply(first, Ok(json!({})))).is_empty());
+
+    // At the teardown's deadline too.
+    let mut silent = view();
+    live(&mut silent);
+    let p = forwarded(&send(
+        &mut silent,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "poll"}}),
+    ));
+    silent.teardown("call ended", 0);
+    let e = silent.tick(10_000);
+    assert!(e.contains(&BridgeEffect::CancelServer { proxy: p, reason }));
+    assert!(e.contains(&BridgeEffect::Destroy));
 }
 
 #[test]

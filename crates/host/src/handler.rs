@@ -6,7 +6,7 @@
 //! into a custom request; it is caught here and sent through the same engine path, which answers
 //! -32602 naming the property instead of "method not found".
 
-use interlude_engine::{ElicitParams, Input, Reply, ServerId};
+use interlude_engine::{ElicitParams, Input, Reply, ServerId, ViewInput};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::url::{ELICITATION_COMPLETE_METHOD, ElicitationComplete};
 use rmcp::handler::client::ClientHandler;
@@ -136,8 +136,7 @@ impl ClientHandler for HostClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        // Only a call (or a tracked interaction) of ours in flight: a stray or late token is
-        // nobody's progress.
+        // Only a request of ours in flight: a stray or late token is nobody's progress.
         match self.link.progress_of(self.server, &params.progress_token) {
             Some(ProgressOf::Call(id)) => self.link.submit(HostInput::Call(CallUpdate::Progress {
                 id,
@@ -153,6 +152,18 @@ impl ClientHandler for HostClient {
                     total: params.total,
                     message: params.message,
                 });
+            }
+            // A view's own request: its bridge tells the view, under the view's token.
+            Some(ProgressOf::View(view, proxy)) => {
+                self.link.submit(HostInput::Engine(Input::View {
+                    view,
+                    input: ViewInput::ServerProgress {
+                        proxy,
+                        progress: params.progress,
+                        total: params.total,
+                        message: params.message,
+                    },
+                }));
             }
             None => {}
         }

@@ -237,15 +237,6 @@ pub(crate) enum CallUpdate {
     Ended(CallId, CallStatus),
 }
 
-/// What a progress token in flight reports on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ProgressOf {
-    /// A tool call.
-    Call(CallId),
-    /// A seed-000 `ua` interaction (its id), tracked with `interaction/notify`.
-    Interaction(String),
-}
-
 /// Everything the core handles: the engine's inputs (a server's request comes with the channel
 /// its reply goes back on) and changes to the record.
 pub(crate) enum HostInput {
@@ -287,6 +278,23 @@ fn next(counter: &AtomicU64) -> u64 {
     counter.fetch_add(1, Ordering::Relaxed) + 1
 }
 
+/// Whose a request in flight to a server is, for its `notifications/progress`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ProgressOf {
+    /// A tool call's `tools/call`: the progress lands on the call's record.
+    Call(CallId),
+    /// A request app view `0` made of its server (the bridge's number `1` for it): the view
+    /// hears it under its own token.
+    View(ViewId, u64),
+    /// A seed-000 `ua` interaction (its id), tracked with `interaction/notify`: the progress
+    /// lands on its request's record.
+    Interaction(String),
+}
+
+/// Where each server's progress tokens in flight lead.
+pub(crate) type ProgressRoutes =
+    Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), ProgressOf>>>;
+
 /// What connections and their handlers share with the host: the way into the core, the
 /// settings, the ids and the record. Holds no connection, so nothing here keeps one alive.
 #[derive(Clone)]
@@ -297,10 +305,10 @@ pub(crate) struct Link {
     registry: Arc<Mutex<Registry>>,
     /// How to cancel each call in flight.
     cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
-    /// The call each `tools/call` in flight belongs to (or the seed-000 interaction an
-    /// `interaction/notify` in flight tracks), by its server and the progress token it went
-    /// with (rmcp gives every request one): where `notifications/progress` lands.
-    progress: Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), ProgressOf>>>,
+    /// Whose each request in flight is (a tool call, an app view's request, or the seed-000
+    /// interaction an `interaction/notify` tracks), by its server and the progress token it
+    /// went with (rmcp gives every request one): where `notifications/progress` lands.
+    progress: ProgressRoutes,
     /// Each ready server's peer, for the requests its app views make.
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
     /// App views' resources, read ahead.
@@ -372,7 +380,7 @@ impl Link {
         }
     }
 
-    /// What `server` reports progress on under `token`, if it is in flight.
+    /// Whose progress `server` reports under `token`, if the request is in flight.
     pub(crate) fn progress_of(
         &self,
         server: ServerId,
@@ -526,6 +534,7 @@ impl Host {
         };
         let (ids, view_cache) = (core.ids.clone(), core.view_cache.clone());
         let peers = core.views.peers.clone();
+        let progress = core.views.progress.clone();
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {
                 core.handle(input, &AnswerSink { hub });
@@ -538,7 +547,7 @@ impl Host {
                 ids,
                 registry,
                 cancels: Arc::default(),
-                progress: Arc::default(),
+                progress,
                 peers,
                 view_cache,
                 log,

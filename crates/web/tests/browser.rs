@@ -2230,6 +2230,141 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
     page.artifact("app-weather").await;
 }
 
+/// The demo's weather view asks for ten years of today (`weather_history`, slow, with progress)
+/// in Chromium: the server's progress reaches the view through the page (its bar and words move
+/// year by year); Stop cancels the call — the server is told `notifications/cancelled` for the
+/// forwarded request and stops reporting, the view hears nothing more; asked again and left
+/// alone, the call runs to its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_weather_views_slow_call_shows_progress_and_stops() {
+    let page = harness().await;
+    page.call_from_sidebar("demo", "weather_dashboard").await;
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("no app frame: {e}"));
+    enter_view(&page, frame).await;
+    page.browser
+        .wait_js(
+            "(document.getElementById('note')?.textContent || '').includes('forecast #') || null",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the dashboard did not render: {e}"));
+    let click = async |id: &str| {
+        page.client()
+            .find(Locator::Id(id))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    };
+    click("history-start").await;
+    let status = page
+        .browser
+        .wait_js(
+            "(() => { const b = document.getElementById('history-bar'); const t = document.getElementById('history-text').textContent; return b && !b.hidden && b.value >= 2 ? [b.value, b.max, t] : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("no progress reached the view: {e}"));
+    assert_eq!(status[1], 10, "{status}");
+    assert!(
+        status[2].as_str().is_some_and(|t| t.contains("of 10")),
+        "the server's own words: {status}"
+    );
+    page.artifact("app-weather-history-progress").await;
+    click("history-stop").await;
+    page.browser
+        .wait_js(
+            "document.getElementById('history-text').textContent === 'Stopped.' || null",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let server = page
+        .app
+        .host()
+        .snapshot()
+        .servers
+        .iter()
+        .find(|s| s.name == "demo")
+        .unwrap()
+        .id;
+    let sent = |log: &[std::sync::Arc<interlude_host::LoggedMessage>], method: &str| {
+        log.iter()
+            .filter(|m| m.view.is_none() && m.dir == interlude_host::Direction::Send)
+            .filter(|m| m.method() == Some(method))
+            .map(|m| m.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let deadline = std::time::Instant::now() + WAIT;
+    let (call, cancel) = loop {
+        let log = page.app.host().protocol_log(server);
+        let call = sent(&log, "tools/call")
+            .into_iter()
+            .find(|m| m["params"]["name"] == "weather_history");
+        let cancel = sent(&log, "notifications/cancelled").into_iter().next();
+        if let (Some(call), Some(cancel)) = (&call, &cancel) {
+            break (call.clone(), cancel.clone());
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server was never told: {call:?} {cancel:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        cancel["params"],
+        json!({"requestId": call["id"], "reason": "the person pressed Stop"})
+    );
+    // The server stops: no progress for that request a second after (it reports every 300 ms).
+    let token = call["params"]["_meta"]["progressToken"].clone();
+    let reported = |log: &[std::sync::Arc<interlude_host::LoggedMessage>]| {
+        log.iter()
+            .filter(|m| m.dir == interlude_host::Direction::Recv)
+            .filter(|m| m.method() == Some("notifications/progress"))
+            .filter(|m| m.message["params"]["progressToken"] == token)
+            .count()
+    };
+    let at_cancel = reported(&page.app.host().protocol_log(server));
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    assert!(
+        reported(&page.app.host().protocol_log(server)) <= at_cancel + 1,
+        "the server went on reporting after the cancel"
+    );
+    page.artifact("app-weather-history-stopped").await;
+
+    // Again, to the end.
+    let frame = page
+        .browser
+        .wait_for("li.app-view iframe.app-frame[src]", WAIT)
+        .await
+        .unwrap();
+    enter_view(&page, frame).await;
+    click("history-start").await;
+    let done = page
+        .browser
+        .wait_js(
+            "(() => { const t = document.getElementById('history-text').textContent; return t.includes('averaged') ? t : null; })()",
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the history never came: {e}"));
+    assert!(done.as_str().unwrap().contains("over 10 years"), "{done}");
+    assert_eq!(
+        page.browser
+            .js("document.getElementById('history-bar').hidden")
+            .await
+            .unwrap(),
+        true
+    );
+}
+
 /// A one-page PDF, written by hand (server-pdf is given a local file: no network here).
 fn tiny_pdf() -> Vec<u8> {
     let objects = [
@@ -2412,8 +2547,10 @@ async fn the_published_example_apps_open_and_initialize() {
                     );
                     assert_eq!(json["isRendering"], true, "{info}");
                 }
-                // Let it draw, then show it.
-                tokio::time::sleep(Duration::from_millis(1500)).await;
+                // Into sight first: Chromium runs no animation frames in a cross-origin frame
+                // out of sight, so a view framed below the fold has not measured itself (its
+                // frame keeps the default 150 px) nor drawn (three.js renders in animation
+                // frames) until it is scrolled to. Then wait for its size to reach its frame.
                 page.client()
                     .execute(
                         &format!(
@@ -2424,6 +2561,57 @@ async fn the_published_example_apps_open_and_initialize() {
                     )
                     .await
                     .unwrap();
+                let deadline = std::time::Instant::now() + WAIT;
+                let height = loop {
+                    let height = page
+                        .app
+                        .host()
+                        .snapshot()
+                        .views
+                        .iter()
+                        .find(|v| v.id == view.id)
+                        .and_then(|v| v.height);
+                    if height.is_some() || std::time::Instant::now() > deadline {
+                        break height;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                };
+                let sized = match height {
+                    None => Err("the view never said its size".to_owned()),
+                    Some(h) => page
+                        .browser
+                        .wait_js(
+                            &format!(
+                                "Math.round(document.querySelector('li.app-view[data-view=\"{}\"] iframe.app-frame')?.getBoundingClientRect().height) === {} || null",
+                                view.id.0,
+                                h.max(80)
+                            ),
+                            WAIT,
+                        )
+                        .await
+                        .map_err(|e| e.to_string()),
+                };
+                if let Err(e) = sized {
+                    failures.push(format!("{name}: its frame never took the view's size: {e}"));
+                }
+                if name == "threejs" {
+                    // What the person sees: the scene's pixels (see the_threejs_scene_draws_pixels).
+                    let frame = page
+                        .client()
+                        .find(Locator::Css(&format!(
+                            "li.app-view[data-view=\"{}\"] iframe.app-frame",
+                            view.id.0
+                        )))
+                        .await
+                        .unwrap();
+                    enter_view(&page, frame).await;
+                    let pixels = scene_pixels(&page).await;
+                    page.client().enter_parent_frame().await.unwrap();
+                    page.client().enter_parent_frame().await.unwrap();
+                    if pixels["green"].as_u64().unwrap_or(0) <= 50 {
+                        failures.push(format!("threejs: the canvas shows no cube: {pixels}"));
+                    }
+                }
                 page.artifact(&format!("app-{name}")).await;
             }
             Err(e) => failures.push(e),
@@ -2431,6 +2619,153 @@ async fn the_published_example_apps_open_and_initialize() {
     }
     let _ = std::fs::remove_file(&pdf);
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// What the three.js view's canvas shows in the frame after the next one drawn: its size, and
+/// how many of a grid of its pixels are opaque and how many distinct colours they have. Read
+/// inside the view, in an animation frame after the scene's own (the WebGL buffer is only
+/// readable before the frame is composited: the scene does not preserve it).
+const CANVAS_PIXELS_JS: &str = r#"
+const done = arguments[arguments.length - 1];
+const canvas = document.querySelector('canvas');
+if (!canvas) { done({ canvas: false }); return; }
+requestAnimationFrame(() => requestAnimationFrame(() => {
+  const w = canvas.width, h = canvas.height;
+  const probe = document.createElement('canvas');
+  probe.width = w; probe.height = h;
+  const ctx = probe.getContext('2d');
+  let error = null, opaque = 0, colours = new Set(), green = 0;
+  try {
+    ctx.drawImage(canvas, 0, 0);
+    const data = ctx.getImageData(0, 0, w, h).data;
+    for (let y = 0; y < h; y += 4) for (let x = 0; x < w; x += 4) {
+      const i = (y * w + x) * 4;
+      if (data[i + 3] > 0) {
+        opaque++;
+        colours.add(`${data[i]},${data[i + 1]},${data[i + 2]},${data[i + 3]}`);
+        if (data[i + 1] > data[i] + 40 && data[i + 1] > data[i + 2]) green++;
+      }
+    }
+  } catch (e) { error = String(e); }
+  const r = canvas.getBoundingClientRect();
+  done({ canvas: true, width: w, height: h, shownWidth: r.width, shownHeight: r.height,
+         opaque, colours: colours.size, green, error });
+}));
+"#;
+
+/// [`CANVAS_PIXELS_JS`] in the three.js view the session is in, until the canvas shows the
+/// cube or the wait is over.
+async fn scene_pixels(page: &Page) -> Value {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let pixels = page
+            .client()
+            .execute_async(CANVAS_PIXELS_JS, vec![])
+            .await
+            .unwrap();
+        if pixels["green"].as_u64().unwrap_or(0) > 50 || std::time::Instant::now() > deadline {
+            return pixels;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The published three.js example draws its scene (a lit, rotating cube) with WebGL on
+/// SwiftShader: the canvas is as large as the view shows it, and its pixels are not blank — a
+/// green cube, shaded in many colours, over a transparent background. A crop of the page's
+/// screenshot is an artifact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_threejs_scene_draws_pixels() {
+    const THREEJS: &str = "@modelcontextprotocol/server-threejs/dist/index.js";
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[THREEJS]) else {
+        return;
+    };
+    let page = harness_with(vec![("threejs", npm_app(&peers, THREEJS, &[]), None)]).await;
+    let snapshot = page.app.host().snapshot();
+    let server = snapshot
+        .servers
+        .iter()
+        .find(|s| s.name == "threejs")
+        .unwrap();
+    let tool = server
+        .tools
+        .iter()
+        .find(|t| t.name == "show_threejs_scene")
+        .unwrap();
+    let code = tool.input_schema["properties"]["code"]["default"].clone();
+    assert!(code.is_string(), "{:?}", tool.input_schema);
+    let call = page
+        .app
+        .call_tool(
+            "threejs",
+            "show_threejs_scene",
+            json!({ "code": code }).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + 2 * WAIT;
+    let view = loop {
+        let found = page
+            .app
+            .host()
+            .snapshot()
+            .views
+            .iter()
+            .find(|v| v.call.map(|c| c.0) == Some(call) && v.live_at_ms.is_some())
+            .map(|v| v.id.0);
+        if let Some(view) = found {
+            break view;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view never went live"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let item = format!("li.app-view[data-view=\"{view}\"]");
+    page.client()
+        .execute(
+            &format!(
+                "document.querySelector({}).scrollIntoView({{block: 'start'}}); return true;",
+                js(&item)
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let frame = page
+        .browser
+        .wait_for(&format!("{item} iframe.app-frame[src]"), WAIT)
+        .await
+        .unwrap();
+    enter_view(&page, frame.clone()).await;
+    let pixels = scene_pixels(&page).await;
+    eprintln!("three.js canvas: {pixels}");
+    page.client().enter_parent_frame().await.unwrap();
+    page.client().enter_parent_frame().await.unwrap();
+    let _ = page
+        .browser
+        .screenshot_element(&frame, "browser-app-threejs-canvas")
+        .await;
+    page.artifact("app-threejs-scene").await;
+    assert_eq!(pixels["error"], Value::Null, "{pixels}");
+    assert!(
+        pixels["width"].as_u64().unwrap_or(0) >= 200
+            && pixels["height"].as_u64().unwrap_or(0) >= 200,
+        "the canvas has a size: {pixels}"
+    );
+    assert!(
+        pixels["opaque"].as_u64().unwrap_or(0) > 100,
+        "the scene drew something: {pixels}"
+    );
+    assert!(
+        pixels["colours"].as_u64().unwrap_or(0) >= 3,
+        "a lit cube (three faces at least), not one flat colour: {pixels}"
+    );
+    assert!(
+        pixels["green"].as_u64().unwrap_or(0) > 50,
+        "the cube is green: {pixels}"
+    );
 }
 
 /// An app written for ChatGPT's Apps SDK (`text/html+skybridge`, `openai/outputTemplate`,
@@ -2485,42 +2820,89 @@ async fn an_apps_sdk_widget_renders_through_window_openai() {
 
 const DEBUG_APP: &str = "@modelcontextprotocol/server-debug/dist/index.js";
 
-/// The published server-debug's view logs every callback it gets. A call cancelled by the
-/// person (a slow one: `delayMs`) reaches its view as `tool-cancelled`; a call whose tool
-/// fails (`simulateError`: a result with `isError`) reaches it as `tool-result` — the spec's
-/// rule, not `tool-cancelled`.
+/// What server-debug's view reported to its server: the view sends each callback it gets and
+/// each answer to its own requests through the host's bridge to the app-only tool `debug-log`,
+/// which appends `{timestamp, type, payload}` to the file given with `--log-file=` — a record
+/// the page and the host do not write.
+fn debug_log(path: &std::path::Path) -> Vec<(String, Value)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap_or("").to_owned(),
+                e["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Waits until the view reported an event of `kind` after the first `from` entries whose
+/// payload `pick` accepts, and returns it.
+async fn debug_event(
+    path: &std::path::Path,
+    from: usize,
+    kind: &str,
+    pick: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let log = debug_log(path);
+        if let Some((_, payload)) = log.iter().skip(from).find(|(k, p)| k == kind && pick(p)) {
+            return payload.clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server-debug's view never reported {kind}; it reported: {:#?}",
+            log.iter().skip(from).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Clicks the element `css` of the view the WebDriver session is in.
+async fn click_in_view(page: &Page, css: &str) {
+    page.client()
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no {css} in the view: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
+}
+
+/// The published server-debug (its view registers every App SDK callback and has a button for
+/// every request a view can make) proves each of them through the host and the page:
+/// - host → view: `tool-input` exactly once with the person's arguments and no
+///   `tool-input-partial` (a person's call has its arguments whole), `tool-result` with its
+///   `_meta`, `host-context-changed` for the page's theme, its width and the display mode,
+///   `tools/list` and `tools/call` of the view's own tools, `ui/resource-teardown` (answered,
+///   and the view may still call its server meanwhile), and `tool-cancelled` for a call the
+///   person cancels — while a tool's error (`isError`) is a `tool-result`, not a cancel;
+/// - view → host, each with its answer: `ui/message`, `notifications/message`,
+///   `ui/update-model-context` (text and structured), `ui/request-display-mode` (fullscreen,
+///   then inline), `ui/notifications/size-changed` (the frame takes the height),
+///   `ui/open-link` (the person declines: a JSON-RPC error), and `tools/call` of the server's
+///   tools, app-only ones included.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as_its_result() {
+async fn server_debug_hears_every_callback_and_gets_every_answer() {
     let Some(peers) = interlude_test_support::NpmPeers::locate(&[DEBUG_APP]) else {
         return;
     };
-    let spec = npm_app(&peers, DEBUG_APP, &[]);
-    let page = harness_with(vec![("debug", spec, None)]).await;
-    let event_log = async |view: u64, needle: &str| -> String {
-        let frame = page
-            .browser
-            .wait_for(
-                &format!("li.app-view[data-view=\"{view}\"] iframe.app-frame[src]"),
-                WAIT,
-            )
-            .await
-            .unwrap_or_else(|e| panic!("no frame for view {view}: {e}"));
-        enter_view(&page, frame).await;
-        let log = page
-            .browser
-            .wait_js(
-                &format!(
-                    "(() => {{ const t = document.getElementById('event-log')?.textContent || ''; return t.includes({}) ? t : null; }})()",
-                    js(needle)
-                ),
-                WAIT,
-            )
-            .await
-            .unwrap_or_else(|e| panic!("view {view} never logged {needle}: {e}"));
-        page.client().enter_parent_frame().await.unwrap();
-        page.client().enter_parent_frame().await.unwrap();
-        log.as_str().unwrap().to_owned()
-    };
+    let file = std::env::temp_dir().join(format!("interlude-debug-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let spec = npm_app(
+        &peers,
+        DEBUG_APP,
+        &[format!("--log-file={}", file.display())],
+    );
+    // The view reports every event with a tool call of its own: more than the host's default
+    // rate limit for a view's calls lets through in a burst.
+    let mut options = WebOptions::default();
+    options.host.apps.call_burst = 200;
+    options.host.apps.calls_per_minute = 6_000;
+    let page = harness_configured(options, vec![("debug", spec, None)]).await;
     let app = &page.app;
     let view_of = async |call: u64| -> u64 {
         // Generous: the page, the proxy and the view all load under whatever else CI runs.
@@ -2543,28 +2925,327 @@ async fn a_cancelled_call_reaches_its_view_as_tool_cancelled_and_a_tool_error_as
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
+    let record = |view: u64| {
+        app.host()
+            .snapshot()
+            .views
+            .iter()
+            .find(|v| v.id.0 == view)
+            .cloned()
+            .unwrap()
+    };
     let args = |v: serde_json::Value| v.as_object().cloned();
+    let enter = async |view: u64| {
+        let frame = page
+            .browser
+            .wait_for(
+                &format!("li.app-view[data-view=\"{view}\"] iframe.app-frame[src]"),
+                WAIT,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("no frame for view {view}: {e}"));
+        enter_view(&page, frame).await;
+    };
+    let leave = async || {
+        page.client().enter_parent_frame().await.unwrap();
+        page.client().enter_parent_frame().await.unwrap();
+    };
 
-    // Slow, then cancelled by the person.
-    let slow = page
-        .app
+    // The person's call, with arguments of their own.
+    let sent = json!({"contentType": "text", "multipleBlocks": false, "includeMeta": true});
+    let call = app
+        .call_tool("debug", "debug-tool", args(sent.clone()))
+        .await
+        .unwrap();
+    let view = view_of(call).await;
+    let result = debug_event(&file, 0, "ontoolresult", |_| true).await;
+    assert_eq!(
+        result["content"][0]["text"], "Debug text content",
+        "{result}"
+    );
+    assert_eq!(
+        result["_meta"]["debugInfo"]["serverVersion"], "1.0.0",
+        "the result's _meta reaches the view: {result}"
+    );
+    debug_event(&file, 0, "onlisttools", |_| true).await;
+    let log = debug_log(&file);
+    let kinds: Vec<&str> = log.iter().map(|(k, _)| k.as_str()).collect();
+    let inputs: Vec<&Value> = log
+        .iter()
+        .filter(|(k, _)| k == "ontoolinput")
+        .map(|(_, p)| p)
+        .collect();
+    assert_eq!(
+        inputs,
+        [&json!({ "arguments": sent })],
+        "tool-input exactly once, the person's arguments: {kinds:?}"
+    );
+    assert!(
+        !kinds.contains(&"ontoolinputpartial"),
+        "a person's call streams no partial input: {kinds:?}"
+    );
+    let position = |k: &str| kinds.iter().position(|x| *x == k).unwrap();
+    assert!(
+        position("connected") < position("ontoolinput")
+            && position("ontoolinput") < position("ontoolresult"),
+        "{kinds:?}"
+    );
+
+    // host-context-changed: the page's theme (switched until it differs from what the view
+    // knows), then its width.
+    let mark = debug_log(&file).len();
+    let mut themed = None;
+    for _ in 0..3 {
+        page.client()
+            .find(Locator::Id("theme"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        // A theme the view already has changes nothing for it: then the next one.
+        let heard = std::time::Instant::now() + Duration::from_secs(3);
+        while themed.is_none() && std::time::Instant::now() < heard {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            themed = debug_log(&file)
+                .into_iter()
+                .skip(mark)
+                .find(|(k, p)| k == "onhostcontextchanged" && p["theme"].is_string());
+        }
+        if themed.is_some() {
+            break;
+        }
+    }
+    let (_, themed) = themed.expect("the view never heard the page's theme");
+    assert!(
+        matches!(themed["theme"].as_str(), Some("light" | "dark")),
+        "{themed}"
+    );
+    let mark = debug_log(&file).len();
+    // Narrower than the 1280 px the browser starts with: the view's container narrows.
+    page.client().set_window_size(1000, 900).await.unwrap();
+    debug_event(&file, mark, "onhostcontextchanged", |p| {
+        p["containerDimensions"]["width"].is_number()
+    })
+    .await;
+
+    // The view's requests, each from its own button, each answered.
+    enter(view).await;
+    let mark = debug_log(&file).len();
+    click_in_view(&page, "#send-message-text-btn").await;
+    assert_eq!(
+        debug_event(&file, mark, "send-message-result", |_| true).await,
+        json!({})
+    );
+    click_in_view(&page, "#log-info-btn").await;
+    click_in_view(&page, "#update-context-text-btn").await;
+    debug_event(&file, mark, "update-context", |p| p["type"] == "text").await;
+    click_in_view(&page, "#update-context-structured-btn").await;
+    debug_event(&file, mark, "update-context", |p| p["type"] == "structured").await;
+    click_in_view(&page, "#call-debug-refresh-btn").await;
+    let refreshed = debug_event(&file, mark, "server-tool-result", |p| {
+        p["structuredContent"]["counter"].is_number()
+    })
+    .await;
+    assert!(
+        refreshed["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Server timestamp:"))
+    );
+    click_in_view(&page, "#call-debug-tool-btn").await;
+    debug_event(&file, mark, "server-tool-result", |p| {
+        p["structuredContent"]["config"]["contentType"] == "text"
+    })
+    .await;
+    click_in_view(&page, "#display-fullscreen-btn").await;
+    assert_eq!(
+        debug_event(&file, mark, "display-mode-result", |p| p["mode"]
+            == "fullscreen")
+        .await["result"],
+        json!({"mode": "fullscreen"})
+    );
+    debug_event(&file, mark, "onhostcontextchanged", |p| {
+        p["displayMode"] == "fullscreen"
+    })
+    .await;
+    click_in_view(&page, "#display-inline-btn").await;
+    assert_eq!(
+        debug_event(&file, mark, "display-mode-result", |p| p["mode"]
+            == "inline")
+        .await["result"],
+        json!({"mode": "inline"})
+    );
+    // Its own size: automatic sizing off, then 400×300 by hand.
+    click_in_view(&page, "#auto-resize-toggle").await;
+    click_in_view(&page, "#resize-400x300-btn").await;
+    debug_event(&file, mark, "manual-resize", |p| p["height"] == 300).await;
+    // A link: the person is asked on the page, and declines.
+    click_in_view(&page, "#open-link-btn").await;
+    leave().await;
+    let decline = page
+        .browser
+        .wait_for("section.link-ask .actions button:nth-of-type(2)", WAIT)
+        .await
+        .unwrap_or_else(|e| panic!("the page never asked about the view's link: {e}"));
+    assert_eq!(decline.text().await.unwrap(), "Decline");
+    decline.click().await.unwrap();
+    // The view's promise rejected (it logs the error, which JSON shows as `{}`), with the
+    // host's answer: a JSON-RPC error saying the person declined.
+    debug_event(&file, mark, "error", |_| true).await;
+    let protocol = app.host().protocol_log(record(view).server);
+    let asked = protocol
+        .iter()
+        .find(|m| m.view.map(|v| v.0) == Some(view) && m.method() == Some("ui/open-link"))
+        .expect("the view's ui/open-link is in the protocol log");
+    let answered = protocol
+        .iter()
+        .find(|m| {
+            m.view.map(|v| v.0) == Some(view)
+                && m.dir == interlude_host::Direction::Send
+                && m.message["id"] == asked.message["id"]
+        })
+        .expect("the view's link was answered");
+    assert_eq!(
+        answered.message["error"]["code"], -32000,
+        "{}",
+        answered.message
+    );
+    page.browser
+        .wait_js(
+            &format!(
+                "document.querySelector('li.app-view[data-view=\"{view}\"] iframe.app-frame')?.getBoundingClientRect().height === 300 || null"
+            ),
+            WAIT,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the frame did not take the view's height: {e}"));
+    let v = record(view);
+    assert_eq!(v.height, Some(300));
+    assert_eq!(v.display_mode, "inline");
+    assert_eq!(
+        v.messages,
+        [json!([{"type": "text", "text": "Hello from debug app!"}])]
+    );
+    assert!(
+        v.logs
+            .iter()
+            .any(|(level, data)| level == "info" && data == "Debug log data"),
+        "{:?}",
+        v.logs
+    );
+    assert!(
+        v.model_context
+            .as_ref()
+            .is_some_and(|c| c["structuredContent"]["debugState"].is_object()),
+        "the last update wins: {:?}",
+        v.model_context
+    );
+
+    // The view's own tools: the host called tools/list when it went live; now one of them.
+    app.host().call_view_tool(
+        interlude_host::ViewId(view),
+        "probe",
+        args(json!({"x": 1})).unwrap(),
+    );
+    let called = debug_event(&file, mark, "oncalltool", |_| true).await;
+    assert_eq!(called["name"], "probe", "{called}");
+    let deadline = std::time::Instant::now() + WAIT;
+    while record(view).app_tool_results.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view's tool never answered"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (name, answer) = record(view).app_tool_results[0].clone();
+    assert_eq!(name, "probe");
+    assert_eq!(
+        answer.unwrap()["content"][0]["text"],
+        "App handled tool call"
+    );
+    page.artifact("app-debug-every-callback").await;
+
+    // Teardown: the page's Close. The view answers, and may still report to its server.
+    page.client()
+        .find(Locator::Css(&format!(
+            "li.app-view[data-view=\"{view}\"] button.app-close"
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + WAIT;
+    while record(view).state != interlude_host::ViewState::Closed {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the view was never closed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let server = record(view).server;
+    let protocol = app.host().protocol_log(server);
+    let teardown = protocol
+        .iter()
+        .find(|m| m.view.map(|v| v.0) == Some(view) && m.method() == Some("ui/resource-teardown"))
+        .expect("the host sent ui/resource-teardown");
+    assert!(
+        protocol.iter().any(|m| m.view.map(|v| v.0) == Some(view)
+            && m.dir == interlude_host::Direction::Recv
+            && m.message["id"] == teardown.message["id"]
+            && m.message["result"] == json!({})),
+        "the view answered its teardown (its onteardown ran)"
+    );
+    assert!(
+        protocol.iter().any(|m| m.view.is_none()
+            && m.dir == interlude_host::Direction::Send
+            && m.method() == Some("tools/call")
+            && m.message["params"]["arguments"]["type"] == "onteardown"),
+        "the view's report of its teardown went on to its server: {:#?}",
+        protocol
+            .iter()
+            .filter(|m| m.view.map(|v| v.0) == Some(view) && m.seq >= teardown.seq)
+            .map(|m| &m.message)
+            .collect::<Vec<_>>()
+    );
+
+    // A call the person cancels (a slow one): tool-cancelled, and no result.
+    let mark = debug_log(&file).len();
+    let slow = app
         .call_tool("debug", "debug-tool", args(json!({"delayMs": 20000})))
         .await
         .unwrap();
-    let view = view_of(slow).await;
-    assert!(page.app.host().cancel_call(interlude_host::CallId(slow)));
-    let log = event_log(view, "ontoolcancelled").await;
-    assert!(!log.contains("ontoolresult"), "one outcome only: {log}");
+    view_of(slow).await;
+    debug_event(&file, mark, "ontoolinput", |_| true).await;
+    assert!(app.host().cancel_call(interlude_host::CallId(slow)));
+    let cancelled = debug_event(&file, mark, "ontoolcancelled", |_| true).await;
+    assert!(cancelled["reason"].is_string(), "{cancelled}");
+    // Nothing more may come: half a second for a stray result to show.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !debug_log(&file)
+            .iter()
+            .skip(mark)
+            .any(|(k, _)| k == "ontoolresult"),
+        "one outcome only"
+    );
 
-    // A tool error is a result.
-    let failing = page
-        .app
+    // A tool error is a result (the spec's rule), not a cancel.
+    let mark = debug_log(&file).len();
+    let failing = app
         .call_tool("debug", "debug-tool", args(json!({"simulateError": true})))
         .await
         .unwrap();
-    let view = view_of(failing).await;
-    let log = event_log(view, "ontoolresult").await;
-    assert!(!log.contains("ontoolcancelled"), "{log}");
+    view_of(failing).await;
+    let failed = debug_event(&file, mark, "ontoolresult", |_| true).await;
+    assert_eq!(failed["isError"], true, "{failed}");
+    assert!(
+        !debug_log(&file)
+            .iter()
+            .skip(mark)
+            .any(|(k, _)| k == "ontoolcancelled")
+    );
+    let _ = std::fs::remove_file(&file);
 }
 
 /// Into the view of the question card now shown (app-rendered elicitation), once it has the

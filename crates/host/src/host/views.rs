@@ -109,8 +109,13 @@ pub(crate) struct Views {
     pub(crate) peers: Arc<Mutex<HashMap<ServerId, Peer<RoleClient>>>>,
     /// Each view's call (if any) and server.
     of: HashMap<ViewId, (Option<CallId>, ServerId)>,
-    /// Requests a view made of its server, in flight: cancelled by aborting.
-    in_flight: HashMap<(ViewId, u64), tokio::task::AbortHandle>,
+    /// Requests a view made of its server, in flight: each one's task stops waiting, and tells
+    /// the server `notifications/cancelled` with the reason, when it gets word here (or when
+    /// this end is dropped).
+    in_flight: HashMap<(ViewId, u64), oneshot::Sender<String>>,
+    /// Where each server's progress tokens in flight lead (shared with the connections'
+    /// handlers): a view's request is entered while it is in flight.
+    pub(crate) progress: super::ProgressRoutes,
     /// The next id for a request the host asks the person on a view's behalf.
     next_request: u64,
 }
@@ -352,10 +357,10 @@ impl<S: Surface> Core<S> {
                 method,
                 params,
             } => self.view_request(view, proxy, method, params, sink),
-            BridgeEffect::CancelServer { proxy } => {
-                if let Some(task) = self.views.in_flight.remove(&(view, proxy)) {
-                    // Dropping the request tells the server it was cancelled.
-                    task.abort();
+            BridgeEffect::CancelServer { proxy, reason } => {
+                if let Some(cancel) = self.views.in_flight.remove(&(view, proxy)) {
+                    // Its task tells the server, and answers the view nothing.
+                    let _ = cancel.send(reason);
                 }
             }
             BridgeEffect::Ask { question, what } => self.view_question(view, question, what, sink),
@@ -417,12 +422,9 @@ impl<S: Surface> Core<S> {
             }
             BridgeEffect::Destroy => {
                 self.views.of.remove(&view);
-                self.views.in_flight.retain(|(v, _), task| {
-                    if *v == view {
-                        task.abort();
-                    }
-                    *v != view
-                });
+                // The bridge cancelled what it knew in flight; anything left goes too (its
+                // task tells the server when its end is dropped).
+                self.views.in_flight.retain(|(v, _), _| *v != view);
                 let event = self.record(|r| r.change_view(view, |v| v.state = ViewState::Closed));
                 self.tell(event, sink);
             }
@@ -484,12 +486,9 @@ impl<S: Surface> Core<S> {
                 input: ViewInput::ServerReply { proxy, reply },
             }));
         };
-        let peer = self
-            .views
-            .of
-            .get(&view)
-            .and_then(|(_, server)| self.views.peers.lock().ok()?.get(server).cloned());
-        let Some(peer) = peer else {
+        let server = self.views.of.get(&view).map(|(_, server)| *server);
+        let peer = server.and_then(|server| self.views.peers.lock().ok()?.get(&server).cloned());
+        let (Some(server), Some(peer)) = (server, peer) else {
             answer(Err((-32603, "the view's server is not connected".into())));
             return;
         };
@@ -500,13 +499,46 @@ impl<S: Surface> Core<S> {
                 return;
             }
         };
+        let (cancel, cancelled) = oneshot::channel::<String>();
+        let routes = self.views.progress.clone();
         let handle = self.spawn(async move {
-            let reply = match peer
+            let handle = match peer
                 .send_request_with_option(request, PeerRequestOptions::no_options())
                 .await
             {
-                Ok(handle) => handle.await_response().await,
-                Err(e) => Err(e),
+                Ok(handle) => handle,
+                Err(e) => {
+                    answer(Err((-32603, e.to_string())));
+                    return;
+                }
+            };
+            // The server's progress on it reaches the view (rmcp sent its own token: the
+            // view's is the bridge's to put back).
+            let route = (server, handle.progress_token.clone());
+            if let Ok(mut routes) = routes.lock() {
+                routes.insert(route.clone(), super::ProgressOf::View(view, proxy));
+            }
+            let id = handle.id.clone();
+            let reply = tokio::select! {
+                reply = handle.await_response() => Some(reply),
+                reason = cancelled => {
+                    let reason = reason.unwrap_or_else(|_| "the app view is gone".to_owned());
+                    let _ = peer
+                        .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                            Some(id),
+                            Some(reason),
+                        ))
+                        .await;
+                    None
+                }
+            };
+            if let Ok(mut routes) = routes.lock() {
+                routes.remove(&route);
+            }
+            // Cancelled: the view hears nothing more of it (MCP: no response to a cancelled
+            // request); the bridge would drop a late answer all the same.
+            let Some(reply) = reply else {
+                return;
             };
             answer(match reply {
                 Ok(ServerResult::InputRequiredResult(_)) => Err((
@@ -518,9 +550,10 @@ impl<S: Surface> Core<S> {
                 Err(e) => Err((-32603, e.to_string())),
             });
         });
-        if let Some(handle) = handle {
-            self.views.in_flight.retain(|_, task| !task.is_finished());
-            self.views.in_flight.insert((view, proxy), handle);
+        if handle.is_some() {
+            // Requests answered meanwhile have dropped their end.
+            self.views.in_flight.retain(|_, cancel| !cancel.is_closed());
+            self.views.in_flight.insert((view, proxy), cancel);
         }
     }
 

@@ -192,7 +192,13 @@ export function listen(api) {
     for (const [id, entry] of views) {
       if (entry.frame && event.source === entry.frame.contentWindow) {
         if (event.origin !== entry.origin) return;
-        api.post(`/api/views/${id}/message`, { message: event.data });
+        // One at a time, in the order the view sent them: concurrent posts may reach the host
+        // out of order (a save-state call after its teardown answer, a notification before
+        // the request it follows).
+        const message = event.data;
+        entry.relay = (entry.relay || Promise.resolve())
+          .then(() => api.post(`/api/views/${id}/message`, { message }))
+          .catch(() => {});
         return;
       }
     }
