@@ -647,6 +647,182 @@ fn trace_writes_every_message_as_json_lines() {
     }
 }
 
+/// `interlude connect SERVER --trace FILE`: the page's session written as it happens — the
+/// demo server (stdio, 2025-11-25) connected, one call made and its question answered through
+/// the page's API, the host stopped with Ctrl-C (SIGINT) — every line
+/// `{"t_ms", "server", "dir", "message"}`, the handshake, the call, the question, the answer and
+/// the result in order.
+#[test]
+fn connect_trace_writes_the_session_as_json_lines() {
+    let Some(binary) = demo_binary() else { return };
+    let scratch = scratch("connect-trace");
+    let trace = scratch.join("trace.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_interlude"))
+        .args(["connect", "--port", "0", "--no-open", "--protocol-version"])
+        .arg("2025-11-25")
+        .arg("--trace")
+        .arg(&trace)
+        .arg(&binary)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("NO_COLOR", "1")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let stderr = reader(child.stderr.take());
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    let page = first
+        .trim()
+        .strip_prefix("Interlude is running at ")
+        .unwrap_or_else(|| panic!("no address: {first:?}"));
+    let (origin, token) = page.split_once("/?token=").unwrap();
+    let api = |method: &str, path: &str, body: &Value| -> Value {
+        let r = interlude_test_support::http1::exchange(
+            method,
+            &format!("{origin}{path}"),
+            &[
+                ("x-interlude-token", token),
+                ("content-type", "application/json"),
+            ],
+            &body.to_string(),
+        )
+        .unwrap();
+        assert!(r.status < 300, "{method} {path}: {} {}", r.status, r.body);
+        serde_json::from_str(&r.body).unwrap_or(Value::Null)
+    };
+    let until = |what: &str, done: &dyn Fn(&Value) -> Option<Value>| -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let state = api("GET", "/api/state", &Value::Null);
+            if let Some(found) = done(&state) {
+                return found;
+            }
+            assert!(Instant::now() < deadline, "never {what}: {state:#}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let server = until("ready", &|s| {
+        let server = &s["servers"][0];
+        (server["status"] == "ready").then(|| server["name"].clone())
+    });
+    let call = api(
+        "POST",
+        "/api/call",
+        &json!({"server": server, "tool": "confirm_action"}),
+    )["callId"]
+        .clone();
+    let request = until("asked", &|s| {
+        s["requests"]
+            .as_array()?
+            .iter()
+            .find(|r| r["call"] == call)
+            .map(|r| r["id"].clone())
+    });
+    api(
+        "POST",
+        "/api/answer",
+        &json!({"id": request, "action": "accept", "content": {"confirm": true}}),
+    );
+    until("done", &|s| {
+        s["calls"]
+            .as_array()?
+            .iter()
+            .find(|c| c["id"] == call && c["status"] == "done")
+            .cloned()
+    });
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            kill_group(&child);
+            panic!("`interlude connect` did not stop on Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}: {}", collect(&stderr));
+
+    let lines: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let mut last_t = 0;
+    for line in &lines {
+        let keys: Vec<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["t_ms", "server", "dir", "message"], "{line}");
+        let t = line["t_ms"].as_u64().unwrap();
+        assert!(t >= last_t, "time goes forward: {line}");
+        last_t = t;
+        assert_eq!(line["server"], server, "{line}");
+        assert!(line["dir"] == "send" || line["dir"] == "recv", "{line}");
+        assert!(line["message"].is_object(), "{line}");
+        assert_eq!(line["message"]["jsonrpc"], "2.0", "{line}");
+    }
+    // What each line is: (dir, method) for requests and notifications, (dir, "result of
+    // <method>") for responses, found by id.
+    let mut asked = std::collections::HashMap::new();
+    let steps: Vec<(String, String)> = lines
+        .iter()
+        .map(|l| {
+            let m = &l["message"];
+            let dir = l["dir"].as_str().unwrap().to_owned();
+            let what = match m["method"].as_str() {
+                Some(method) => {
+                    if let Some(id) = m.get("id") {
+                        asked.insert((dir.clone(), id.to_string()), method.to_owned());
+                    }
+                    method.to_owned()
+                }
+                None => {
+                    let other = if dir == "send" { "recv" } else { "send" };
+                    let method = asked
+                        .get(&(other.to_owned(), m["id"].to_string()))
+                        .cloned()
+                        .unwrap_or_default();
+                    format!("result of {method}")
+                }
+            };
+            (dir, what)
+        })
+        .collect();
+    let wanted = [
+        ("send", "initialize"),
+        ("recv", "result of initialize"),
+        ("send", "tools/call"),
+        ("recv", "elicitation/create"),
+        ("send", "result of elicitation/create"),
+        ("recv", "result of tools/call"),
+    ];
+    let seen: Vec<(&str, &str)> = steps
+        .iter()
+        .map(|(d, w)| (d.as_str(), w.as_str()))
+        .filter(|step| wanted.contains(step))
+        .collect();
+    assert_eq!(seen, wanted, "every step once, in order; all: {steps:?}");
+    let sent = lines
+        .iter()
+        .find(|l| l["dir"] == "send" && l["message"]["result"]["action"] == "accept")
+        .unwrap();
+    assert_eq!(
+        sent["message"]["result"]["content"],
+        json!({"confirm": true})
+    );
+}
+
 /// `interlude-demo --http 127.0.0.1:<port>`, killed on drop.
 struct Demo {
     child: Child,

@@ -199,6 +199,10 @@ async fn a_server_dying_mid_elicitation_closes_the_request_and_the_host_keeps_ru
     let doomed = host.connect("doomed", scripted("die")).await.unwrap();
     let err = doomed.call_tool("ask", None).await.unwrap_err();
     assert!(matches!(err, HostError::Service { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "the call to `ask` on `doomed` failed: the server exited with status 3"
+    );
 
     // The pending request was closed with a notice naming the server, as soon as the
     // connection's end was signalled.
@@ -228,6 +232,115 @@ async fn a_server_dying_mid_elicitation_closes_the_request_and_the_host_keeps_ru
     let out = conn.call_tool("github_username", None).await.unwrap();
     assert_eq!(text_of(&out.result), "Hello, @still-here!");
     conn.close().await;
+}
+
+/// The reason on server `id`'s record once it failed (it is recorded as the end of the
+/// connection is signalled).
+async fn failed_reason(host: &Host, id: interlude_engine::ServerId) -> String {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = host.server(id).unwrap().state.clone();
+        if let interlude_host::ServerState::Failed { reason } = state {
+            return reason;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the server never failed: {state:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_server_answering_with_something_nested_too_deeply_fails_saying_what_it_sent() {
+    let surface = RecordingSurface::new(vec![]);
+    let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
+    let conn = host.connect("deep", scripted("deep")).await.unwrap();
+    // rmcp alone skips the line and the call waits for ever.
+    let err = tokio::time::timeout(Duration::from_secs(10), conn.call_tool("ask", None))
+        .await
+        .expect("the call ends")
+        .unwrap_err();
+    let said = err.to_string();
+    let sent = r#"the server sent something that is not a JSON-RPC message: "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[],\"deep\":[[[["#;
+    assert!(
+        said.starts_with(&format!("the call to `ask` on `deep` failed: {sent}")),
+        "{said}"
+    );
+    assert!(said.ends_with("[[[…\" (nested too deeply)"), "{said}");
+    // The record says it too, and the protocol log has the line, marked.
+    let reason = failed_reason(&host, conn.id()).await;
+    assert!(reason.starts_with(sent), "{reason}");
+    assert!(reason.ends_with("(nested too deeply)"), "{reason}");
+    let log = host.protocol_log(conn.id());
+    let line = log
+        .iter()
+        .find(|m| m.unparsable.is_some())
+        .expect("the line is in the protocol log");
+    assert_eq!(line.unparsable.as_deref(), Some("nested too deeply"));
+    assert!(
+        line.message
+            .as_str()
+            .unwrap()
+            .starts_with(r#"{"jsonrpc":"2.0","id":2,"result""#),
+        "{:?}",
+        line.message
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_prints_a_traceback_and_exits_says_so_escaped() {
+    let surface = RecordingSurface::new(vec![]);
+    let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
+    let conn = host.connect("garbage", scripted("garbage")).await.unwrap();
+    let err = conn.call_tool("ask", None).await.unwrap_err();
+    let why = "the server exited with status 1 after writing something that is not a JSON-RPC \
+               message: \"Traceback (most recent call last): \\u{1b}[31moops\\u{1b}[0m\" (not JSON: \
+               expected value at line 1 column 1)";
+    assert_eq!(
+        err.to_string(),
+        format!("the call to `ask` on `garbage` failed: {why}")
+    );
+    assert_eq!(failed_reason(&host, conn.id()).await, why);
+}
+
+#[tokio::test]
+async fn a_server_dying_mid_call_or_answering_an_error_says_why_in_a_sentence() {
+    let surface = RecordingSurface::new(vec![]);
+    let host = Host::start(pinned(&ProtocolVersion::V_2025_11_25), surface.clone());
+
+    let conn = host.connect("crash", scripted("crash")).await.unwrap();
+    let err = conn.call_tool("ask", None).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the call to `ask` on `crash` failed: the server exited with status 3"
+    );
+    assert_eq!(
+        failed_reason(&host, conn.id()).await,
+        "the server exited with status 3"
+    );
+    let call = host.snapshot().calls.last().cloned().unwrap();
+    assert_eq!(
+        call.status,
+        interlude_host::CallStatus::Failed {
+            reason: err.to_string()
+        }
+    );
+
+    let conn = host.connect("error", scripted("error")).await.unwrap();
+    let err = conn.call_tool("ask", None).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the call to `ask` on `error` failed: the server answered with an error: \
+         \"the database is down\" (code -32603, internal error); data: \"{\\\"retry\\\":false}\""
+    );
+    conn.close().await;
+
+    let err = host.connect("early", scripted("early")).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot connect to `early`: the server exited with status 2 before it was ready"
+    );
 }
 
 /// A client that accepts every elicitation with whatever content it was given, unvalidated: a

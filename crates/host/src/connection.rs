@@ -33,13 +33,13 @@ use rmcp::model::{
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
 };
-use rmcp::transport::{
-    ConfigureCommandExt, IntoTransport, StreamableHttpClientTransport, TokioChildProcess,
-};
+use rmcp::transport::{ConfigureCommandExt, IntoTransport, StreamableHttpClientTransport};
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::child::{ChildTransport, LogTo};
+use crate::failure::{self, EndReason};
 use crate::handler::HostClient;
 use crate::host::views::{Opening, ViewFor};
 use crate::host::{
@@ -86,6 +86,8 @@ pub(crate) struct TransportExtras {
     transport_name: Option<&'static str>,
     server_stream: Option<watch::Receiver<ServerStream>>,
     http_client: Option<HttpClient>,
+    /// Why the connection ended, as the transport notes it.
+    ended: Option<EndReason>,
 }
 
 /// A live connection to a server. Cheap to clone; the host keeps one clone until the
@@ -106,6 +108,8 @@ struct Inner {
     server_stream: watch::Receiver<ServerStream>,
     closed: CancellationToken,
     closing: Arc<AtomicBool>,
+    /// Why the connection ended, when the transport knows.
+    ended: EndReason,
 }
 
 impl std::fmt::Debug for Connection {
@@ -120,16 +124,6 @@ impl std::fmt::Debug for Connection {
 fn install_crypto() {
     // One process-wide TLS provider for HTTPS servers; a second install is a harmless no-op.
     let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
-/// A connection failure as a person reads it: rmcp's initialization errors name their type;
-/// say what happened instead.
-fn connect_reason(e: &rmcp::service::ClientInitializeError) -> String {
-    use rmcp::service::ClientInitializeError as E;
-    match e {
-        E::ConnectionClosed(_) => "the server closed the connection before it was ready".into(),
-        other => other.to_string(),
-    }
 }
 
 /// Records that server `id` could not connect, and says so as an error.
@@ -156,20 +150,32 @@ impl Connection {
         let transport_name = spec.transport();
         match spec {
             ServerSpec::Stdio { command, args, env } => {
-                let cmd = tokio::process::Command::new(&command).configure(|c| {
+                let mut cmd = tokio::process::Command::new(&command).configure(|c| {
                     c.args(&args);
                     c.envs(&env);
                     c.kill_on_drop(true);
+                    c.stdin(std::process::Stdio::piped());
+                    c.stdout(std::process::Stdio::piped());
+                    // The server's stderr goes to the log, line by line: never raw onto the
+                    // person's terminal, where it could interleave with prompts or carry
+                    // escape sequences.
+                    c.stderr(std::process::Stdio::piped());
                     // Its own process group: Ctrl-C in the person's terminal is the host's to
                     // handle, not a signal to every server.
                     #[cfg(unix)]
                     c.process_group(0);
                 });
-                // The server's stderr goes to the log, line by line: never raw onto the person's
-                // terminal, where it could interleave with prompts or carry escape sequences.
-                let (transport, stderr) = TokioChildProcess::builder(cmd)
-                    .stderr(std::process::Stdio::piped())
+                let mut child = cmd
                     .spawn()
+                    .map_err(|e| failed(format!("cannot start `{command}`: {e}")))?;
+                let stderr = child.stderr.take();
+                let ended = EndReason::default();
+                let log = LogTo {
+                    log: link.log.clone(),
+                    server: id,
+                    name: name.clone(),
+                };
+                let transport = ChildTransport::new(child, ended.clone(), log)
                     .map_err(|e| failed(format!("cannot start `{command}`: {e}")))?;
                 if let Some(stderr) = stderr {
                     let server = name.clone();
@@ -183,6 +189,7 @@ impl Connection {
                 }
                 let extras = TransportExtras {
                     transport_name: Some(transport_name),
+                    ended: Some(ended),
                     ..TransportExtras::default()
                 };
                 Self::open_transport(link.clone(), id, name, transport, protocol, extras).await
@@ -208,6 +215,7 @@ impl Connection {
                     transport_name: Some(transport_name),
                     server_stream: Some(client.stream_state()),
                     http_client: Some(client.clone()),
+                    ended: None,
                 };
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 Self::open_transport(link.clone(), id, name, transport, protocol, extras).await
@@ -244,6 +252,7 @@ impl Connection {
             ),
             ProtocolChoice::Pin(v) => (ClientLifecycleMode::Initialize, v.clone()),
         };
+        let ended = extras.ended.clone().unwrap_or_default();
         let gate = PauseGate::new();
         let answered = Arc::new(crate::tap::Answered::default());
         let handler = HostClient {
@@ -269,7 +278,7 @@ impl Connection {
         let service = handler
             .serve_with_lifecycle(tap, lifecycle)
             .await
-            .map_err(|e| failed(connect_reason(&e)))?;
+            .map_err(|e| failed(failure::connect(&e, &ended)))?;
         let peer = service.peer().clone();
         let peer_info = service.peer_info();
         let negotiated = peer_info
@@ -305,7 +314,10 @@ impl Connection {
                 Ok(tools) => tools,
                 Err(e) => {
                     let _ = service.cancel().await;
-                    return Err(failed(format!("cannot list its tools: {e}")));
+                    return Err(failed(format!(
+                        "cannot list its tools: {}",
+                        failure::service(&e, &ended)
+                    )));
                 }
             }
         } else {
@@ -354,8 +366,13 @@ impl Connection {
         {
             // The end of the connection, as a signal: the tap cancels the token when the
             // server's stream ends or the service drops the transport.
-            let (link, closed, closing, name) =
-                (link.clone(), closed.clone(), closing.clone(), name.clone());
+            let (link, closed, closing, name, ended) = (
+                link.clone(),
+                closed.clone(),
+                closing.clone(),
+                name.clone(),
+                ended.clone(),
+            );
             tokio::spawn(async move {
                 closed.cancelled().await;
                 if let Ok(mut peers) = link.peers.lock() {
@@ -364,11 +381,9 @@ impl Connection {
                 if closing.load(Ordering::SeqCst) {
                     link.submit(HostInput::Server(ServerUpdate::Closed { id }));
                 } else {
-                    tracing::warn!(server = %name, "server connection closed");
-                    link.submit(HostInput::Server(ServerUpdate::Failed {
-                        id,
-                        reason: format!("server `{name}` disconnected"),
-                    }));
+                    let reason = failure::disconnected(&ended);
+                    tracing::warn!(server = %name, "{reason}");
+                    link.submit(HostInput::Server(ServerUpdate::Failed { id, reason }));
                 }
             });
         }
@@ -383,6 +398,7 @@ impl Connection {
                 server_stream,
                 closed,
                 closing,
+                ended,
             }),
         })
     }
@@ -420,7 +436,7 @@ impl Connection {
             .peer
             .set_level(rmcp::model::SetLevelRequestParams::new(level))
             .await
-            .map_err(|e| self.service_error(e))
+            .map_err(|e| self.service_error("setting its log level".into(), e))
     }
 
     /// Whether the server can reach this host outside a tool call right now (see
@@ -469,7 +485,7 @@ impl Connection {
             .peer
             .list_all_tools()
             .await
-            .map_err(|source| self.service_error(source))?;
+            .map_err(|e| self.service_error("listing its tools".into(), e))?;
         self.inner
             .link
             .submit(HostInput::Server(ServerUpdate::Tools {
@@ -479,10 +495,13 @@ impl Connection {
         Ok(tools)
     }
 
-    fn service_error(&self, source: rmcp::ServiceError) -> HostError {
+    /// `what` (e.g. "the call to `ask`") failed with `error`: said in a sentence.
+    fn service_error(&self, what: String, error: rmcp::ServiceError) -> HostError {
         HostError::Service {
             server: self.inner.info.name.clone(),
-            source: Box::new(source),
+            what,
+            reason: failure::service(&error, &self.inner.ended),
+            error: Box::new(error),
         }
     }
 
@@ -720,7 +739,8 @@ impl Connection {
                     if interaction_required > 1 {
                         return Err(HostError::Refused {
                             server: server.clone(),
-                            reason: "the call still needs an interaction (-32003) after one was                                      completed and the call retried"
+                            reason: "the call still needs an interaction (-32003) after one was \
+                                     completed and the call retried"
                                 .into(),
                         });
                     }
@@ -736,7 +756,7 @@ impl Connection {
                     .await?;
                     continue;
                 }
-                Err(source) => return Err(self.service_error(source)),
+                Err(e) => return Err(self.service_error(format!("the call to `{name}`"), e)),
             };
             let ir = match response {
                 CallToolResponse::Complete(result) => {
@@ -905,7 +925,8 @@ pub(crate) async fn list_resources(peer: &Peer<RoleClient>, server: &str) -> Vec
             resources
         }
         Err(e) => {
-            tracing::warn!(%server, "cannot list its resources: {e}");
+            let why = failure::service(&e, &EndReason::default());
+            tracing::warn!(%server, "cannot list its resources: {why}");
             Vec::new()
         }
     }

@@ -198,7 +198,8 @@ impl ClientHandler for HostClient {
                 tools,
             })),
             Err(e) => {
-                tracing::warn!(server = %self.server_name, "cannot list the changed tools: {e}");
+                let why = crate::failure::service(&e, &crate::failure::EndReason::default());
+                tracing::warn!(server = %self.server_name, "cannot list the changed tools: {why}");
             }
         }
     }

@@ -127,14 +127,18 @@ pub enum HostError {
         /// The id.
         server: ServerId,
     },
-    /// The request failed at the transport or protocol level.
-    #[error("request to `{server}` failed: {source}")]
+    /// A request failed at the transport or protocol level: the server answered with an
+    /// error, went away, or sent something that is not a message.
+    #[error("{what} on `{server}` failed: {reason}")]
     Service {
         /// The server's name.
         server: String,
-        /// The rmcp error.
-        #[source]
-        source: Box<rmcp::ServiceError>,
+        /// What failed, e.g. "the call to `ask`".
+        what: String,
+        /// Why, in a sentence (the server's error, how it ended, what it sent).
+        reason: String,
+        /// The rmcp error, for programs (its words are in `reason`).
+        error: Box<rmcp::ServiceError>,
     },
     /// The call exceeded its active-time budget.
     #[error("tool call to `{server}` timed out after {budget:?} of active time")]

@@ -35,8 +35,10 @@
 //! # Ok(()) }
 //! ```
 
+mod child;
 mod connection;
 mod eras;
+mod failure;
 mod handler;
 pub mod headless;
 mod host;

@@ -60,6 +60,11 @@ pub struct LoggedMessage {
         serialize_with = "call_number"
     )]
     pub call: Option<CallId>,
+    /// Set when the server sent a line that is not a JSON-RPC message: why it is not one
+    /// (`"nested too deeply"`, `"not JSON: …"`); `message` is then the line itself, as a
+    /// string (its first 4 KiB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unparsable: Option<String>,
 }
 
 fn call_number<S: serde::Serializer>(call: &Option<CallId>, s: S) -> Result<S::Ok, S::Error> {
@@ -96,6 +101,11 @@ pub(crate) enum Raw {
     Sent(Box<rmcp::service::TxJsonRpcMessage<rmcp::service::RoleClient>>),
     Received(Box<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>),
     Json(Value),
+    /// A line the server sent that is not a JSON-RPC message, and why.
+    Unparsable {
+        text: String,
+        why: String,
+    },
 }
 
 /// One kept message.
@@ -115,10 +125,15 @@ impl Entry {
     fn message(&self, server: &str) -> Arc<LoggedMessage> {
         self.read
             .get_or_init(|| {
+                let mut unparsable = None;
                 let mut message = match &self.raw {
                     Raw::Sent(m) => serde_json::to_value(m).unwrap_or(Value::Null),
                     Raw::Received(m) => serde_json::to_value(m).unwrap_or(Value::Null),
                     Raw::Json(value) => value.clone(),
+                    Raw::Unparsable { text, why } => {
+                        unparsable = Some(why.clone());
+                        Value::String(text.clone())
+                    }
                 };
                 redact_all(&mut message);
                 Arc::new(LoggedMessage {
@@ -130,6 +145,7 @@ impl Entry {
                     latency_ms: self.latency_ms,
                     view: self.view,
                     call: self.call,
+                    unparsable,
                 })
             })
             .clone()
@@ -283,8 +299,13 @@ impl ProtocolLog {
                 "dir": entry.dir,
                 "message": entry.message,
             });
-            if let (Some(view), Some(object)) = (entry.view, line.as_object_mut()) {
-                object.insert("view".into(), Value::from(view.0));
+            if let Some(object) = line.as_object_mut() {
+                if let Some(view) = entry.view {
+                    object.insert("view".into(), Value::from(view.0));
+                }
+                if let Some(why) = &entry.unparsable {
+                    object.insert("unparsable".into(), Value::from(why.as_str()));
+                }
             }
             let mut out = trace
                 .lock()

@@ -16,11 +16,12 @@ use std::sync::Arc;
 use inquire::error::CustomUserError;
 use inquire::list_option::ListOption;
 use inquire::validator::Validation;
-use inquire::{Confirm, CustomType, InquireError, MultiSelect, Select, Text};
+use inquire::{Confirm, InquireError, MultiSelect, Select};
 use interlude_engine::Notice;
 use interlude_schema::{Content, Field, FieldError, FieldKind, FormSchema, format_number};
 use serde_json::{Number, Value};
 
+use crate::line::LinePrompt;
 use crate::render::{Screen, Style, plain_line, styled};
 
 /// Why filling a form stopped early.
@@ -214,6 +215,11 @@ fn help(field: &Field, hints: &[String], error: Option<&str>) -> String {
 
 const OPTIONAL_HINT: &str = "optional: leave empty to omit";
 
+/// Checks one value with the engine's rules, for a text prompt; the message is the engine's.
+fn checked(schema: &FormSchema, name: &str, value: &Value) -> Result<(), String> {
+    schema.validate_field(name, value).map_err(|e| e.message)
+}
+
 /// Checks one value with the engine's rules; the message is the engine's.
 fn check(schema: &FormSchema, name: &str, value: &Value) -> Validation {
     match schema.validate_field(name, value) {
@@ -242,30 +248,25 @@ fn ask_field(
             }
             let help = help(field, &hints, error);
             let initial = current.and_then(Value::as_str).unwrap_or_default();
-            let validator = {
-                let schema = Arc::clone(schema);
-                let name = field.name.clone();
-                let required = field.required;
-                move |input: &str| -> Result<Validation, CustomUserError> {
-                    if input.is_empty() {
-                        return Ok(if required {
-                            Validation::Invalid("is required".into())
-                        } else {
-                            Validation::Valid
-                        });
-                    }
-                    let sent = if date_time {
-                        local_date_time(input).unwrap_or_else(|| input.to_owned())
+            let check = |input: &str| -> Result<(), String> {
+                if input.is_empty() {
+                    return if field.required {
+                        Err("is required".into())
                     } else {
-                        input.to_owned()
+                        Ok(())
                     };
-                    Ok(check(&schema, &name, &Value::String(sent)))
                 }
+                let sent = if date_time {
+                    local_date_time(input).unwrap_or_else(|| input.to_owned())
+                } else {
+                    input.to_owned()
+                };
+                checked(schema, &field.name, &Value::String(sent))
             };
-            let answer = Text::new(&message)
+            let answer = LinePrompt::new(&message)
                 .with_initial_value(initial)
                 .with_help_message(&help)
-                .with_validator(validator)
+                .with_check(check)
                 .prompt()?;
             let answer = if date_time {
                 local_date_time(&answer).unwrap_or(answer)
@@ -293,33 +294,29 @@ fn ask_field(
             };
             let starting = current.map(Value::to_string).unwrap_or_default();
             let integer = *integer;
-            let parser = move |s: &str| NumAnswer::parse(s, integer);
-            let validator = {
-                let schema = Arc::clone(schema);
-                let name = field.name.clone();
-                let required = field.required;
-                move |n: &NumAnswer| -> Result<Validation, CustomUserError> {
-                    Ok(match &n.0 {
-                        None if required => Validation::Invalid("is required".into()),
-                        None => Validation::Valid,
-                        Some(num) => check(&schema, &name, &Value::Number(num.clone())),
-                    })
+            let check = |input: &str| -> Result<(), String> {
+                match NumAnswer::parse(input, integer) {
+                    Err(()) if integer => Err("must be a whole number".into()),
+                    Err(()) => Err("must be a number".into()),
+                    Ok(NumAnswer(None)) if field.required => Err("is required".into()),
+                    Ok(NumAnswer(None)) => Ok(()),
+                    Ok(NumAnswer(Some(num))) => checked(schema, &field.name, &Value::Number(num)),
                 }
             };
-            let mut prompt = CustomType::<NumAnswer>::new(&message)
-                .with_parser(&parser)
-                .with_starting_input(&starting)
+            let answer = LinePrompt::new(&message)
+                .with_initial_value(&starting)
                 .with_help_message(&help)
-                .with_error_message(if integer {
-                    "must be a whole number"
-                } else {
-                    "must be a number"
+                .with_placeholder(&placeholder)
+                .with_check(check)
+                .with_shown_answer(|input| {
+                    NumAnswer::parse(input, integer)
+                        .map_or_else(|()| input.to_owned(), |n| n.to_string())
                 })
-                .with_validator(validator);
-            if !placeholder.is_empty() {
-                prompt = prompt.with_placeholder(&placeholder);
-            }
-            Ok(prompt.prompt()?.0.map(Value::Number))
+                .prompt()?;
+            Ok(NumAnswer::parse(&answer, integer)
+                .ok()
+                .and_then(|n| n.0)
+                .map(Value::Number))
         }
         FieldKind::Boolean { .. } => {
             let current = current.and_then(Value::as_bool);
@@ -328,12 +325,19 @@ fn ask_field(
                 // y, n or nothing.
                 let hints = vec![format!("y or n; {OPTIONAL_HINT}")];
                 let help = help(field, &hints, error);
-                let answer = CustomType::<TriBool>::new(&message)
-                    .with_parser(&TriBool::parse)
+                let answer = LinePrompt::new(&message)
                     .with_placeholder("y/n")
                     .with_help_message(&help)
-                    .with_error_message("type y or n, or leave empty")
+                    .with_check(|input| {
+                        TriBool::parse(input)
+                            .map(|_| ())
+                            .map_err(|()| "type y or n, or leave empty".into())
+                    })
+                    .with_shown_answer(|input| {
+                        TriBool::parse(input).map_or_else(|()| input.to_owned(), |b| b.to_string())
+                    })
                     .prompt()?;
+                let answer = TriBool::parse(&answer).unwrap_or(TriBool(None));
                 return Ok(answer.0.map(Value::Bool));
             }
             let help = help(field, &[], error);

@@ -21,6 +21,7 @@
 
 mod form;
 mod handoff;
+mod line;
 mod link;
 mod render;
 mod request;

@@ -72,7 +72,7 @@ pub(crate) enum Style {
     Warn,
 }
 
-fn colour_enabled() -> bool {
+pub(crate) fn colour_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 

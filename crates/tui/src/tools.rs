@@ -12,15 +12,14 @@
 use std::fmt;
 use std::sync::Arc;
 
-use inquire::error::CustomUserError;
-use inquire::validator::Validation;
-use inquire::{Select, Text};
+use inquire::Select;
 use interlude_host::{CallRecord, CallStatus, ServerRecord};
 use interlude_schema::{Content, FormSchema};
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 
 use crate::form::{Stop, all_fields, fill};
+use crate::line::LinePrompt;
 use crate::render::{Screen, Style, plain_line, styled};
 
 /// What the person picked in the menu.
@@ -223,17 +222,17 @@ fn json_arguments(screen: &Screen, tool: &Tool) -> Result<JsonObject, Stop> {
         help.push_str(&format!(" · required: {}", required.join(", ")));
     }
     help.push_str(" · Esc goes back");
-    let validator = |input: &str| -> Result<Validation, CustomUserError> {
-        Ok(match serde_json::from_str::<Value>(input) {
-            Ok(Value::Object(_)) => Validation::Valid,
-            Ok(_) => Validation::Invalid("must be a JSON object, such as {\"key\": 1}".into()),
-            Err(e) => Validation::Invalid(format!("not valid JSON: {e}").into()),
-        })
+    let check = |input: &str| -> Result<(), String> {
+        match serde_json::from_str::<Value>(input) {
+            Ok(Value::Object(_)) => Ok(()),
+            Ok(_) => Err("must be a JSON object, such as {\"key\": 1}".into()),
+            Err(e) => Err(format!("not valid JSON: {e}")),
+        }
     };
-    let text = Text::new("Arguments (JSON):")
+    let text = LinePrompt::new("Arguments (JSON):")
         .with_initial_value("{}")
         .with_help_message(&help)
-        .with_validator(validator)
+        .with_check(check)
         .prompt()?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(o)) => Ok(o),

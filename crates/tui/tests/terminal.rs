@@ -194,6 +194,64 @@ fn accepting_contact_details_after_a_validation_message() {
     quit(&tmux);
 }
 
+/// Waits until the screen has a row that reads `row` (trailing blanks aside), starting with
+/// `prefix`; returns the screen.
+fn wait_for_row(tmux: &Tmux, prefix: &str, row: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let rows = tmux.rows();
+        if rows.iter().any(|r| r.trim_end() == row) {
+            return rows.join("\n");
+        }
+        if Instant::now() > deadline {
+            let now: Vec<&String> = rows.iter().filter(|r| r.starts_with(prefix)).collect();
+            panic!("no row {row:?}; rows starting with {prefix:?}: {now:?}");
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Shell editing in a text field: Ctrl-U clears it, Ctrl-W deletes the word before the cursor;
+/// what is sent is what is left.
+#[test]
+fn ctrl_u_clears_a_field_and_ctrl_w_deletes_a_word_as_in_a_shell() {
+    let Some(tmux) = start_session() else { return };
+    call(&tmux, "contact_info");
+    tmux.wait_for("? Name *");
+    tmux.type_text("Grace Hopper");
+    wait_for_row(&tmux, "? Name", "? Name * Grace Hopper");
+    tmux.press(&["C-u"]);
+    let screen = wait_for_row(&tmux, "? Name", "? Name *");
+    // The help line is still there, under the emptied field.
+    assert!(screen.contains("[Your full name"), "{screen}");
+    tmux.type_text("Ada Lovelace Byron");
+    wait_for_row(&tmux, "? Name", "? Name * Ada Lovelace Byron");
+    tmux.press(&["C-w"]);
+    wait_for_row(&tmux, "? Name", "? Name * Ada Lovelace");
+    tmux.press(&["C-w"]);
+    wait_for_row(&tmux, "? Name", "? Name * Ada");
+    tmux.type_text("Lovelace");
+    tmux.press(&["Enter"]);
+    wait_for_row(&tmux, "> Name", "> Name * Ada Lovelace");
+
+    tmux.wait_for("? Email *");
+    tmux.type_text("ada@example.com");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Age *");
+    // A number field edits the same way; a refused value keeps its message until Enter.
+    tmux.type_text("12");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("must be between 18 and 150");
+    tmux.press(&["C-u"]);
+    tmux.type_text("36");
+    wait_for_row(&tmux, "? Age", "? Age * 36");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Your answer to \"demo\"?");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Thanks Ada Lovelace (ada@example.com, age 36).");
+    quit(&tmux);
+}
+
 #[test]
 fn declining_tells_the_server() {
     let Some(tmux) = start_session() else { return };

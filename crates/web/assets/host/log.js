@@ -115,6 +115,8 @@ export async function refreshLog(api, { full = false } = {}) {
 }
 
 function summary(m) {
+  // A line the server sent that is not a JSON-RPC message: `message` is its text.
+  if (m.unparsable) return `not a message (${m.unparsable})`;
   const msg = m.message || {};
   if (msg.method) return msg.method;
   if (msg.error) return `error ${msg.error.code ?? ''} ${msg.error.message ?? ''}`.trim();

@@ -1,0 +1,312 @@
+//! The transport of a server started as a child process: rmcp's own line transport
+//! (`AsyncRwTransport`, the codec `TokioChildProcess` uses) over the child's stdin and stdout,
+//! with two things rmcp does not keep for a person:
+//!
+//! - **what the server sent that is not a JSON-RPC message.** rmcp 3.9 skips a line that is not
+//!   JSON (logged at debug level only), so a response lost that way leaves its request waiting
+//!   forever. The child's stdout is read through [`Watched`], which hands rmcp at most one line
+//!   per read: when rmcp asks for more after a whole line without having produced a message
+//!   from it, that line was skipped. Such a line is put in the protocol log and a warning. A
+//!   line that was meant as a message (it starts with `{` or `[`) but cannot be read — cut off,
+//!   nested deeper than the parser allows, broken — ends the connection, since whatever it
+//!   carried is lost: its reason says what the server sent, quoted, escaped and cut short. A
+//!   stray line of text (a server printing to stdout) is skipped, as rmcp and the other SDKs
+//!   do, and remembered: if the server then ends, its reason says what it wrote last.
+//! - **how the process ended** (its exit status or signal), noted as the connection's
+//!   [`EndReason`] when its output ends.
+//!
+//! Closing follows rmcp's stdio shutdown, less the `SIGTERM` (the workspace forbids `unsafe`):
+//! stdin is closed, the server gets 3 s to exit, then it is killed. A dropped transport kills
+//! the process (`kill_on_drop`).
+//!
+//! What it does not do: parse or frame messages itself (rmcp does, unchanged), or change any
+//! byte on the wire.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use interlude_engine::ServerId;
+use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use crate::failure::{self, EndReason};
+use crate::protocol_log::{Direction, ProtocolLog, Raw, Shape};
+
+/// How long a closed server may take to exit before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+/// How long the host waits, once a server's output ended, for its exit status.
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+/// The longest line kept whole to say why it could not be read (longer ones are quoted, not
+/// re-read).
+const KEPT_LINE: usize = 1 << 20;
+/// How much of the child's stdout is read at once.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Where a skipped line goes besides the warning: the server's protocol log.
+pub(crate) struct LogTo {
+    pub(crate) log: Arc<ProtocolLog>,
+    pub(crate) server: ServerId,
+    pub(crate) name: String,
+}
+
+/// What the reader and the transport share.
+struct Shared {
+    /// How many messages rmcp produced so far.
+    delivered: AtomicU64,
+    ended: EndReason,
+    /// What the server wrote last when its output ended, if that is worth saying: the end
+    /// of "the server exited with status 1 …".
+    tail: std::sync::Mutex<Option<String>>,
+    log: LogTo,
+}
+
+/// A child process as an rmcp client transport.
+pub(crate) struct ChildTransport {
+    inner: AsyncRwTransport<RoleClient, Watched<ChildStdout>, ChildStdin>,
+    child: Child,
+    shared: Arc<Shared>,
+}
+
+impl ChildTransport {
+    /// The transport of `child`, whose stdin and stdout must be piped.
+    pub(crate) fn new(mut child: Child, ended: EndReason, log: LogTo) -> std::io::Result<Self> {
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("the child's stdio is not piped"));
+        };
+        let shared = Arc::new(Shared {
+            delivered: AtomicU64::new(0),
+            ended,
+            tail: std::sync::Mutex::default(),
+            log,
+        });
+        let reader = Watched {
+            inner: stdout,
+            buf: vec![0; READ_CHUNK].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            line: Vec::new(),
+            line_len: 0,
+            line_done: false,
+            delivered_at_end: 0,
+            stray: None,
+            stopped: false,
+            shared: Arc::clone(&shared),
+        };
+        Ok(ChildTransport {
+            inner: AsyncRwTransport::new_client(reader, stdin),
+            child,
+            shared,
+        })
+    }
+
+    /// Notes how the server ended once its output did: its exit status (waited for briefly),
+    /// after the last stray line it wrote, if any.
+    async fn note_end(&mut self) {
+        if self.shared.ended.get().is_some() {
+            return;
+        }
+        let status = tokio::time::timeout(EXIT_STATUS_WAIT, self.child.wait()).await;
+        let how = match status {
+            Ok(Ok(status)) => failure::exit(status),
+            Ok(Err(e)) => format!("ended its output (its exit status is unknown: {e})"),
+            Err(_) => "closed its output".to_owned(),
+        };
+        let tail = self
+            .shared
+            .tail
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .unwrap_or_default();
+        self.shared.ended.note(format!("the server {how}{tail}"));
+    }
+}
+
+impl Transport<RoleClient> for ChildTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        match self.inner.receive().await {
+            Some(message) => {
+                self.shared.delivered.fetch_add(1, Ordering::SeqCst);
+                Some(message)
+            }
+            None => {
+                self.note_end().await;
+                None
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inner.close().await?;
+        if tokio::time::timeout(EXIT_GRACE, self.child.wait())
+            .await
+            .is_err()
+        {
+            self.child.kill().await?;
+        }
+        Ok(())
+    }
+}
+
+/// The child's stdout, handed to rmcp at most one line per read, watching for lines rmcp
+/// skipped (see the module documentation).
+struct Watched<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    pos: usize,
+    filled: usize,
+    /// The line being handed out (its first [`KEPT_LINE`] bytes).
+    line: Vec<u8>,
+    /// Its whole length so far.
+    line_len: usize,
+    /// Whether its newline was handed out.
+    line_done: bool,
+    /// Messages rmcp had produced when the line's newline was handed out.
+    delivered_at_end: u64,
+    /// The last stray line of text, quoted, and why it is not a message.
+    stray: Option<(String, String)>,
+    /// A line ended the connection: nothing more is read.
+    stopped: bool,
+    shared: Arc<Shared>,
+}
+
+impl<R> Watched<R> {
+    /// rmcp consumed a whole line and produced no message from it: says what it was, and
+    /// whether the connection ends.
+    fn skipped(&mut self) {
+        let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+        let first = line.iter().find(|b| !b.is_ascii_whitespace()).copied();
+        let Some(first) = first else {
+            return; // An empty line.
+        };
+        let whole = self.line_len <= KEPT_LINE;
+        let why = if whole {
+            match serde_json::from_slice::<serde_json::Value>(line) {
+                // JSON that rmcp could not type: rmcp answered it (Invalid Request) or ignored
+                // it by design (a notification of another protocol).
+                Ok(_) => return,
+                Err(e) => failure::not_json(&e),
+            }
+        } else {
+            format!("a line of {} bytes that could not be read", self.line_len)
+        };
+        let quoted = failure::shown(line, failure::QUOTED_BYTES);
+        let Shared { log, ended, .. } = &*self.shared;
+        if log.log.enabled() {
+            let text = String::from_utf8_lossy(line.get(..4096).unwrap_or(line)).into_owned();
+            log.log.record(
+                log.server,
+                &log.name,
+                Direction::Recv,
+                Raw::Unparsable {
+                    text,
+                    why: why.clone(),
+                },
+                Shape {
+                    id: None,
+                    is_request: false,
+                    call: None,
+                },
+            );
+        }
+        if matches!(first, b'{' | b'[') {
+            // The connection's end says it (a warning among others).
+            ended.note(format!(
+                "the server sent something that is not a JSON-RPC message: {quoted} ({why})"
+            ));
+            self.stopped = true;
+        } else {
+            tracing::warn!(server = %log.name, "the server wrote something that is not a JSON-RPC message, skipped: {quoted} ({why})");
+            self.stray = Some((quoted, why));
+        }
+    }
+
+    /// The output ended: a last line without its newline, or else the last stray line, is
+    /// kept for the connection's end reason (the transport adds how the process ended).
+    fn at_eof(&mut self) {
+        let tail = if !self.line_done && self.line_len > 0 {
+            let quoted = failure::shown(&self.line, failure::QUOTED_BYTES);
+            format!(" after an unfinished line: {quoted}")
+        } else if let Some((quoted, why)) = self.stray.take() {
+            format!(" after writing something that is not a JSON-RPC message: {quoted} ({why})")
+        } else {
+            return;
+        };
+        *self
+            .shared
+            .tail
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(tail);
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        if this.line_done {
+            // rmcp has consumed the whole last line (it is handed out one line at a time) and
+            // asks for more.
+            if this.shared.delivered.load(Ordering::SeqCst) == this.delivered_at_end {
+                this.skipped();
+            }
+            this.line.clear();
+            if this.line.capacity() > READ_CHUNK {
+                this.line.shrink_to(READ_CHUNK);
+            }
+            this.line_len = 0;
+            this.line_done = false;
+        }
+        if this.stopped {
+            return Poll::Ready(Ok(()));
+        }
+        if this.pos == this.filled {
+            let mut chunk = ReadBuf::new(&mut this.buf);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut chunk))?;
+            this.filled = chunk.filled().len();
+            this.pos = 0;
+            if this.filled == 0 {
+                this.at_eof();
+                return Poll::Ready(Ok(()));
+            }
+        }
+        let available = this.buf.get(this.pos..this.filled).unwrap_or_default();
+        let upto = available
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(available.len(), |i| i + 1);
+        let n = upto.min(out.remaining());
+        let handed = available.get(..n).unwrap_or_default();
+        out.put_slice(handed);
+        let room = KEPT_LINE.saturating_sub(this.line.len());
+        this.line
+            .extend_from_slice(handed.get(..room.min(n)).unwrap_or_default());
+        this.line_len += n;
+        this.pos += n;
+        if handed.last() == Some(&b'\n') {
+            this.line_done = true;
+            this.delivered_at_end = this.shared.delivered.load(Ordering::SeqCst);
+        }
+        Poll::Ready(Ok(()))
+    }
+}

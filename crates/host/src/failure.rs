@@ -1,0 +1,310 @@
+//! What went wrong with a server, as one sentence a person reads: the one place where rmcp's
+//! errors (`ServiceError`, `ClientInitializeError`, `ErrorData`), a child process's exit and a
+//! line a server sent that is not a JSON-RPC message become words.
+//!
+//! A reason says who (the server), what, and why: "the server exited with status 3", "the
+//! server answered with an error: no such tool (code -32602, invalid params)". Never an rmcp
+//! type's `Debug` dump, never "Transport closed" alone.
+//!
+//! Why a connection ended is known below rmcp (the stdio transport sees the process exit and
+//! the bytes it wrote), while the errors above it only say "closed": [`EndReason`] carries the
+//! first from the transport to whoever turns the second into a sentence.
+//!
+//! What it does not do: decide whether anything failed, or print.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::ServiceError;
+use rmcp::model::ErrorData;
+use rmcp::service::ClientInitializeError;
+
+/// Why a connection ended, when the transport knows it (e.g. "the server exited with status
+/// 3"). Shared by the transport, which notes it, and the connection, which reads it. The first
+/// reason noted stays.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct EndReason(Arc<Mutex<Option<String>>>);
+
+impl EndReason {
+    /// Notes why the connection ended, unless a reason is already known.
+    pub(crate) fn note(&self, reason: String) {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            *slot = Some(reason);
+        }
+    }
+
+    /// The reason noted, if any.
+    pub(crate) fn get(&self) -> Option<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Why a connection that nobody closed ended.
+pub(crate) fn disconnected(ended: &EndReason) -> String {
+    ended
+        .get()
+        .unwrap_or_else(|| "the server closed the connection".to_owned())
+}
+
+/// Why a request to a server failed.
+pub(crate) fn service(e: &ServiceError, ended: &EndReason) -> String {
+    match e {
+        ServiceError::McpError(data) => error_data(data),
+        ServiceError::TransportClosed => ended
+            .get()
+            .unwrap_or_else(|| "the connection to the server closed before it answered".to_owned()),
+        ServiceError::TransportSend(error) => ended.get().unwrap_or_else(|| {
+            format!(
+                "the host could not send to the server: {}",
+                error_chain(&*error.error)
+            )
+        }),
+        ServiceError::UnexpectedResponse => {
+            "the server answered with a result of the wrong kind".to_owned()
+        }
+        ServiceError::Cancelled { reason } => match reason {
+            Some(reason) => format!("the request was cancelled: {reason}"),
+            None => "the request was cancelled".to_owned(),
+        },
+        ServiceError::Timeout { timeout } => {
+            format!("the server did not answer within {timeout:?}")
+        }
+        other => format!("the request failed: {other}"),
+    }
+}
+
+/// Why a connection could not be set up.
+pub(crate) fn connect(e: &ClientInitializeError, ended: &EndReason) -> String {
+    use ClientInitializeError as E;
+    let before_ready = || {
+        ended.get().map_or_else(
+            || "the server closed the connection before it was ready".to_owned(),
+            |why| format!("{why} before it was ready"),
+        )
+    };
+    match e {
+        E::ConnectionClosed(_) | E::ExpectedInitResponse(None) | E::ExpectedInitResult(None) => {
+            before_ready()
+        }
+        E::ExpectedInitResponse(Some(message)) => format!(
+            "the server answered `initialize` with {}",
+            describe_message(message)
+        ),
+        E::ExpectedInitResult(Some(_)) => {
+            "the server answered `initialize` with the result of another request".to_owned()
+        }
+        E::ConflictInitResponseId(expected, got)
+        | E::UncorrelatedErrorResponse {
+            expected,
+            received: got,
+        } => format!("the server answered `initialize` (id {expected}) under another id ({got})"),
+        E::TransportError { error, context } => match ended.get() {
+            Some(_) => before_ready(),
+            None => format!(
+                "the host could not send to the server ({context}): {}",
+                error_chain(&*error.error)
+            ),
+        },
+        E::JsonRpcError(data) => format!("the server refused `initialize`: {}", error_data(data)),
+        E::NoCompatibleProtocolVersion {
+            client_supported,
+            server_supported,
+        } => {
+            let list = |v: &[rmcp::model::ProtocolVersion]| {
+                v.iter()
+                    .map(|v| v.as_str().to_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!(
+                "the server speaks none of the protocol versions the host does (the host: {}; \
+                 the server: {})",
+                list(client_supported),
+                list(server_supported)
+            )
+        }
+        E::LegacyFallbackFailed { fallback, .. } => connect(fallback, ended),
+        other => other.to_string(),
+    }
+}
+
+/// A JSON-RPC error from the server: its message, its code with the code's meaning, and its
+/// data (compact, cut short).
+pub(crate) fn error_data(e: &ErrorData) -> String {
+    let meaning = match e.code.0 {
+        -32700 => Some("parse error"),
+        -32600 => Some("invalid request"),
+        -32601 => Some("method not found"),
+        -32602 => Some("invalid params"),
+        -32603 => Some("internal error"),
+        -32042 => Some("URL elicitation required"),
+        -32021 => Some("missing capability"),
+        _ => None,
+    };
+    let code = match meaning {
+        Some(m) => format!("code {}, {m}", e.code.0),
+        None => format!("code {}", e.code.0),
+    };
+    let message = e.message.trim();
+    let message = if message.is_empty() {
+        "(no message)"
+    } else {
+        message
+    };
+    let mut s = format!(
+        "the server answered with an error: {} ({code})",
+        shown(message.as_bytes(), 300)
+    );
+    if let Some(data) = &e.data {
+        let data = data.to_string();
+        s.push_str(&format!("; data: {}", shown(data.as_bytes(), 200)));
+    }
+    s
+}
+
+/// What a message the server sent is, in a few words (its kind and method, or its error).
+fn describe_message(
+    message: &rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>,
+) -> String {
+    use rmcp::model::JsonRpcMessage as M;
+    let method = |v: serde_json::Value| {
+        v.get("method")
+            .and_then(serde_json::Value::as_str)
+            .map(|m| format!("`{}`", shown(m.as_bytes(), 80)))
+            .unwrap_or_else(|| "(no method)".to_owned())
+    };
+    match message {
+        M::Request(r) => format!(
+            "a request of its own, {}",
+            method(serde_json::to_value(&r.request).unwrap_or_default())
+        ),
+        M::Notification(n) => format!(
+            "a notification, {}",
+            method(serde_json::to_value(&n.notification).unwrap_or_default())
+        ),
+        M::Response(_) => "the response to another request".to_owned(),
+        M::Error(e) => error_data(&e.error),
+    }
+}
+
+/// An error with its causes, one after the other.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !s.contains(&text) {
+            s.push_str(": ");
+            s.push_str(&text);
+        }
+        source = cause.source();
+    }
+    s
+}
+
+/// At most this many bytes of a line a server sent are quoted in a reason.
+pub(crate) const QUOTED_BYTES: usize = 120;
+
+/// Peer bytes as a person may read them: quoted, escaped (control characters, quotes and
+/// invalid UTF-8 shown as escapes, so nothing reaches a terminal raw), and cut after `max`
+/// bytes with an ellipsis.
+pub(crate) fn shown(bytes: &[u8], max: usize) -> String {
+    let cut = bytes.len() > max;
+    let head = bytes.get(..max).unwrap_or(bytes);
+    let text = String::from_utf8_lossy(head);
+    let mut s: String = text.escape_debug().collect();
+    if cut {
+        s.push('…');
+    }
+    format!("\"{s}\"")
+}
+
+/// Why a line a server sent is not a JSON-RPC message, in a few words: serde_json's error,
+/// with its most common cases said plainly.
+pub(crate) fn not_json(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    if text.starts_with("recursion limit exceeded") {
+        "nested too deeply".to_owned()
+    } else if e.is_eof() {
+        format!("cut off: {text}")
+    } else {
+        format!("not JSON: {text}")
+    }
+}
+
+/// How a child process ended, as the end of "the server …".
+pub(crate) fn exit(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("was killed by signal {signal}");
+        }
+    }
+    "exited".to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ErrorCode;
+
+    #[test]
+    fn peer_text_is_quoted_escaped_and_cut() {
+        assert_eq!(shown(b"a\x1b[31mb\"", 100), r#""a\u{1b}[31mb\"""#);
+        assert_eq!(shown(b"abcdef", 3), "\"abc…\"");
+        assert_eq!(shown(&[0xff, b'a'], 10), "\"\u{fffd}a\"");
+    }
+
+    #[test]
+    fn errors_read_as_sentences_never_as_rmcp_dumps() {
+        let ended = EndReason::default();
+        let data = ErrorData::new(
+            ErrorCode(-32603),
+            "boom",
+            Some(serde_json::json!({"detail": 1})),
+        );
+        let said = service(&ServiceError::McpError(data), &ended);
+        assert_eq!(
+            said,
+            "the server answered with an error: \"boom\" (code -32603, internal error); data: \"{\\\"detail\\\":1}\""
+        );
+        assert!(!said.contains("ErrorData"), "{said}");
+        let said = service(&ServiceError::TransportClosed, &ended);
+        assert_eq!(
+            said,
+            "the connection to the server closed before it answered"
+        );
+        ended.note("the server exited with status 3".into());
+        ended.note("something later".into());
+        assert_eq!(
+            service(&ServiceError::TransportClosed, &ended),
+            "the server exited with status 3"
+        );
+        assert_eq!(
+            connect(&ClientInitializeError::ConnectionClosed("x".into()), &ended),
+            "the server exited with status 3 before it was ready"
+        );
+    }
+
+    #[test]
+    fn json_errors_are_said_plainly() {
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let e = serde_json::from_str::<serde_json::Value>(&deep).unwrap_err();
+        assert_eq!(not_json(&e), "nested too deeply");
+        let e = serde_json::from_str::<serde_json::Value>("oops").unwrap_err();
+        assert!(
+            not_json(&e).starts_with("not JSON: expected"),
+            "{}",
+            not_json(&e)
+        );
+        let e = serde_json::from_str::<serde_json::Value>("{\"a\":").unwrap_err();
+        assert!(not_json(&e).starts_with("cut off"), "{}", not_json(&e));
+    }
+}
