@@ -1224,3 +1224,77 @@ fn a_refusal_is_one_plain_sentence() {
         "colour codes in a pipe: {stderr:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The User Interaction draft (seed 000), headless: `interlude call … --user-interaction`.
+
+/// `interlude call` on the hand-written server of the draft: a prompt answered from the answers
+/// file as a form is (`{"content": …}` goes back), a decline in the file is the draft's `-1`
+/// (exit 1), a `ua` consented to by the file is printed, never opened, and answered `{}`; an
+/// answers file that breaks the prompt's form cancels it (exit 2, the field named); without the
+/// switch nothing is declared.
+#[test]
+fn call_answers_the_drafts_interactions_headless() {
+    let dir = scratch("user-interaction");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../demo/tests/test_data/interaction_server.py")
+        .canonicalize()
+        .unwrap();
+    let server = format!("python3 {}", script.display());
+    let call = |tool: &str, answers: Value, declare: bool| {
+        let file = dir.join(format!("{tool}-answers.json"));
+        std::fs::write(&file, serde_json::to_vec(&answers).unwrap()).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_interlude"));
+        cmd.args(["call", &server, tool, "--protocol-version", "2025-11-25"])
+            .arg("--answers")
+            .arg(&file)
+            .args(["--url-wait", "5"])
+            .env("XDG_CACHE_HOME", &dir)
+            .env_remove("INTERLUDE_USER_INTERACTION");
+        if declare {
+            cmd.arg("--user-interaction");
+        }
+        run(&mut cmd, RUN_TIMEOUT)
+    };
+    let reply = |out: &Output| -> Value {
+        serde_json::from_str(&result_texts(out))
+            .unwrap_or_else(|e| panic!("the tool's text is not JSON ({e})\n{out}"))
+    };
+
+    let out = call(
+        "prompt",
+        json!({"name": "Monalisa", "email": "monalisa@example.com", "age": 30}),
+        true,
+    );
+    assert!(out.status.success(), "{out}");
+    assert_eq!(
+        reply(&out),
+        json!({"result": {"content": {"name": "Monalisa", "email": "monalisa@example.com", "age": 30}}}),
+        "{out}"
+    );
+
+    let out = call("prompt", json!({"action": "decline"}), true);
+    assert_eq!(out.status.code(), Some(1), "{out}");
+    assert_eq!(reply(&out)["error"]["code"], -1, "{out}");
+
+    let out = call(
+        "prompt",
+        json!({"name": "Monalisa", "email": "not-an-email"}),
+        true,
+    );
+    assert_eq!(out.status.code(), Some(2), "{out}");
+    assert!(out.stderr.contains("email"), "{out}");
+
+    let out = call("ua", json!({"action": "accept"}), true);
+    assert!(out.status.success(), "{out}");
+    assert_eq!(reply(&out)["reply"], json!({"result": {}}), "{out}");
+    assert!(
+        out.stderr
+            .contains("https://oauth.example.com/authorize?client_id=abc123"),
+        "the consented link is printed: {out}"
+    );
+
+    let out = call("capabilities", json!({}), false);
+    assert!(out.status.success(), "{out}");
+    assert!(reply(&out).get("userInteraction").is_none(), "{out}");
+}
