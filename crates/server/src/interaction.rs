@@ -32,16 +32,16 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use interlude_protocol::Answer;
 pub use interlude_protocol::interaction::{CREATE_METHOD, InteractionType, NOTIFY_METHOD};
 use interlude_protocol::interaction::{
     CreatedInteraction, Interaction, NOT_CONSENTED, normalize_initialize, notify_id,
 };
-use interlude_protocol::{Answer, RELATED_REQUEST_ID_KEY};
 use interlude_schema::{Content, FormSchema};
 use rmcp::ErrorData;
 use rmcp::model::{
     CancelledNotificationParam, ClientResult, CustomRequest, ElicitResult, ElicitationAction,
-    ElicitationSchema, NumberOrString, RequestMetaObject, ServerRequest,
+    ElicitationSchema, ServerRequest,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer, ServiceError};
 use serde_json::{Value, json};
@@ -230,22 +230,14 @@ fn new_id() -> String {
     crate::url::oauth::random_token()
 }
 
-/// The `_meta` naming the tool call an interaction is raised by (the host ties it to the call).
-fn related_meta(call: &NumberOrString) -> RequestMetaObject {
-    let id = match call {
-        NumberOrString::Number(n) => Value::from(*n),
-        NumberOrString::String(s) => Value::from(s.as_ref()),
-    };
-    let mut meta = RequestMetaObject::new();
-    meta.insert(RELATED_REQUEST_ID_KEY.to_owned(), id);
-    meta
-}
-
 /// Sends `interaction/create` with `created` and waits for the client's answer (or the tool
 /// call's cancellation, which cancels the interaction).
 async fn create(ask: &Ask, created: &CreatedInteraction) -> Result<Reply, AskError> {
     let mut request = CustomRequest::new(CREATE_METHOD, Some(created.to_params()));
-    request.extensions.insert(related_meta(&ask.context.id));
+    // Names the tool call it is raised by, as an elicitation does (the host ties it to the call).
+    request
+        .extensions
+        .insert(crate::push::related_to(&ask.context.id));
     let handle = tokio::select! {
         handle = ask.context.peer.send_request_with_option(
             ServerRequest::CustomRequest(request),

@@ -206,7 +206,7 @@ fn cancelled() -> ElicitResult {
 }
 
 /// The `_meta` of an elicitation raised while serving the request `call`.
-fn related_to(call: &RequestId) -> RequestMetaObject {
+pub(crate) fn related_to(call: &RequestId) -> RequestMetaObject {
     let id = match call {
         NumberOrString::Number(n) => Value::from(*n),
         NumberOrString::String(s) => Value::from(s.as_ref()),
