@@ -18,7 +18,9 @@ use inquire::list_option::ListOption;
 use inquire::validator::Validation;
 use inquire::{Confirm, CustomType, InquireError, MultiSelect, Select, Text};
 use interlude_engine::Notice;
-use interlude_schema::{Content, Field, FieldError, FieldKind, FormSchema, format_number};
+use interlude_schema::{
+    Content, Field, FieldError, FieldKind, FormSchema, format_number, sentence_start,
+};
 use serde_json::{Number, Value};
 
 use crate::render::{Screen, Style, plain_line, styled};
@@ -144,14 +146,11 @@ fn sent_as(field: &Field, v: &Value) -> String {
     )
 }
 
-/// Writes field errors as a list.
-pub(crate) fn show_errors(screen: &Screen, schema: &FormSchema, errors: &[FieldError]) {
+/// Writes field errors as a list (each message names its field).
+pub(crate) fn show_errors(screen: &Screen, errors: &[FieldError]) {
     for e in errors {
-        let label = schema
-            .field(&e.field)
-            .map_or_else(|| plain_line(&e.field), |f| plain_line(&f.label()));
         screen.line(format!(
-            "    {} {label}: {}",
+            "    {} {}",
             styled(Style::Error, "•"),
             plain_line(&e.message)
         ));
@@ -195,24 +194,28 @@ pub(crate) fn local_date_time(input: &str) -> Option<String> {
     Some(local.to_rfc3339_opts(SecondsFormat::Secs, false))
 }
 
-/// The help line: the engine's complaint first, then the description, then hints.
+/// The help line: the engine's complaint first, then the field's help (its description and
+/// hint, as the web page shows them), then how to answer here.
 fn help(field: &Field, hints: &[String], error: Option<&str>) -> String {
     let mut parts = Vec::new();
     if let Some(e) = error {
         parts.push(format!("✗ {}", plain_line(e)));
     }
-    if let Some(d) = field
-        .description
-        .as_deref()
-        .filter(|d| !d.trim().is_empty())
-    {
-        parts.push(plain_line(d));
+    if let Some(h) = field.help() {
+        parts.push(plain_line(&h));
     }
     parts.extend(hints.iter().cloned());
     parts.join(" · ")
 }
 
-const OPTIONAL_HINT: &str = "optional: leave empty to omit";
+const OPTIONAL_HINT: &str = "Optional: leave it empty to omit it.";
+
+/// The message for a required field left empty, as the engine words it.
+fn required_message(schema: &FormSchema, name: &str) -> String {
+    schema
+        .required_message(name)
+        .unwrap_or_else(|| "Enter a value.".to_owned())
+}
 
 /// Checks one value with the engine's rules; the message is the engine's.
 fn check(schema: &FormSchema, name: &str, value: &Value) -> Validation {
@@ -233,9 +236,9 @@ fn ask_field(
     match &field.kind {
         FieldKind::Text { format, .. } => {
             let date_time = *format == Some(interlude_schema::StringFormat::DateTime);
-            let mut hints: Vec<String> = field.hint().map(|h| plain_line(&h)).into_iter().collect();
+            let mut hints: Vec<String> = Vec::new();
             if date_time {
-                hints.push("or local time, such as 2026-09-15 10:30".to_owned());
+                hints.push("Local time works too, such as 2026-09-15 10:30.".to_owned());
             }
             if !field.required {
                 hints.push(OPTIONAL_HINT.to_owned());
@@ -245,11 +248,13 @@ fn ask_field(
             let validator = {
                 let schema = Arc::clone(schema);
                 let name = field.name.clone();
-                let required = field.required;
+                let required = field
+                    .required
+                    .then(|| required_message(&schema, &field.name));
                 move |input: &str| -> Result<Validation, CustomUserError> {
                     if input.is_empty() {
-                        return Ok(if required {
-                            Validation::Invalid("is required".into())
+                        return Ok(if let Some(message) = &required {
+                            Validation::Invalid(message.clone().into())
                         } else {
                             Validation::Valid
                         });
@@ -280,7 +285,7 @@ fn ask_field(
             maximum,
             ..
         } => {
-            let mut hints: Vec<String> = field.hint().into_iter().collect();
+            let mut hints: Vec<String> = Vec::new();
             if !field.required {
                 hints.push(OPTIONAL_HINT.to_owned());
             }
@@ -297,24 +302,31 @@ fn ask_field(
             let validator = {
                 let schema = Arc::clone(schema);
                 let name = field.name.clone();
-                let required = field.required;
+                let required = field
+                    .required
+                    .then(|| required_message(&schema, &field.name));
                 move |n: &NumAnswer| -> Result<Validation, CustomUserError> {
-                    Ok(match &n.0 {
-                        None if required => Validation::Invalid("is required".into()),
-                        None => Validation::Valid,
-                        Some(num) => check(&schema, &name, &Value::Number(num.clone())),
+                    Ok(match (&n.0, &required) {
+                        (None, Some(message)) => Validation::Invalid(message.clone().into()),
+                        (None, None) => Validation::Valid,
+                        (Some(num), _) => check(&schema, &name, &Value::Number(num.clone())),
                     })
                 }
             };
+            let not_a_number = format!(
+                "{} must be {}.",
+                sentence_start(&field.label()),
+                if integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                }
+            );
             let mut prompt = CustomType::<NumAnswer>::new(&message)
                 .with_parser(&parser)
                 .with_starting_input(&starting)
                 .with_help_message(&help)
-                .with_error_message(if integer {
-                    "must be a whole number"
-                } else {
-                    "must be a number"
-                })
+                .with_error_message(&not_a_number)
                 .with_validator(validator);
             if !placeholder.is_empty() {
                 prompt = prompt.with_placeholder(&placeholder);
@@ -326,18 +338,18 @@ fn ask_field(
             if current.is_none() && !field.required {
                 // Confirm cannot be left empty: an optional yes/no without a default takes
                 // y, n or nothing.
-                let hints = vec![format!("y or n; {OPTIONAL_HINT}")];
+                let hints = vec![format!("Type y or n. {OPTIONAL_HINT}")];
                 let help = help(field, &hints, error);
                 let answer = CustomType::<TriBool>::new(&message)
                     .with_parser(&TriBool::parse)
                     .with_placeholder("y/n")
                     .with_help_message(&help)
-                    .with_error_message("type y or n, or leave empty")
+                    .with_error_message("Type y or n, or leave it empty.")
                     .prompt()?;
                 return Ok(answer.0.map(Value::Bool));
             }
             let help = help(field, &[], error);
-            let mut prompt = Confirm::new(&message).with_error_message("type y or n");
+            let mut prompt = Confirm::new(&message).with_error_message("Type y or n.");
             if !help.is_empty() {
                 prompt = prompt.with_help_message(&help);
             }
@@ -403,7 +415,7 @@ fn ask_field(
                 .unwrap_or_default();
             let mut hints: Vec<String> = field.hint().into_iter().collect();
             if !field.required {
-                hints.push("optional: choose none to omit".to_owned());
+                hints.push("Optional: choose none to omit it.".to_owned());
             }
             hints.push("Space to tick, Enter to confirm, → all, ← none".to_owned());
             let help = help(field, &hints, error);
@@ -563,7 +575,7 @@ mod tests {
             schema(json!({"type":"object","properties":{"age":{"type":"integer","minimum":18}}}));
         assert_eq!(
             check(&s, "age", &Value::Number(half)),
-            Validation::Invalid("must be a whole number".into())
+            Validation::Invalid("Age must be a whole number.".into())
         );
     }
 

@@ -402,7 +402,20 @@ async fn every_widget(server: &str) {
         )
         .await
         .unwrap();
-    assert_eq!(message, json!("must be an e-mail address"));
+    assert_eq!(
+        message,
+        json!("Email must be an e-mail address, such as ada@example.com.")
+    );
+    // The description and the hint, each said once, as sentences (issue 12).
+    let help = page
+        .browser
+        .js("document.querySelector('section.ask [data-field=\"email\"] .hint')?.textContent")
+        .await
+        .unwrap();
+    assert_eq!(
+        help,
+        json!("Where we send the ticket. For example, ada@example.com.")
+    );
     assert_eq!(
         email.attr("aria-invalid").await.unwrap().as_deref(),
         Some("true"),
@@ -616,14 +629,14 @@ async fn engine_refusal_is_shown_and_keeps_focus() {
         .unwrap();
     assert_eq!(
         refused,
-        json!("The host refused this answer: age must be between 18 and 150")
+        json!("The host refused this answer. Age must be between 18 and 150.")
     );
     let age_error = page
         .browser
         .js("document.querySelector('section.ask [data-field=\"age\"] .field-error').textContent")
         .await
         .unwrap();
-    assert_eq!(age_error, json!("must be between 18 and 150"));
+    assert_eq!(age_error, json!("Age must be between 18 and 150."));
     // Still the same card, focus still in the name field, typing goes on where it was.
     let (_, still) = page.focused_card("demo", None).await;
     assert_eq!(still, id);
