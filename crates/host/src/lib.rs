@@ -17,6 +17,9 @@
 //!   byte for byte; push-era `elicitation/create` requests arrive through the rmcp
 //!   `ClientHandler`, tied to their call by the transport tap. An optional call timeout counts
 //!   only the time nobody is being asked something.
+//! - [`check_arguments`] (and [`Connection::check_arguments`]) checks a tool's arguments against
+//!   its `inputSchema` — full JSON Schema — before a surface sends the call, with one sentence
+//!   per problem naming the field; [`parse_arguments`] reads arguments typed as JSON.
 //!
 //! # Example
 //! ```no_run
@@ -32,6 +35,7 @@
 //! # Ok(()) }
 //! ```
 
+mod arguments;
 mod connection;
 mod eras;
 mod handler;
@@ -47,6 +51,7 @@ mod surface;
 mod tap;
 mod timer;
 
+pub use arguments::{ArgumentError, check_arguments, parse_arguments};
 pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
 pub use eras::EraMemory;
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
