@@ -376,7 +376,16 @@ fn sentence(name: &Name, kind: &ValidationErrorKind) -> String {
         ValidationErrorKind::Type { kind } => {
             let kinds: Vec<String> = match kind {
                 TypeKind::Single(t) => vec![kind_of(*t).to_owned()],
-                TypeKind::Multiple(set) => set.iter().map(|t| kind_of(t).to_owned()).collect(),
+                // "or null" says nothing to a person: an optional field may be left out.
+                TypeKind::Multiple(set) => {
+                    let some: Vec<JsonType> = set.iter().filter(|t| *t != JsonType::Null).collect();
+                    let shown = if some.is_empty() {
+                        set.iter().collect()
+                    } else {
+                        some
+                    };
+                    shown.into_iter().map(|t| kind_of(t).to_owned()).collect()
+                }
             };
             format!("{n} must be {}.", or_list(&kinds))
         }
@@ -509,7 +518,8 @@ mod tests {
         let schema = json!({"type": "object", "properties": {
             "name": {"type": "string"}, "count": {"type": "integer"},
             "ratio": {"type": "number"}, "on": {"type": "boolean"},
-            "tags": {"type": "array"}, "either": {"type": ["string", "null"]}}});
+            "tags": {"type": "array"}, "either": {"type": ["string", "null"]},
+            "mixed": {"type": ["string", "integer"]}}});
         assert_eq!(
             one(schema.clone(), json!({"name": 1})),
             "Name must be text."
@@ -531,9 +541,10 @@ mod tests {
             "Tags must be a list."
         );
         assert_eq!(
-            one(schema, json!({"either": 3})),
-            "Either must be null or text."
+            one(schema.clone(), json!({"mixed": true})),
+            "Mixed must be a whole number or text."
         );
+        assert_eq!(one(schema, json!({"either": 3})), "Either must be text.");
     }
 
     #[test]
