@@ -70,6 +70,7 @@ const ENGINE_TREE: &[&str] = &[
     "digest",
     "displaydoc",
     "dyn-clone",
+    "email_address",
     "equivalent",
     "foldhash",
     "form_urlencoded",

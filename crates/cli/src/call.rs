@@ -86,12 +86,10 @@ pub(crate) fn trace_file(path: Option<&std::path::Path>) -> anyhow::Result<Optio
 pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     let arguments = match &args.args {
         None => None,
-        Some(text) => {
-            match serde_json::from_str::<Value>(text).context("--args is not valid JSON")? {
-                Value::Object(o) => Some(o),
-                _ => bail!("--args must be a JSON object"),
-            }
-        }
+        Some(text) => match interlude_host::parse_arguments(text) {
+            Ok(o) => Some(o),
+            Err(e) => bail!("--args: {}", e.message),
+        },
     };
     let answers = match (&args.answers, args.auto_defaults) {
         (Some(path), _) => {
@@ -142,6 +140,18 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     let host = Host::start(config, surface);
     let spec = ServerSpec::parse(&args.server)?;
     let connection = host.connect("server", spec).await?;
+    // Arguments that do not fit the tool's input schema never leave: each problem is named.
+    if let Err(errors) = connection.check_arguments(&args.tool, arguments.as_ref()) {
+        connection.close().await;
+        for e in &errors {
+            eprintln!("interlude: --args: {}", e.message);
+        }
+        eprintln!(
+            "interlude: the arguments do not fit the input schema of `{}`; the call was not sent",
+            args.tool
+        );
+        return Ok(EXIT_ERROR);
+    }
     let outcome = connection.call_tool(&args.tool, arguments).await;
     connection.close().await;
     let outcome = outcome?;

@@ -523,6 +523,71 @@ fn headless_answers_the_portfolio_review_as_its_plain_form() {
     }
 }
 
+/// `--args` that do not fit the tool's input schema: exit 2, one sentence per field on stderr,
+/// and the call never sent (the trace has the handshake and no `tools/call`); the same
+/// arguments fixed are called (the schema allows extra properties, as JSON Schema does unless
+/// it says otherwise).
+#[test]
+fn invalid_arguments_exit_2_naming_each_field_and_send_nothing() {
+    let Some(binary) = demo_binary() else { return };
+    let scratch = scratch("demo-invalid-args");
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["--args", r#"{"message": 3, "mood": "fine"}"#],
+            &[
+                "interlude: --args: Message must be text.",
+                "the call was not sent",
+            ],
+        ),
+        (&[], &["interlude: --args: Enter message."]),
+        (
+            &["--args", r#"{"message": "hi""#],
+            &[
+                "interlude: --args: The arguments are not valid JSON: EOF while parsing an object at line 1, column 16.",
+            ],
+        ),
+    ];
+    for (i, (args, said)) in cases.into_iter().enumerate() {
+        let trace = scratch.join(format!("trace-{i}.jsonl"));
+        let out = run(
+            Command::new(env!("CARGO_BIN_EXE_interlude"))
+                .args(["call", binary.to_str().unwrap(), "test_elicitation"])
+                .args(args)
+                .arg("--auto-defaults")
+                .arg("--trace")
+                .arg(&trace),
+            RUN_TIMEOUT,
+        );
+        assert_eq!(out.status.code(), Some(2), "{out}");
+        for line in said {
+            assert!(out.stderr.contains(line), "{line:?} not said: {out}");
+        }
+        assert!(out.stdout.is_empty(), "{out}");
+        let methods: Vec<String> = std::fs::read_to_string(&trace)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|l| l["message"]["method"].as_str().map(str::to_owned))
+            .collect();
+        assert!(
+            !methods.iter().any(|m| m == "tools/call"),
+            "the call was sent: {methods:?}"
+        );
+    }
+    // Fixed, the call goes out.
+    let out = run(
+        Command::new(env!("CARGO_BIN_EXE_interlude"))
+            .args(["call", binary.to_str().unwrap(), "test_elicitation"])
+            .args(["--args", r#"{"message": "hi"}"#, "--auto-defaults"]),
+        RUN_TIMEOUT,
+    );
+    assert!(
+        out.stdout.contains("\"content\""),
+        "the call's result: {out}"
+    );
+    assert!(!out.stderr.contains("--args"), "{out}");
+}
+
 /// `--trace FILE`: every message of the run as JSON Lines, in order — for a 2025 call with one
 /// elicitation the handshake, the call, the server's question, the answer and the result; for
 /// 2026-07-28 both rounds of the call, the second carrying `inputResponses` and the

@@ -1300,14 +1300,17 @@ impl Engine {
                     schema.apply_defaults(&mut checked);
                     schema.validate(&checked).map(|()| content)
                 }
-                Some(_) => Err(vec![field_error("content", "must be an object")]),
+                Some(_) => Err(vec![field_error(
+                    "content",
+                    "The answer's content must be an object.",
+                )]),
             }
             .map(Answer::Accepted),
             Some("decline") => Ok(Answer::Declined),
             Some("cancel") => Ok(Answer::Cancelled),
             _ => Err(vec![field_error(
                 "action",
-                "must be \"accept\", \"decline\" or \"cancel\"",
+                "The answer's action must be \"accept\", \"decline\" or \"cancel\".",
             )]),
         };
         match answer {

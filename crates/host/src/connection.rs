@@ -505,6 +505,32 @@ impl Connection {
         }
     }
 
+    /// Checks `arguments` against tool `tool`'s `inputSchema`, as the host's record has it
+    /// ([`ServerRecord::check_arguments`](crate::ServerRecord::check_arguments)). Surfaces call
+    /// it before [`Connection::start_call`] or [`Connection::call_tool`], which send what they
+    /// are given (a library user may mean to send what the schema refuses).
+    ///
+    /// ```no_run
+    /// # async fn run(conn: interlude_host::Connection) {
+    /// let args = serde_json::json!({"age": 12});
+    /// if let Err(errors) = conn.check_arguments("register", args.as_object()) {
+    ///     for e in errors {
+    ///         eprintln!("{}", e.message); // "Age must be at least 18."
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn check_arguments(
+        &self,
+        tool: &str,
+        arguments: Option<&JsonObject>,
+    ) -> Result<(), Vec<crate::ArgumentError>> {
+        match self.inner.link.registry().server(self.inner.id) {
+            Some(record) => record.check_arguments(tool, arguments),
+            None => Ok(()),
+        }
+    }
+
     /// Starts a tool call and returns it at once, with its id; await it (or
     /// [`ToolCall::outcome`]) for the result. The call is in the host's record from now on;
     /// dropping it unfinished abandons it (the server is told, the record says so).

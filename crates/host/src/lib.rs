@@ -20,6 +20,9 @@
 //! - The User Interaction draft of seed 000 (`interaction/create`, `interaction/notify`,
 //!   `-32003`), when [`HostConfig::declare`] turns it on: a compatibility path in a module of its
 //!   own, mapped onto the engine's form and link requests.
+//! - [`check_arguments`] (and [`Connection::check_arguments`]) checks a tool's arguments against
+//!   its `inputSchema` — full JSON Schema — before a surface sends the call, with one sentence
+//!   per problem naming the field; [`parse_arguments`] reads arguments typed as JSON.
 //!
 //! # Example
 //! ```no_run
@@ -35,6 +38,7 @@
 //! # Ok(()) }
 //! ```
 
+mod arguments;
 mod child;
 mod connection;
 mod eras;
@@ -53,6 +57,7 @@ mod surface;
 mod tap;
 mod timer;
 
+pub use arguments::{ArgumentError, check_arguments, parse_arguments};
 pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
 pub use eras::EraMemory;
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};

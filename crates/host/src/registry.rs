@@ -159,6 +159,21 @@ impl ServerRecord {
     pub fn model_tools(&self) -> impl Iterator<Item = &Tool> {
         self.tools.iter().filter(|t| self.visibility(&t.name).model)
     }
+
+    /// Checks `arguments` (`None`: none given) against tool `tool`'s `inputSchema`
+    /// ([`check_arguments`](crate::check_arguments)); a tool this server did not list is left
+    /// to the server.
+    pub fn check_arguments(
+        &self,
+        tool: &str,
+        arguments: Option<&JsonObject>,
+    ) -> Result<(), Vec<crate::ArgumentError>> {
+        let Some(tool) = self.tools.iter().find(|t| t.name == tool) else {
+            return Ok(());
+        };
+        let none = JsonObject::new();
+        crate::check_arguments(&tool.input_schema, arguments.unwrap_or(&none))
+    }
 }
 
 /// Where a tool call stands.

@@ -9,12 +9,12 @@
 //!   type, property order kept; `$schema`, `pattern` and unknown keywords are tolerated and
 //!   reported as [`Diagnostic`]s; unsupported shapes are refused with a [`SchemaError`] that names
 //!   the property;
-//! - **validate** an answer against every constraint with per-field messages
-//!   ([`FormSchema::validate`]);
+//! - **validate** an answer against every constraint with one message per field, a sentence
+//!   that names the field by its label ([`FormSchema::validate`]);
 //! - **defaults**: prefill ([`FormSchema::prefill`]) and apply on accept
 //!   ([`FormSchema::apply_defaults`]);
-//! - **present** a field the same way on every surface: [`Field::label`], [`Field::hint`],
-//!   [`Field::display_value`];
+//! - **present** a field the same way on every surface: [`Field::label`], [`Field::hint`] and
+//!   [`Field::help`] (sentences, each said once), [`Field::display_value`];
 //! - **derive** a schema from a Rust type ([`Elicit`], on `schemars::JsonSchema`): field order
 //!   kept, plain Rust enums without extra attributes, `Option<T>` not required, doc comments as
 //!   descriptions, `#[serde(rename)]` honoured, unsupported field types refused at first use with
@@ -45,6 +45,7 @@
 //! let bad: Content = serde_json::from_value(json!({"name": "Ada", "age": 12}))?;
 //! let errors = schema.validate(&bad).unwrap_err();
 //! assert_eq!(errors[0].field, "age");
+//! assert_eq!(errors[0].message, "Age must be at least 18.");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -61,5 +62,5 @@ pub use model::{
     StringFormat,
 };
 pub use parse::{SchemaError, SchemaErrorKind};
-pub use present::{format_number, humanize};
+pub use present::{format_number, humanize, in_sentence, sentence_start};
 pub use validate::FieldError;

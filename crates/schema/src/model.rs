@@ -91,7 +91,26 @@ impl StringFormat {
         }
     }
 
-    pub(crate) fn from_wire(s: &str) -> Option<Self> {
+    /// What a value of this format must be, as the end of a sentence ("Email must be …"): the
+    /// kind of value and an example. Shared by every message about a format, in this crate and
+    /// wherever tool arguments are checked.
+    ///
+    /// ```
+    /// use interlude_schema::StringFormat;
+    /// assert_eq!(StringFormat::Email.expectation(), "an e-mail address, such as ada@example.com");
+    /// ```
+    pub fn expectation(self) -> &'static str {
+        match self {
+            StringFormat::Email => "an e-mail address, such as ada@example.com",
+            StringFormat::Uri => "an absolute URI, such as https://example.com",
+            StringFormat::Date => "a date in the form YYYY-MM-DD, such as 2026-07-28",
+            StringFormat::DateTime => "a date and time, such as 2026-07-28T09:30:00Z",
+        }
+    }
+
+    /// The format a wire keyword names (`"date-time"` → [`StringFormat::DateTime`]); `None` for
+    /// a format outside the subset.
+    pub fn from_wire(s: &str) -> Option<Self> {
         Some(match s {
             "email" => StringFormat::Email,
             "uri" => StringFormat::Uri,

@@ -1,5 +1,7 @@
 //! Validation of an answer's content against the form: every constraint of the subset, one
-//! message per offending field.
+//! message per offending field, written as a sentence that names the field by its label
+//! ("Enter your email address.", "Age must be at least 18."), so that every surface shows it as
+//! it is.
 //!
 //! The same rules run in three places (the server toolkit after an accept, the host engine before
 //! an answer leaves, and the surfaces for inline messages), so that a value one side accepts the
@@ -9,6 +11,7 @@ use serde_json::Value;
 
 use crate::formats;
 use crate::model::{Content, Field, FieldKind, FormSchema};
+use crate::present::{format_number as fmt_num, in_sentence, sentence_start};
 
 /// A field whose value breaks a constraint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize)]
@@ -16,7 +19,8 @@ use crate::model::{Content, Field, FieldKind, FormSchema};
 pub struct FieldError {
     /// The property name.
     pub field: String,
-    /// What is wrong, in words a person can act on.
+    /// What is wrong, as a sentence a person can act on that names the field by its label
+    /// ("Enter your email address.", "Age must be at least 18."): surfaces show it as it is.
     pub message: String,
 }
 
@@ -27,7 +31,24 @@ fn fe(field: &str, message: impl Into<String>) -> FieldError {
     }
 }
 
-use crate::present::format_number as fmt_num;
+/// The message for a required field left empty: what to do, naming the field.
+fn required(field: &Field) -> String {
+    let label = field.label();
+    match field.kind {
+        FieldKind::Text { .. } | FieldKind::Number { .. } => {
+            format!("Enter {}.", in_sentence(&label))
+        }
+        FieldKind::SingleSelect { .. } | FieldKind::MultiSelect { .. } => {
+            format!("Choose {}.", in_sentence(&label))
+        }
+        FieldKind::Boolean { .. } => format!("{} needs a yes or a no.", sentence_start(&label)),
+    }
+}
+
+/// The message for a property the form does not have.
+fn unknown(name: &str) -> String {
+    format!("\u{201c}{name}\u{201d} is not part of the requested form.")
+}
 
 impl FormSchema {
     /// Checks `content` against every field: required properties present, values of the right
@@ -39,7 +60,7 @@ impl FormSchema {
             match content.get(&field.name) {
                 None | Some(Value::Null) => {
                     if field.required {
-                        errors.push(fe(&field.name, "is required"));
+                        errors.push(fe(&field.name, required(field)));
                     }
                 }
                 Some(v) => {
@@ -51,7 +72,7 @@ impl FormSchema {
         }
         for key in content.keys() {
             if self.field(key).is_none() {
-                errors.push(fe(key, "is not part of the requested form"));
+                errors.push(fe(key, unknown(key)));
             }
         }
         if errors.is_empty() {
@@ -66,13 +87,21 @@ impl FormSchema {
     pub fn validate_field(&self, name: &str, value: &Value) -> Result<(), FieldError> {
         match self.field(name) {
             Some(field) => validate_value(field, value),
-            None => Err(fe(name, "is not part of the requested form")),
+            None => Err(fe(name, unknown(name))),
         }
+    }
+
+    /// The message for `name` left empty when it is required: what [`FormSchema::validate`]
+    /// says then ("Enter your email address."). `None` for a name the form does not have.
+    pub fn required_message(&self, name: &str) -> Option<String> {
+        self.field(name).map(required)
     }
 }
 
 fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
     let name = field.name.as_str();
+    let label = sentence_start(&field.label());
+    let err = |message: String| fe(name, message);
     match &field.kind {
         FieldKind::Text {
             min_length,
@@ -80,29 +109,30 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
             format,
             ..
         } => {
-            let s = v.as_str().ok_or_else(|| fe(name, "must be text"))?;
+            let s = v
+                .as_str()
+                .ok_or_else(|| err(format!("{label} must be text.")))?;
             let len = s.chars().count() as u64;
             if let Some(min) = min_length
                 && len < *min
             {
-                return Err(fe(
-                    name,
-                    if *min == 1 {
-                        "must not be empty".to_owned()
-                    } else {
-                        format!("must be at least {min} characters long")
-                    },
-                ));
+                return Err(err(if *min == 1 {
+                    format!("{label} must not be empty.")
+                } else {
+                    format!("{label} must be at least {min} characters long.")
+                }));
             }
             if let Some(max) = max_length
                 && len > *max
             {
-                return Err(fe(name, format!("must be at most {max} characters long")));
+                return Err(err(format!(
+                    "{label} must be at most {max} characters long."
+                )));
             }
             if let Some(f) = format
-                && let Some(msg) = formats::check(*f, s)
+                && !formats::matches(*f, s)
             {
-                return Err(fe(name, msg));
+                return Err(err(format!("{label} must be {}.", f.expectation())));
             }
             Ok(())
         }
@@ -112,29 +142,28 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
             maximum,
             ..
         } => {
-            let n = v.as_f64().ok_or_else(|| {
-                fe(
-                    name,
-                    if *integer {
-                        "must be a whole number"
-                    } else {
-                        "must be a number"
-                    },
-                )
-            })?;
+            let what = if *integer {
+                "a whole number"
+            } else {
+                "a number"
+            };
+            let n = v
+                .as_f64()
+                .ok_or_else(|| err(format!("{label} must be {what}.")))?;
             if *integer && (n.fract() != 0.0 || !(v.is_i64() || v.is_u64() || n.is_finite())) {
-                return Err(fe(name, "must be a whole number"));
+                return Err(err(format!("{label} must be a whole number.")));
             }
             match (minimum, maximum) {
-                (Some(lo), Some(hi)) if n < *lo || n > *hi => Err(fe(
-                    name,
-                    format!("must be between {} and {}", fmt_num(*lo), fmt_num(*hi)),
-                )),
+                (Some(lo), Some(hi)) if n < *lo || n > *hi => Err(err(format!(
+                    "{label} must be between {} and {}.",
+                    fmt_num(*lo),
+                    fmt_num(*hi)
+                ))),
                 (Some(lo), _) if n < *lo => {
-                    Err(fe(name, format!("must be at least {}", fmt_num(*lo))))
+                    Err(err(format!("{label} must be at least {}.", fmt_num(*lo))))
                 }
                 (_, Some(hi)) if n > *hi => {
-                    Err(fe(name, format!("must be at most {}", fmt_num(*hi))))
+                    Err(err(format!("{label} must be at most {}.", fmt_num(*hi))))
                 }
                 _ => Ok(()),
             }
@@ -143,17 +172,16 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
             if v.is_boolean() {
                 Ok(())
             } else {
-                Err(fe(name, "must be true or false"))
+                Err(err(format!("{label} must be yes or no.")))
             }
         }
         FieldKind::SingleSelect { options, .. } => {
-            let s = v
-                .as_str()
-                .ok_or_else(|| fe(name, "must be one of the choices"))?;
+            let one_of = || err(format!("{label} must be one of the choices."));
+            let s = v.as_str().ok_or_else(one_of)?;
             if options.iter().any(|c| c.value == s) {
                 Ok(())
             } else {
-                Err(fe(name, "must be one of the choices"))
+                Err(one_of())
             }
         }
         FieldKind::MultiSelect {
@@ -162,37 +190,38 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
             max_items,
             ..
         } => {
-            let arr = v
-                .as_array()
-                .ok_or_else(|| fe(name, "must be a list of choices"))?;
+            let list = || err(format!("{label} must be a list of choices."));
+            let arr = v.as_array().ok_or_else(list)?;
             for (i, item) in arr.iter().enumerate() {
                 let Some(s) = item.as_str() else {
-                    return Err(fe(name, "must be a list of choices"));
+                    return Err(list());
                 };
                 if !options.iter().any(|c| c.value == s) {
-                    return Err(fe(name, format!("\"{s}\" is not one of the choices")));
+                    return Err(err(format!(
+                        "{label} has \u{201c}{s}\u{201d}, which is not one of the choices."
+                    )));
                 }
                 if arr.iter().take(i).any(|p| p.as_str() == Some(s)) {
-                    return Err(fe(name, format!("\"{s}\" is chosen twice")));
+                    return Err(err(format!("{label} has \u{201c}{s}\u{201d} twice.")));
                 }
             }
             let n = arr.len() as u64;
             if let Some(min) = min_items
                 && n < *min
             {
-                return Err(fe(
-                    name,
-                    if *min == 1 {
-                        "choose at least one".to_owned()
-                    } else {
-                        format!("choose at least {min}")
-                    },
-                ));
+                return Err(err(if *min == 1 {
+                    format!("Choose at least one for {}.", in_sentence(&field.label()))
+                } else {
+                    format!("Choose at least {min} for {}.", in_sentence(&field.label()))
+                }));
             }
             if let Some(max) = max_items
                 && n > *max
             {
-                return Err(fe(name, format!("choose at most {max}")));
+                return Err(err(format!(
+                    "Choose at most {max} for {}.",
+                    in_sentence(&field.label())
+                )));
             }
             Ok(())
         }

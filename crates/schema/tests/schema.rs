@@ -1136,73 +1136,105 @@ fn constraints() -> FormSchema {
 fn every_constraint_violated_once() {
     let s = constraints();
     let cases: Vec<(&str, Value, &str)> = vec![
-        ("nonEmpty", json!(""), "must not be empty"),
-        ("short", json!("ab"), "must be at least 3 characters long"),
+        ("nonEmpty", json!(""), "Non empty must not be empty."),
+        (
+            "short",
+            json!("ab"),
+            "Short must be at least 3 characters long.",
+        ),
         (
             "short",
             json!("abcdef"),
-            "must be at most 5 characters long",
+            "Short must be at most 5 characters long.",
         ),
         (
             "short",
             json!("ééééé é"),
-            "must be at most 5 characters long",
+            "Short must be at most 5 characters long.",
         ),
         (
             "email",
             json!("ada.example.com"),
-            "must be an e-mail address",
+            "Email must be an e-mail address, such as ada@example.com.",
         ),
-        ("email", json!("ada@localhost"), "must be an e-mail address"),
+        (
+            "email",
+            json!("ada@localhost"),
+            "Email must be an e-mail address, such as ada@example.com.",
+        ),
         (
             "email",
             json!("ada@@example.com"),
-            "must be an e-mail address",
+            "Email must be an e-mail address, such as ada@example.com.",
         ),
         (
             "uri",
             json!("example.com/path"),
-            "must be an absolute URI, such as https://example.com",
+            "Uri must be an absolute URI, such as https://example.com.",
         ),
         (
             "date",
             json!("2023-02-29"),
-            "must be a date in the form YYYY-MM-DD",
+            "Date must be a date in the form YYYY-MM-DD, such as 2026-07-28.",
         ),
         (
             "date",
             json!("28/07/2026"),
-            "must be a date in the form YYYY-MM-DD",
+            "Date must be a date in the form YYYY-MM-DD, such as 2026-07-28.",
         ),
         (
             "dateTime",
             json!("2026-07-28T09:30"),
-            "must be a date and time such as 2026-07-28T09:30:00Z",
+            "Date time must be a date and time, such as 2026-07-28T09:30:00Z.",
         ),
-        ("count", json!(2.5), "must be a whole number"),
-        ("count", json!(0), "must be between 1 and 10"),
-        ("count", json!(11), "must be between 1 and 10"),
-        ("atLeast", json!(0.25), "must be at least 0.5"),
-        ("atMost", json!(100), "must be at most 99"),
+        ("count", json!(2.5), "Count must be a whole number."),
+        ("count", json!(0), "Count must be between 1 and 10."),
+        ("count", json!(11), "Count must be between 1 and 10."),
+        ("atLeast", json!(0.25), "At least must be at least 0.5."),
+        ("atMost", json!(100), "At most must be at most 99."),
         // Wrong JSON types, one per kind.
-        ("short", json!(12345), "must be text"),
-        ("ratio", json!("0.5"), "must be a number"),
-        ("count", json!("5"), "must be a whole number"),
-        ("flag", json!("true"), "must be true or false"),
-        ("flag", json!(1), "must be true or false"),
-        ("color", json!(1), "must be one of the choices"),
-        ("tags", json!("a"), "must be a list of choices"),
-        ("tags", json!(["a", 2]), "must be a list of choices"),
+        ("short", json!(12345), "Short must be text."),
+        ("ratio", json!("0.5"), "Ratio must be a number."),
+        ("count", json!("5"), "Count must be a whole number."),
+        ("flag", json!("true"), "Flag must be yes or no."),
+        ("flag", json!(1), "Flag must be yes or no."),
+        ("color", json!(1), "Color must be one of the choices."),
+        ("tags", json!("a"), "Tags must be a list of choices."),
+        ("tags", json!(["a", 2]), "Tags must be a list of choices."),
         // Enum membership.
-        ("color", json!("purple"), "must be one of the choices"),
-        ("hero", json!("Superman"), "must be one of the choices"),
-        ("tags", json!(["a", "z"]), "\"z\" is not one of the choices"),
-        ("one", json!(["X"]), "\"X\" is not one of the choices"),
-        ("tags", json!(["a", "b", "a"]), "\"a\" is chosen twice"),
+        (
+            "color",
+            json!("purple"),
+            "Color must be one of the choices.",
+        ),
+        (
+            "hero",
+            json!("Superman"),
+            "Hero must be one of the choices.",
+        ),
+        (
+            "tags",
+            json!(["a", "z"]),
+            "Tags has \u{201c}z\u{201d}, which is not one of the choices.",
+        ),
+        (
+            "one",
+            json!(["X"]),
+            "One has \u{201c}X\u{201d}, which is not one of the choices.",
+        ),
+        (
+            "tags",
+            json!(["a", "b", "a"]),
+            "Tags has \u{201c}a\u{201d} twice.",
+        ),
         // Item counts.
-        ("tags", json!(["a"]), "choose at least 2"),
-        ("one", json!([]), "choose at least one"),
-        ("tags", json!(["a", "b", "c", "d"]), "choose at most 3"),
+        ("tags", json!(["a"]), "Choose at least 2 for tags."),
+        ("one", json!([]), "Choose at least one for one."),
+        (
+            "tags",
+            json!(["a", "b", "c", "d"]),
+            "Choose at most 3 for tags.",
+        ),
     ];
     for (name, value, message) in cases {
         let answer = content(json!({ name: value.clone() }));
@@ -1280,25 +1312,103 @@ fn required_and_unknown_properties() {
     };
     assert_eq!(
         s.validate(&content(json!({"age": 3}))),
-        Err(vec![err("name", "is required")])
+        Err(vec![err("name", "Enter name.")])
     );
     assert_eq!(
         s.validate(&content(json!({"name": null}))),
-        Err(vec![err("name", "is required")])
+        Err(vec![err("name", "Enter name.")])
     );
+    assert_eq!(s.required_message("name").as_deref(), Some("Enter name."));
+    assert_eq!(s.required_message("nickname"), None);
+    let unknown = "\u{201c}nickname\u{201d} is not part of the requested form.";
     assert_eq!(
         s.validate(&content(json!({"name": "Ada", "nickname": "A"}))),
-        Err(vec![err("nickname", "is not part of the requested form")])
+        Err(vec![err("nickname", unknown)])
     );
     assert_eq!(
         s.validate_field("nickname", &json!("A")),
-        Err(err("nickname", "is not part of the requested form"))
+        Err(err("nickname", unknown))
     );
     // An optional field may be omitted or null.
     assert_eq!(s.validate(&content(json!({"name": "Ada"}))), Ok(()));
     assert_eq!(
         s.validate(&content(json!({"name": "Ada", "age": null}))),
         Ok(())
+    );
+}
+
+/// Issue 12: every message is one sentence naming the field, what to do when it is required,
+/// and a field's help says the description and the hint once each.
+#[test]
+fn messages_and_hints_are_sentences_said_once() {
+    let s = schema(&json!({
+        "type": "object",
+        "properties": {
+            "email": {"type": "string", "format": "email", "title": "Your email address",
+                      "description": "Where we write to you"},
+            "contact": {"type": "string", "format": "email", "description": "Your email address"},
+            "age": {"type": "integer", "minimum": 18, "description": "Your age"},
+            "genre": {"type": "string", "enum": ["jazz", "rock"], "title": "Favourite Genre"},
+            "topics": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+            "agree": {"type": "boolean"},
+            "note": {"type": "string", "maxLength": 10,
+                     "description": "Use at most 10 characters"}
+        },
+        "required": ["email", "age", "genre", "topics", "agree"]
+    }));
+    let errors = s.validate(&Content::new()).unwrap_err();
+    let got: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        got,
+        [
+            "Enter your email address.",
+            "Enter age.",
+            "Choose Favourite Genre.",
+            "Choose topics.",
+            "Agree needs a yes or a no.",
+        ]
+    );
+    let young = s.validate_field("age", &json!(12)).unwrap_err();
+    assert_eq!(young.message, "Age must be at least 18.");
+    // Every message of every constraint is a sentence: a capital first, a full stop last.
+    let c = constraints();
+    for (name, value) in [
+        ("nonEmpty", json!("")),
+        ("email", json!("x")),
+        ("count", json!(0)),
+        ("tags", json!(["z"])),
+        ("tags", json!([])),
+        ("flag", json!(0)),
+    ] {
+        let message = c.validate_field(name, &value).unwrap_err().message;
+        assert!(message.starts_with(char::is_uppercase), "{message}");
+        assert!(message.ends_with('.'), "{message}");
+    }
+
+    // The hint shows an example instead of naming again what the description says.
+    let contact = field(&s, "contact");
+    assert_eq!(
+        contact.hint().as_deref(),
+        Some("For example, ada@example.com.")
+    );
+    assert_eq!(
+        contact.help().as_deref(),
+        Some("Your email address. For example, ada@example.com.")
+    );
+    assert!(!contact.help().unwrap().contains("an e-mail address"));
+    assert_eq!(
+        field(&s, "age").help().as_deref(),
+        Some("Your age. Enter a whole number of at least 18.")
+    );
+    // A hint the description already gives is not said twice.
+    assert_eq!(
+        field(&s, "note").help().as_deref(),
+        Some("Use at most 10 characters.")
+    );
+    assert_eq!(field(&s, "agree").help(), None);
+    assert_eq!(
+        field(&s, "email").help_with(None).as_deref(),
+        Some("Where we write to you.")
     );
 }
 
@@ -1345,13 +1455,28 @@ fn multiple_errors_are_all_reported_in_field_order() {
     assert_eq!(
         got,
         [
-            ("name", "is required"),
-            ("check", "must be true or false"),
-            ("email", "must be an e-mail address"),
-            ("number", "must be between 0 and 1000"),
-            ("titledMultipleSelectEnum", "choose at least one"),
-            ("legacyTitledEnum", "must be one of the choices"),
-            ("bogus", "is not part of the requested form"),
+            ("name", "Enter string."),
+            ("check", "Boolean must be yes or no."),
+            (
+                "email",
+                "String with email format must be an e-mail address, such as ada@example.com."
+            ),
+            (
+                "number",
+                "Number in range 1-1000 must be between 0 and 1000."
+            ),
+            (
+                "titledMultipleSelectEnum",
+                "Choose at least one for Titled Multiple Select Enum."
+            ),
+            (
+                "legacyTitledEnum",
+                "Legacy Titled Single Select Enum must be one of the choices."
+            ),
+            (
+                "bogus",
+                "\u{201c}bogus\u{201d} is not part of the requested form."
+            ),
         ]
     );
 }

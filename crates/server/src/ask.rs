@@ -383,7 +383,7 @@ pub(crate) fn check_result(
                 Some(_) => {
                     return Err(AskError::InvalidAnswer(vec![FieldError {
                         field: "content".into(),
-                        message: "must be an object".into(),
+                        message: "The answer's content must be an object.".into(),
                     }]));
                 }
             };

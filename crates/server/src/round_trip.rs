@@ -203,7 +203,7 @@ impl Rounds {
             let result = serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
                 AskError::InvalidAnswer(vec![interlude_schema::FieldError {
                     field: format!("inputResponses.{key}"),
-                    message: format!("is not an elicitation result: {e}"),
+                    message: format!("The answer under {key} is not an elicitation result: {e}."),
                 }])
             })?;
             return Ok(UrlRound {
@@ -234,7 +234,7 @@ impl Rounds {
             return serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
                 AskError::InvalidAnswer(vec![interlude_schema::FieldError {
                     field: format!("inputResponses.{key}"),
-                    message: format!("is not an elicitation result: {e}"),
+                    message: format!("The answer under {key} is not an elicitation result: {e}."),
                 }])
             });
         }

@@ -18,7 +18,9 @@ use inquire::list_option::ListOption;
 use inquire::validator::Validation;
 use inquire::{Confirm, InquireError, MultiSelect, Select};
 use interlude_engine::Notice;
-use interlude_schema::{Content, Field, FieldError, FieldKind, FormSchema, format_number};
+use interlude_schema::{
+    Content, Field, FieldError, FieldKind, FormSchema, format_number, sentence_start,
+};
 use serde_json::{Number, Value};
 
 use crate::line::LinePrompt;
@@ -145,14 +147,11 @@ fn sent_as(field: &Field, v: &Value) -> String {
     )
 }
 
-/// Writes field errors as a list.
-pub(crate) fn show_errors(screen: &Screen, schema: &FormSchema, errors: &[FieldError]) {
+/// Writes field errors as a list (each message names its field).
+pub(crate) fn show_errors(screen: &Screen, errors: &[FieldError]) {
     for e in errors {
-        let label = schema
-            .field(&e.field)
-            .map_or_else(|| plain_line(&e.field), |f| plain_line(&f.label()));
         screen.line(format!(
-            "    {} {label}: {}",
+            "    {} {}",
             styled(Style::Error, "•"),
             plain_line(&e.message)
         ));
@@ -196,31 +195,35 @@ pub(crate) fn local_date_time(input: &str) -> Option<String> {
     Some(local.to_rfc3339_opts(SecondsFormat::Secs, false))
 }
 
-/// The help line: the engine's complaint first, then the description, then hints.
+/// The help line: the engine's complaint first, then the field's help (its description and
+/// hint, as the web page shows them), then how to answer here.
 fn help(field: &Field, hints: &[String], error: Option<&str>) -> String {
     let mut parts = Vec::new();
     if let Some(e) = error {
         parts.push(format!("✗ {}", plain_line(e)));
     }
-    if let Some(d) = field
-        .description
-        .as_deref()
-        .filter(|d| !d.trim().is_empty())
-    {
-        parts.push(plain_line(d));
+    if let Some(h) = field.help() {
+        parts.push(plain_line(&h));
     }
     parts.extend(hints.iter().cloned());
     parts.join(" · ")
 }
 
-const OPTIONAL_HINT: &str = "optional: leave empty to omit";
+const OPTIONAL_HINT: &str = "Optional: leave it empty to omit it.";
+
+/// The message for a required field left empty, as the engine words it.
+fn required_message(schema: &FormSchema, name: &str) -> String {
+    schema
+        .required_message(name)
+        .unwrap_or_else(|| "Enter a value.".to_owned())
+}
 
 /// Checks one value with the engine's rules, for a text prompt; the message is the engine's.
 fn checked(schema: &FormSchema, name: &str, value: &Value) -> Result<(), String> {
     schema.validate_field(name, value).map_err(|e| e.message)
 }
 
-/// Checks one value with the engine's rules; the message is the engine's.
+/// Checks one value with the engine's rules, for an inquire prompt; the message is the engine's.
 fn check(schema: &FormSchema, name: &str, value: &Value) -> Validation {
     match schema.validate_field(name, value) {
         Ok(()) => Validation::Valid,
@@ -239,21 +242,23 @@ fn ask_field(
     match &field.kind {
         FieldKind::Text { format, .. } => {
             let date_time = *format == Some(interlude_schema::StringFormat::DateTime);
-            let mut hints: Vec<String> = field.hint().map(|h| plain_line(&h)).into_iter().collect();
+            let mut hints: Vec<String> = Vec::new();
             if date_time {
-                hints.push("or local time, such as 2026-09-15 10:30".to_owned());
+                hints.push("Local time works too, such as 2026-09-15 10:30.".to_owned());
             }
             if !field.required {
                 hints.push(OPTIONAL_HINT.to_owned());
             }
             let help = help(field, &hints, error);
             let initial = current.and_then(Value::as_str).unwrap_or_default();
+            let required = field
+                .required
+                .then(|| required_message(schema, &field.name));
             let check = |input: &str| -> Result<(), String> {
                 if input.is_empty() {
-                    return if field.required {
-                        Err("is required".into())
-                    } else {
-                        Ok(())
+                    return match &required {
+                        Some(message) => Err(message.clone()),
+                        None => Ok(()),
                     };
                 }
                 let sent = if date_time {
@@ -281,7 +286,7 @@ fn ask_field(
             maximum,
             ..
         } => {
-            let mut hints: Vec<String> = field.hint().into_iter().collect();
+            let mut hints: Vec<String> = Vec::new();
             if !field.required {
                 hints.push(OPTIONAL_HINT.to_owned());
             }
@@ -294,12 +299,25 @@ fn ask_field(
             };
             let starting = current.map(Value::to_string).unwrap_or_default();
             let integer = *integer;
+            let required = field
+                .required
+                .then(|| required_message(schema, &field.name));
+            let not_a_number = format!(
+                "{} must be {}.",
+                sentence_start(&field.label()),
+                if integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                }
+            );
             let check = |input: &str| -> Result<(), String> {
                 match NumAnswer::parse(input, integer) {
-                    Err(()) if integer => Err("must be a whole number".into()),
-                    Err(()) => Err("must be a number".into()),
-                    Ok(NumAnswer(None)) if field.required => Err("is required".into()),
-                    Ok(NumAnswer(None)) => Ok(()),
+                    Err(()) => Err(not_a_number.clone()),
+                    Ok(NumAnswer(None)) => match &required {
+                        Some(message) => Err(message.clone()),
+                        None => Ok(()),
+                    },
                     Ok(NumAnswer(Some(num))) => checked(schema, &field.name, &Value::Number(num)),
                 }
             };
@@ -323,7 +341,7 @@ fn ask_field(
             if current.is_none() && !field.required {
                 // Confirm cannot be left empty: an optional yes/no without a default takes
                 // y, n or nothing.
-                let hints = vec![format!("y or n; {OPTIONAL_HINT}")];
+                let hints = vec![format!("Type y or n. {OPTIONAL_HINT}")];
                 let help = help(field, &hints, error);
                 let answer = LinePrompt::new(&message)
                     .with_placeholder("y/n")
@@ -331,7 +349,7 @@ fn ask_field(
                     .with_check(|input| {
                         TriBool::parse(input)
                             .map(|_| ())
-                            .map_err(|()| "type y or n, or leave empty".into())
+                            .map_err(|()| "Type y or n, or leave it empty.".into())
                     })
                     .with_shown_answer(|input| {
                         TriBool::parse(input).map_or_else(|()| input.to_owned(), |b| b.to_string())
@@ -341,7 +359,7 @@ fn ask_field(
                 return Ok(answer.0.map(Value::Bool));
             }
             let help = help(field, &[], error);
-            let mut prompt = Confirm::new(&message).with_error_message("type y or n");
+            let mut prompt = Confirm::new(&message).with_error_message("Type y or n.");
             if !help.is_empty() {
                 prompt = prompt.with_help_message(&help);
             }
@@ -407,7 +425,7 @@ fn ask_field(
                 .unwrap_or_default();
             let mut hints: Vec<String> = field.hint().into_iter().collect();
             if !field.required {
-                hints.push("optional: choose none to omit".to_owned());
+                hints.push("Optional: choose none to omit it.".to_owned());
             }
             hints.push("Space to tick, Enter to confirm, → all, ← none".to_owned());
             let help = help(field, &hints, error);
@@ -567,7 +585,7 @@ mod tests {
             schema(json!({"type":"object","properties":{"age":{"type":"integer","minimum":18}}}));
         assert_eq!(
             check(&s, "age", &Value::Number(half)),
-            Validation::Invalid("must be a whole number".into())
+            Validation::Invalid("Age must be a whole number.".into())
         );
     }
 

@@ -227,7 +227,7 @@ fn wait_for_browser(
                 screen.error(&format!(
                     "The view's answer was not sent to \"{server}\"; the view was told why:"
                 ));
-                show_errors(screen, &app.form.schema, &errors);
+                show_errors(screen, &errors);
             }
             UiEvent::FellBack(i, reason) if i == id => {
                 screen.notice(&format!(

@@ -127,7 +127,7 @@ pub(crate) fn answer_form(
                 schema.apply_defaults(&mut sent);
                 if let Err(errs) = schema.validate(&sent) {
                     screen.error("Some answers need another look:");
-                    show_errors(screen, &schema, &errs);
+                    show_errors(screen, &errs);
                     todo = fields_in_error(&schema, &errs);
                     errors = errs;
                     continue;
@@ -149,7 +149,7 @@ pub(crate) fn answer_form(
             }
             Some(Outcome::Invalid(errs)) => {
                 screen.error(&format!("\"{server}\" cannot be sent these answers yet:"));
-                show_errors(screen, &schema, &errs);
+                show_errors(screen, &errs);
                 todo = fields_in_error(&schema, &errs);
                 if todo.is_empty() {
                     todo = all_fields(&schema);

@@ -3,7 +3,10 @@
 //!
 //! Arguments: when a tool's `inputSchema` is a flat object of simple properties (the shape the
 //! elicitation subset describes), each property gets its own prompt through the same form code
-//! as elicitations; anything richer falls back to one JSON prompt, checked to be an object.
+//! as elicitations; anything richer falls back to one JSON prompt. Either way the arguments are
+//! checked against the whole input schema with the host's check (`interlude_host::
+//! check_arguments`) before the call: the fields it names are asked again with its message, and
+//! the JSON prompt does not take what the check refuses.
 //!
 //! What it does not do: call tools (the terminal loop in `ui.rs` does, off this thread) or
 //! interpret tool output as markup: text is shown as plain text under a gutter, structured
@@ -13,12 +16,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use inquire::Select;
-use interlude_host::{CallRecord, CallStatus, ServerRecord};
-use interlude_schema::{Content, FormSchema};
+use interlude_host::{
+    ArgumentError, CallRecord, CallStatus, ServerRecord, check_arguments, parse_arguments,
+};
+use interlude_schema::{Content, FieldError, FormSchema};
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 
-use crate::form::{Stop, all_fields, fill};
+use crate::form::{Stop, all_fields, fields_in_error, fill, show_errors};
 use crate::line::LinePrompt;
 use crate::render::{Screen, Style, plain_line, styled};
 
@@ -183,10 +188,7 @@ pub(crate) fn arguments(
                 "   Arguments: * required · optional ones may be left empty · Esc goes back",
             ));
             let mut values: Content = schema.prefill();
-            fill(&schema, &mut values, &all_fields(&schema), &[], &mut || {
-                None
-            })
-            .map(|()| Some(values))
+            form_arguments(screen, tool, &schema, &mut values).map(|()| Some(values))
         }
         Plan::Json => json_arguments(screen, tool).map(Some),
     };
@@ -195,6 +197,57 @@ pub(crate) fn arguments(
         Err(Stop::Escaped) => Ok(None),
         Err(other) => Err(other),
     }
+}
+
+/// Fills the form, then checks the arguments against the whole input schema; the fields the
+/// check names are asked again, with its message, until it passes.
+fn form_arguments(
+    screen: &Screen,
+    tool: &Tool,
+    schema: &Arc<FormSchema>,
+    values: &mut Content,
+) -> Result<(), Stop> {
+    let mut which = all_fields(schema);
+    let mut errors: Vec<FieldError> = Vec::new();
+    loop {
+        fill(schema, values, &which, &errors, &mut || None)?;
+        let Err(refused) = check_arguments(&tool.input_schema, values) else {
+            return Ok(());
+        };
+        errors = refused.into_iter().map(field_error).collect();
+        screen.error("These arguments do not fit the tool's input schema:");
+        show_errors(screen, &errors);
+        which = fields_in_error(schema, &errors);
+        if which.is_empty() {
+            // Nothing a field can fix (the schema asks more than its fields show): all again.
+            which = all_fields(schema);
+        }
+    }
+}
+
+/// A problem with an argument as the form shows it, on its top-level field.
+fn field_error(e: ArgumentError) -> FieldError {
+    FieldError {
+        field: e.field,
+        message: e.message,
+    }
+}
+
+/// What the JSON prompt says of `input`: the host's reading of the text and its check of the
+/// arguments, every message at once.
+fn check_json(tool: &Tool, input: &str) -> Result<(), String> {
+    let refused = match parse_arguments(input) {
+        Err(unreadable) => vec![unreadable],
+        Ok(arguments) => match check_arguments(&tool.input_schema, &arguments) {
+            Ok(()) => return Ok(()),
+            Err(errors) => errors,
+        },
+    };
+    let said: Vec<String> = refused
+        .into_iter()
+        .map(|e| plain_line(&e.message))
+        .collect();
+    Err(said.join(" "))
 }
 
 fn json_arguments(screen: &Screen, tool: &Tool) -> Result<JsonObject, Stop> {
@@ -222,22 +275,13 @@ fn json_arguments(screen: &Screen, tool: &Tool) -> Result<JsonObject, Stop> {
         help.push_str(&format!(" · required: {}", required.join(", ")));
     }
     help.push_str(" · Esc goes back");
-    let check = |input: &str| -> Result<(), String> {
-        match serde_json::from_str::<Value>(input) {
-            Ok(Value::Object(_)) => Ok(()),
-            Ok(_) => Err("must be a JSON object, such as {\"key\": 1}".into()),
-            Err(e) => Err(format!("not valid JSON: {e}")),
-        }
-    };
+    let check = |input: &str| check_json(tool, input);
     let text = LinePrompt::new("Arguments (JSON):")
         .with_initial_value("{}")
         .with_help_message(&help)
         .with_check(check)
         .prompt()?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(o)) => Ok(o),
-        _ => Ok(JsonObject::new()),
-    }
+    Ok(parse_arguments(&text).unwrap_or_default())
 }
 
 /// Shows what a tool call came to, from its record.
@@ -346,6 +390,27 @@ mod tests {
                 "properties": {"nested": {"type": "object"}}}))),
             Plan::Json
         ));
+    }
+
+    #[test]
+    fn json_arguments_are_read_and_checked_by_the_host() {
+        let t = tool(json!({"type": "object",
+            "properties": {"point": {"type": "object",
+                "properties": {"x": {"type": "number"}}, "required": ["x"]}},
+            "required": ["point"]}));
+        assert_eq!(check_json(&t, r#"{"point": {"x": 1}}"#), Ok(()));
+        assert_eq!(
+            check_json(&t, r#"{"point": {}}"#),
+            Err("Enter Point \u{203a} X.".into())
+        );
+        assert_eq!(check_json(&t, "{}"), Err("Point is required.".into()));
+        assert_eq!(
+            check_json(&t, "{"),
+            Err(
+                "The arguments are not valid JSON: EOF while parsing an object at line 1, column 1."
+                    .into()
+            )
+        );
     }
 
     #[test]

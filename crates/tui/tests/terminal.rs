@@ -170,18 +170,29 @@ fn accepting_contact_details_after_a_validation_message() {
 
     tmux.type_text("Ada Lovelace");
     tmux.press(&["Enter"]);
-    tmux.wait_for("? Email *");
+    let screen = tmux.wait_for("? Email *");
+    // The description and the hint, each said once, as sentences (issue 12).
+    assert!(
+        screen.contains("Your email address. For example, ada@example.com."),
+        "{screen}"
+    );
+    assert!(!screen.contains("an e-mail address"), "{screen}");
     tmux.type_text("ada-at-example");
     tmux.press(&["Enter"]);
-    tmux.wait_for("must be an e-mail address");
+    tmux.wait_for("Email must be an e-mail address, such as ada@example.com.");
     tmux.press(&["BSpace"; 14]);
     tmux.type_text("ada@example.com");
     tmux.press(&["Enter"]);
     let screen = tmux.wait_for("? Age *");
-    assert!(screen.contains("a whole number from 18 to 150"), "{screen}");
+    assert!(
+        screen.contains("Enter a whole number from 18 to 150."),
+        "{screen}"
+    );
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Enter age.");
     tmux.type_text("12");
     tmux.press(&["Enter"]);
-    tmux.wait_for("must be between 18 and 150");
+    tmux.wait_for("Age must be between 18 and 150.");
     tmux.press(&["BSpace", "BSpace"]);
     tmux.type_text("36");
     tmux.press(&["Enter"]);

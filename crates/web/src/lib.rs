@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use axum::serve::ListenerExt;
 use interlude_host::{
-    AnswerSink, Host, HostConfig, HostEvent, ProtocolChoice, ServerSpec, Surface,
+    AnswerSink, ArgumentError, Host, HostConfig, HostEvent, ProtocolChoice, ServerSpec, Surface,
 };
 use rand::RngCore;
 use serde_json::Value;
@@ -70,6 +70,32 @@ impl Default for WebOptions {
             host: HostConfig::default(),
         }
     }
+}
+
+/// Why [`WebApp::call_tool`] made no call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No live server has this name.
+    #[error("no connected server named `{server}`")]
+    NoServer {
+        /// The name asked for.
+        server: String,
+    },
+    /// The arguments do not fit the tool's `inputSchema`: nothing was sent.
+    #[error("the arguments do not fit the tool's input schema: {}", join(.errors))]
+    InvalidArguments {
+        /// Each problem, as a sentence naming its field.
+        errors: Vec<ArgumentError>,
+    },
+}
+
+fn join(errors: &[ArgumentError]) -> String {
+    errors
+        .iter()
+        .map(|e| e.message.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The surface the host drives: every event tells open pages to fetch a new projection, except
@@ -216,18 +242,24 @@ impl WebApp {
     }
 
     /// Calls a tool in the background (the host records it, and the page shows it from the
-    /// record); returns the call's id.
+    /// record); returns the call's id. Arguments that do not fit the tool's `inputSchema` are
+    /// refused here, before anything is recorded or sent
+    /// ([`interlude_host::check_arguments`]).
     pub async fn call_tool(
         &self,
         server: &str,
         tool: &str,
         arguments: Option<serde_json::Map<String, Value>>,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, CallError> {
         let conn = self
             .inner
             .host
             .connection_named(server)
-            .ok_or_else(|| format!("no connected server named `{server}`"))?;
+            .ok_or_else(|| CallError::NoServer {
+                server: server.to_owned(),
+            })?;
+        conn.check_arguments(tool, arguments.as_ref())
+            .map_err(|errors| CallError::InvalidArguments { errors })?;
         let call = conn.start_call(tool, arguments);
         let id = call.id().0;
         tokio::spawn(async move {

@@ -15,14 +15,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::Stream;
 use interlude_engine::{Answer, RequestId, RequestKind};
-use interlude_host::ServerSpec;
+use interlude_host::{ArgumentError, ServerSpec};
 use interlude_schema::Content;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::WebApp;
 use crate::assets;
+use crate::{CallError, WebApp};
 
 /// The Content Security Policy of the host page: only our own scripts, styles and API; no
 /// inline script, no framing of the page, no form posts, no plugins; frames only from the app
@@ -44,6 +44,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/answer", post(answer))
         .route("/api/validate", post(validate))
         .route("/api/call", post(call))
+        .route("/api/validate-arguments", post(validate_arguments))
         .route("/api/cancel", post(cancel))
         .route("/api/link-done", post(link_done))
         .route("/api/plain-form", post(plain_form))
@@ -406,6 +407,60 @@ async fn validate(State(app): State<WebApp>, Json(body): Json<Value>) -> Respons
     Json(json!({ "errors": errors })).into_response()
 }
 
+/// Arguments as the person gave them: an object (`None` for none), or text that is not one.
+type Typed = Result<Option<serde_json::Map<String, Value>>, ArgumentError>;
+
+/// A tool call's arguments from the page: `arguments` (an object; null or `{}` for none) or `json`,
+/// the text the person typed in the form's JSON editor — read here, so that a parse error is
+/// worded like every other message. The outer `Err` is a malformed body; the inner one, text
+/// that is not a JSON object.
+fn tool_arguments(body: &Value) -> Result<Typed, &'static str> {
+    if let Some(text) = field(body, "json") {
+        let Some(text) = text.as_str() else {
+            return Err("`json` must be the arguments as text");
+        };
+        return Ok(interlude_host::parse_arguments(text)
+            .map(|o| if o.is_empty() { None } else { Some(o) }));
+    }
+    match field(body, "arguments") {
+        None | Some(Value::Null) => Ok(Ok(None)),
+        Some(Value::Object(o)) if o.is_empty() => Ok(Ok(None)),
+        Some(Value::Object(o)) => Ok(Ok(Some(o.clone()))),
+        Some(_) => Err("`arguments` must be an object"),
+    }
+}
+
+/// The page's tool form asks whether its arguments fit the tool's `inputSchema`
+/// (`{server, tool, arguments | json}` → `{errors: [{pointer, field, message}]}`): the host's
+/// own check, the one `/api/call` applies again.
+async fn validate_arguments(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
+    let Some(server) = field(&body, "server").and_then(Value::as_str) else {
+        return bad_request("`server` must be a server name");
+    };
+    let Some(tool) = field(&body, "tool").and_then(Value::as_str) else {
+        return bad_request("`tool` must be a tool name");
+    };
+    let arguments = match tool_arguments(&body) {
+        Err(m) => return bad_request(m),
+        Ok(Err(unreadable)) => return Json(json!({ "errors": [unreadable] })).into_response(),
+        Ok(Ok(a)) => a,
+    };
+    let Some(record) = app.inner.host.live_server_named(server) else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!("no connected server named `{server}`")})),
+        )
+            .into_response();
+    };
+    let errors = record
+        .check_arguments(tool, arguments.as_ref())
+        .err()
+        .unwrap_or_default();
+    Json(json!({ "errors": errors })).into_response()
+}
+
+/// Calls a tool (`{server, tool, arguments | json}`); arguments that do not fit its
+/// `inputSchema` are refused with the reasons (`400 {error, errors}`), and no call is made.
 async fn call(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
     let Some(server) = field(&body, "server").and_then(Value::as_str) else {
         return bad_request("`server` must be a server name");
@@ -413,14 +468,25 @@ async fn call(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
     let Some(tool) = field(&body, "tool").and_then(Value::as_str) else {
         return bad_request("`tool` must be a tool name");
     };
-    let arguments = match field(&body, "arguments") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(o)) => Some(o.clone()),
-        Some(_) => return bad_request("`arguments` must be an object"),
+    let refused = |errors: Vec<ArgumentError>| {
+        (
+            StatusCode::BAD_REQUEST,
+            Json(json!({
+                "error": "The arguments do not fit the tool's input schema; nothing was sent.",
+                "errors": errors,
+            })),
+        )
+            .into_response()
+    };
+    let arguments = match tool_arguments(&body) {
+        Err(m) => return bad_request(m),
+        Ok(Err(unreadable)) => return refused(vec![unreadable]),
+        Ok(Ok(a)) => a,
     };
     match app.call_tool(server, tool, arguments).await {
         Ok(id) => (StatusCode::ACCEPTED, Json(json!({ "callId": id }))).into_response(),
-        Err(e) => bad_request(e),
+        Err(CallError::InvalidArguments { errors }) => refused(errors),
+        Err(e) => bad_request(e.to_string()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Form fields as the page renders them: a flat, widget-oriented JSON shape derived from the
-//! schema crate's model, with the label and hint every surface shares (`Field::label`,
-//! `Field::hint`). The page never interprets JSON Schema itself.
+//! schema crate's model, with the label and help text every surface shares (`Field::label`,
+//! `Field::help`: the description and the hint, each said once, as sentences). The page never
+//! interprets JSON Schema itself.
 
 use interlude_schema::{FieldKind, FormSchema, StringFormat};
 use serde::Serialize;
@@ -19,10 +20,10 @@ pub(crate) struct OptionView {
 pub(crate) struct FieldView {
     pub(crate) name: String,
     pub(crate) label: String,
-    pub(crate) description: Option<String>,
-    /// What the field expects beyond its widget, in the words the terminal uses too.
+    /// The description and what the field expects beyond its widget, in the words the terminal
+    /// uses too.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) hint: Option<String>,
+    pub(crate) help: Option<String>,
     pub(crate) required: bool,
     /// `text`, `email`, `url`, `date`, `datetime`, `number`, `integer`, `boolean`, `select`,
     /// `multiselect`.
@@ -56,8 +57,7 @@ pub(crate) fn fields_of(schema: &FormSchema) -> Vec<FieldView> {
             let mut v = FieldView {
                 name: f.name.clone(),
                 label: f.label().into_owned(),
-                description: f.description.clone(),
-                hint: f.hint(),
+                help: None,
                 required: f.required,
                 widget: "text",
                 min_length: None,
@@ -130,9 +130,11 @@ pub(crate) fn fields_of(schema: &FormSchema) -> Vec<FieldView> {
             }
             // A date or date-time widget is a native picker: the written format the hint gives
             // for typing (the terminal's case) would contradict what the picker shows.
-            if matches!(v.widget, "date" | "datetime") {
-                v.hint = None;
-            }
+            v.help = if matches!(v.widget, "date" | "datetime") {
+                f.help_with(None)
+            } else {
+                f.help()
+            };
             v
         })
         .collect()
@@ -145,19 +147,26 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn hints_come_from_the_schema_except_for_native_pickers() {
+    fn help_comes_from_the_schema_without_hints_for_native_pickers() {
         let schema = FormSchema::parse(&json!({"type": "object", "properties": {
-            "email": {"type": "string", "format": "email"},
-            "day": {"type": "string", "format": "date"},
+            "email": {"type": "string", "format": "email", "description": "Your email address"},
+            "day": {"type": "string", "format": "date", "description": "Day you arrive"},
             "age": {"type": "integer", "minimum": 18}}}))
         .unwrap()
         .schema;
         let fields = fields_of(&schema);
-        assert_eq!(fields[0].hint.as_deref(), Some("an e-mail address"));
-        assert_eq!(fields[1].hint, None, "the date picker shows its own format");
         assert_eq!(
-            fields[2].hint.as_deref(),
-            Some("a whole number, at least 18")
+            fields[0].help.as_deref(),
+            Some("Your email address. For example, ada@example.com.")
+        );
+        assert_eq!(
+            fields[1].help.as_deref(),
+            Some("Day you arrive."),
+            "the date picker shows its own format"
+        );
+        assert_eq!(
+            fields[2].help.as_deref(),
+            Some("Enter a whole number of at least 18.")
         );
         assert_eq!(fields[2].label, "Age");
     }

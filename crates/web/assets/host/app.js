@@ -2,7 +2,7 @@
 // server-sent-events stream. Every decision (validation, queueing, what reaches a server) is made
 // in Rust; this file draws and relays.
 
-import { h, replace, pretty } from './dom.js';
+import { h, replace, pretty, uid } from './dom.js';
 import { buildFields, renderAsk, renderRecord } from './form.js';
 import { renderLinkAsk, renderLinkRecord } from './link.js';
 import { logServer, refreshLog, showCallMessages, toggleLog, whenClosed } from './log.js';
@@ -125,7 +125,7 @@ function renderGuide() {
     g.intro ? h('p', {}, withCode(g.intro)) : null,
     h('ol', {}, (g.steps || []).map((s, i) => h('li', {},
       h('div', { class: 'g-title' }, h('span', { id: `g-step-${i}` }, s.title),
-        h('button', { type: 'button', class: 'link', onclick: () => callTool(s.server, s.tool, null), 'aria-describedby': `g-step-${i}` }, 'Try it', h('span', { 'aria-hidden': 'true' }, ' →'))),
+        h('button', { type: 'button', class: 'link', onclick: async () => { const r = await callTool(s.server, s.tool, null); if (!r.ok) selectTool(s.server, s.tool); }, 'aria-describedby': `g-step-${i}` }, 'Try it', h('span', { 'aria-hidden': 'true' }, ' →'))),
       h('div', { class: 'g-text' }, withCode(s.text))))));
 }
 
@@ -145,45 +145,164 @@ function selectTool(server, tool) {
 }
 
 let composerKey = '';
+// The open composer's way to stop checking (its tool was closed or another one chosen).
+let disposeComposer = null;
+
+/**
+ * The tool form: the tool's arguments as form fields when its input schema fits the form (with
+ * an "Edit as JSON" switch for what the fields cannot express), or as JSON. The host checks the
+ * arguments against the whole input schema as they change (`/api/validate-arguments`) and again
+ * when the call is made (`/api/call`); its messages show as on a request's card: under each
+ * field, and how many need attention once Call was pressed.
+ */
 function renderComposer() {
   const el = $('composer');
-  if (!selectedTool) { el.hidden = true; composerKey = ''; return; }
+  if (!selectedTool) { el.hidden = true; composerKey = ''; disposeComposer?.(); disposeComposer = null; return; }
   const key = `${selectedTool.server}/${selectedTool.tool}`;
   if (key === composerKey) return;
   composerKey = key;
+  disposeComposer?.();
   const t = findTool(selectedTool.server, selectedTool.tool);
   if (!t) { el.hidden = true; return; }
   el.hidden = false;
+  const { server } = selectedTool;
+  const tool = t.name;
+  const errorsBox = h('div', { class: 'ask-errors', role: 'alert' });
+  const jsonErrId = uid('json-err');
+  const jsonErrors = h('ul', { class: 'field-error json-errors', id: jsonErrId });
+  const json = h('textarea', { class: 'args-json', rows: 8, spellcheck: 'false', 'aria-label': 'Arguments (JSON object)', 'aria-describedby': jsonErrId, oninput: () => changed() });
+  const slot = h('div', { class: 'args-slot' });
   let form = null;
-  let json = null;
-  const errBox = h('p', { class: 'field-error', role: 'alert' });
-  if (t.fields) {
-    const defaults = Object.fromEntries(t.fields.filter((f) => f.default !== undefined).map((f) => [f.name, f.default]));
-    form = buildFields(t.fields, defaults);
-  } else {
-    json = h('textarea', { rows: 6, 'aria-label': 'Arguments (JSON object)' }, '{}');
+  let asJson = !t.fields;
+  let submitted = false;
+  let touchedJson = false;
+  let disposed = false;
+  let timer = null;
+  // Each change makes answers to earlier checks stale: they judged other arguments.
+  let generation = 0;
+
+  const defaults = () => Object.fromEntries((t.fields || []).filter((f) => f.default !== undefined).map((f) => [f.name, f.default]));
+  function showForm(values) {
+    form = buildFields(t.fields, values, { onChange: () => changed() });
+    replace(slot, form.element);
   }
-  const submit = async (e) => {
-    e.preventDefault();
-    let args = null;
-    if (form) args = form.collect();
-    else {
-      try { args = JSON.parse(json.value || '{}'); } catch (err) { errBox.textContent = `Arguments are not valid JSON: ${err.message}`; return; }
-      if (typeof args !== 'object' || Array.isArray(args) || args === null) { errBox.textContent = 'Arguments must be a JSON object.'; return; }
+  function showJson(text) {
+    json.value = text;
+    replace(slot, json, jsonErrors);
+  }
+  if (asJson) showJson('{}'); else showForm(defaults());
+
+  /** What goes to the host: the form's arguments, or the JSON text as typed. */
+  const payload = () => (asJson ? { server, tool, json: json.value } : { server, tool, arguments: form.collect() });
+
+  function changed() {
+    generation += 1;
+    if (asJson) touchedJson = true;
+    clearTimeout(timer);
+    if (!disposed) timer = setTimeout(() => check(), 180);
+  }
+
+  function count(errors) {
+    const n = errors.length;
+    errorsBox.textContent = n === 0 ? '' : n === 1 ? 'One field needs attention.' : `${n} fields need attention.`;
+  }
+
+  /** Shows the host's messages: under their fields, or (JSON, or no such field) as a list. */
+  function show(errors, { all = false } = {}) {
+    if (asJson) {
+      const shown = all || touchedJson ? errors : [];
+      replace(jsonErrors, shown.map((e) => h('li', {}, e.message)));
+      if (shown.length) json.setAttribute('aria-invalid', 'true'); else json.removeAttribute('aria-invalid');
+      return;
     }
-    errBox.textContent = '';
-    const r = await callTool(selectedTool.server, selectedTool.tool, args);
-    if (!r.ok) errBox.textContent = r.data?.error || `The call failed (${r.status}).`;
-  };
+    const names = new Set(t.fields.map((f) => f.name));
+    const byField = {};
+    const rest = [];
+    for (const e of errors) {
+      if (names.has(e.field)) { if (!(e.field in byField)) byField[e.field] = e.message; } else rest.push(e.message);
+    }
+    form.showErrors(byField, { all });
+    return rest;
+  }
+
+  async function check({ all = false } = {}) {
+    if (disposed) return [];
+    const asked = generation;
+    const r = await api.post('/api/validate-arguments', payload());
+    if (disposed) return [];
+    if (asked !== generation) return check({ all });
+    const errors = r.ok ? r.data?.errors || [] : [];
+    report(errors, { all });
+    return errors;
+  }
+
+  function report(errors, { all = false } = {}) {
+    const rest = show(errors, { all }) || [];
+    // In JSON, the list under the text is the whole story.
+    if (!submitted || asJson) { if (asJson) errorsBox.textContent = ''; return; }
+    count(errors);
+    if (rest.length) errorsBox.textContent = `${errorsBox.textContent} ${rest.join(' ')}`;
+  }
+
+  async function submit(e) {
+    e.preventDefault();
+    submitted = true;
+    clearTimeout(timer);
+    if (form) form.markAllTouched();
+    touchedJson = true;
+    const errors = await check({ all: true });
+    if (errors.length) { focusFirst(errors); return; }
+    const r = await api.post('/api/call', payload());
+    if (r.ok) { errorsBox.textContent = ''; return; }
+    // Refused by the host after all (the tool's schema changed, say): the same messages.
+    if (Array.isArray(r.data?.errors) && r.data.errors.length) { report(r.data.errors, { all: true }); focusFirst(r.data.errors); return; }
+    errorsBox.textContent = r.data?.error || `The call failed (${r.status}).`;
+  }
+
+  function focusFirst(errors) {
+    if (asJson) { json.focus(); return; }
+    const first = errors.find((x) => t.fields.some((f) => f.name === x.field));
+    if (first) form.focusField(first.field);
+  }
+
+  /** The switch between the form and JSON: the arguments go along, as they are. */
+  async function toggleJson(e) {
+    const sw = e.currentTarget;
+    if (sw.checked) {
+      const text = JSON.stringify(form.collect(), null, 2);
+      asJson = true;
+      touchedJson = false;
+      showJson(text);
+      json.focus();
+    } else {
+      // Back to the fields only with arguments they can show: the host reads the text first.
+      const r = await api.post('/api/validate-arguments', { server, tool, json: json.value });
+      const unreadable = (r.data?.errors || []).find((x) => x.pointer === '' && x.field === '');
+      if (unreadable) { sw.checked = true; touchedJson = true; show([unreadable], { all: true }); return; }
+      asJson = false;
+      showForm(JSON.parse(json.value.trim() || '{}'));
+      form.focusFirst();
+    }
+    generation += 1;
+    if (submitted) check({ all: true });
+  }
+
+  const jsonSwitch = t.fields
+    ? h('label', { class: 'switch json-switch' }, h('input', { type: 'checkbox', role: 'switch', onchange: toggleJson }), h('span', {}, 'Edit as JSON'))
+    : null;
   replace(el,
     h('form', { novalidate: true, onsubmit: submit },
-      h('h3', {}, `${selectedTool.server} › ${t.name}`),
+      h('div', { class: 'composer-head' },
+        h('h3', {}, `${selectedTool.server} › ${t.name}`),
+        jsonSwitch),
       t.description ? h('p', { class: 'desc' }, t.description) : null,
-      form ? form.element : json,
-      errBox,
+      t.fields ? null : h('p', { class: 'desc' }, 'Its arguments are more than a form can show: write them as one JSON object.'),
+      errorsBox,
+      slot,
       h('div', { class: 'actions' },
         h('button', { type: 'submit', class: 'primary' }, 'Call tool'),
         h('button', { type: 'button', class: 'ghost', onclick: () => { selectedTool = null; renderServers(); renderComposer(); } }, 'Close'))));
+  disposeComposer = () => { disposed = true; clearTimeout(timer); };
   if (form) form.focusFirst(); else el.querySelector('button.primary')?.focus();
 }
 

@@ -36,11 +36,10 @@ export function buildFields(fields, values, { onChange } = {}) {
     const id = uid('f');
     const hintId = `${id}-hint`;
     const errId = `${id}-err`;
-    const desc = [f.description, f.hint].filter(Boolean);
-    const describedBy = `${desc.length ? hintId : ''} ${errId}`.trim();
+    const describedBy = `${f.help ? hintId : ''} ${errId}`.trim();
     const label = [f.label, f.required ? h('span', { class: 'req', 'aria-hidden': 'true' }, '*') : null,
       f.label !== f.name ? h('code', { class: 'prop', 'aria-hidden': 'true' }, f.name) : null];
-    const hint = desc.length ? h('div', { class: 'hint', id: hintId }, desc.join(' — ')) : null;
+    const hint = f.help ? h('div', { class: 'hint', id: hintId }, f.help) : null;
     const err = h('p', { class: 'field-error', id: errId });
     const v = values?.[f.name];
     let node;
@@ -296,7 +295,7 @@ export function renderAsk(req, api) {
       const map = Object.fromEntries(errors.map((e) => [e.field, e.message]));
       form.markAllTouched();
       form.showErrors(map, { all: true });
-      errorsBox.textContent = 'The host refused this answer: ' + errors.map((e) => `${e.field} ${e.message}`).join('; ');
+      errorsBox.textContent = `The host refused this answer. ${errors.map((e) => e.message).join(' ')}`;
     },
     errorsKey: '',
   };
