@@ -1075,6 +1075,18 @@ where
     F: FnOnce(String) -> Fut,
     Fut: std::future::Future<Output = interlude_server::url::OAuthProvider>,
 {
+    harness_with_flows_declaring(interlude_engine::Declared::default(), provider).await
+}
+
+/// [`harness_with_flows_and`], the host declaring `declare` to the servers.
+async fn harness_with_flows_declaring<F, Fut>(
+    declare: interlude_engine::Declared,
+    provider: F,
+) -> (Page, String)
+where
+    F: FnOnce(String) -> Fut,
+    Fut: std::future::Future<Output = interlude_server::url::OAuthProvider>,
+{
     let shutdown = CancellationToken::new();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -1094,7 +1106,10 @@ where
         },
     ));
     let demo = format!("{origin}/mcp");
-    let mut host = interlude_host::HostConfig::default();
+    let mut host = interlude_host::HostConfig {
+        declare,
+        ..interlude_host::HostConfig::default()
+    };
     host.engine.url_policy.dev_origins =
         vec![interlude_engine::DevOrigin::loopback_http(addr.port())];
     let servers = async {
@@ -4658,5 +4673,100 @@ async fn a_seed_000_ua_is_a_link_marked_as_the_draft_and_tracked_to_its_end() {
         "the server's progress on the waiting record"
     );
     page.artifact("seed-000-ua-finished").await;
+    page.close().await;
+}
+
+/// The demo's `newsletter_sign_up` on the 2025 era (`demo-2025`) from a host that declares the
+/// User Interaction draft: the form comes through `interaction/create` (the draft's chip on the
+/// card), then the confirmation on the server's own page through a `ua` link (the draft's chip
+/// again); once confirmed there, the call ends saying it asked through `interaction/create`.
+/// The same tool on the 2026-07-28 era (`demo`) asks through elicitation: no draft chip.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demos_newsletter_sign_up_asks_through_the_draft_on_2025() {
+    let (page, _origin) = harness_with_flows_declaring(
+        interlude_engine::Declared::default().with_user_interaction(),
+        |base| async move {
+            interlude_server::url::OAuthProvider::new(
+                "cloud",
+                "Example Cloud",
+                format!("{base}/unused/authorize"),
+                format!("{base}/unused/token"),
+                interlude_demo::flows::CLOUD_CLIENT_ID,
+            )
+        },
+    )
+    .await;
+    page.call_from_sidebar("demo-2025", "newsletter_sign_up")
+        .await;
+    let (card, form_id) = page.focused_card("demo-2025", None).await;
+    let chip = card
+        .find(Locator::Css(".ask-head .chip.draft"))
+        .await
+        .unwrap_or_else(|e| panic!("the form did not come through the draft: {e}"));
+    assert_eq!(chip.text().await.unwrap(), "interaction/create · draft");
+    page.type_keys("Ada Lovelace").await;
+    page.field("email")
+        .await
+        .send_keys("ada@example.org")
+        .await
+        .unwrap();
+    page.press("Accept").await;
+
+    // The confirmation: a ua link to the demo's own page.
+    let (card, _) = page.focused_card("demo-2025", Some(&form_id)).await;
+    let chip = card
+        .find(Locator::Css(".ask-head .chip.draft"))
+        .await
+        .unwrap_or_else(|e| panic!("the link did not come through the draft: {e}"));
+    assert_eq!(
+        chip.text().await.unwrap(),
+        "interaction/create · ua · draft"
+    );
+    card.find(Locator::Css("button.primary"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let home = page.switch_to_new_window().await;
+    page.sign_in_on_the_flow_page().await;
+    let confirm = page
+        .client()
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("button[value=confirm]"))
+        .await
+        .unwrap_or_else(|e| panic!("no Confirm on the server's page: {e}"));
+    confirm.click().await.unwrap();
+    page.client()
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::XPath("//h1[text()='Confirmed']"))
+        .await
+        .unwrap_or_else(|e| panic!("the server's page did not say Confirmed: {e}"));
+    page.client().close_window().await.unwrap();
+    page.client().switch_to_window(home).await.unwrap();
+    let result = page
+        .result_containing("demo-2025", "newsletter_sign_up", "Signed up")
+        .await;
+    assert!(
+        result.contains(
+            "Signed up Ada Lovelace <ada@example.org> and confirmed on the server's page"
+        ) && result.contains("asked through the User Interaction draft, interaction/create"),
+        "{result}"
+    );
+
+    // 2026-07-28: the toolkit asks through elicitation, and the card says nothing of the draft.
+    page.call_from_sidebar("demo", "newsletter_sign_up").await;
+    let (card, _) = page.focused_card("demo", None).await;
+    assert!(
+        card.find(Locator::Css(".chip.draft")).await.is_err(),
+        "a draft chip on an elicitation"
+    );
+    page.press("Decline").await;
+    let result = page
+        .result_containing("demo", "newsletter_sign_up", "You declined")
+        .await;
+    assert!(result.contains("asked through elicitation"), "{result}");
     page.close().await;
 }
