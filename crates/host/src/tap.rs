@@ -105,7 +105,7 @@ pub(crate) struct Answered {
 }
 
 impl Answered {
-    /// Word once the host's answer to server request `id` is on its way.
+    /// Word once the host's answer to server request `id` has been written to the transport.
     pub(crate) fn wait(&self, id: RequestId) -> tokio::sync::oneshot::Receiver<()> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         if let Ok(mut waiting) = self.waiting.lock() {
@@ -114,21 +114,19 @@ impl Answered {
         rx
     }
 
-    fn answered(&self, message: &TxJsonRpcMessage<RoleClient>) {
+    /// Who waits for `message` to leave, if it is an awaited answer. Told only once the
+    /// transport has written it: rmcp sends each message from a task of its own, so a request
+    /// handed to the transport after an answer may reach the wire before it.
+    fn waiter(
+        &self,
+        message: &TxJsonRpcMessage<RoleClient>,
+    ) -> Option<tokio::sync::oneshot::Sender<()>> {
         let id = match message {
             JsonRpcMessage::Response(r) => &r.id,
-            JsonRpcMessage::Error(e) => match &e.id {
-                Some(id) => id,
-                None => return,
-            },
-            _ => return,
+            JsonRpcMessage::Error(e) => e.id.as_ref()?,
+            _ => return None,
         };
-        let Ok(mut waiting) = self.waiting.lock() else {
-            return;
-        };
-        if let Some(tx) = waiting.remove(id) {
-            let _ = tx.send(());
-        }
+        self.waiting.lock().ok()?.remove(id)
     }
 }
 
@@ -362,16 +360,21 @@ where
         let logging = self.logging();
         let call = logging.then(|| self.call_of_outgoing(&item)).flatten();
         self.outgoing(&item);
-        if let Some(answered) = &self.answered {
-            answered.answered(&item);
-        }
+        let waiter = self.answered.as_ref().and_then(|a| a.waiter(&item));
         self.record(Direction::Send, &item, call, |m| match self.declare {
             Declare::Below => {
                 crate::protocol_log::Raw::Sent(Box::new(crate::interaction::declare_in(m.clone())))
             }
             Declare::No | Declare::Here => crate::protocol_log::Raw::Sent(Box::new(m.clone())),
         });
-        self.inner.send(item)
+        let sent = self.inner.send(item);
+        async move {
+            let result = sent.await;
+            if let Some(waiter) = waiter {
+                let _ = waiter.send(());
+            }
+            result
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {

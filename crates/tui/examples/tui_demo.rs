@@ -7,6 +7,8 @@
 //! `TUI_DEMO_DEV_ORIGIN=http://127.0.0.1:PORT` allows that origin in plain http (a server under
 //! development, such as `interlude-demo --http`, whose URL-flow pages are there).
 //! `TUI_DEMO_PROTOCOL=2025-11-25` speaks exactly that version (default: negotiate).
+//! `TUI_DEMO_USER_INTERACTION=1` declares the User Interaction draft of seed 000
+//! (`interaction/create`), as `interlude connect --user-interaction` does.
 // An example's failure message has nowhere to go but stderr.
 #![allow(clippy::print_stderr)]
 
@@ -86,6 +88,9 @@ async fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    if std::env::var("TUI_DEMO_USER_INTERACTION").is_ok_and(|v| v == "1") {
+        config.declare = config.declare.with_user_interaction();
     }
     match interlude_tui::run(config, servers).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -587,3 +587,74 @@ fn at_80_columns_nothing_wraps_mid_word_and_the_review_shows_what_is_sent() {
     tmux.press(&["Escape"]);
     tmux.wait_for("Cancelled");
 }
+
+/// The User Interaction draft of seed 000 on the terminal: the example declares it
+/// (`TUI_DEMO_USER_INTERACTION=1`), pinned to 2025-11-25, against the server written by hand
+/// against the draft's JSON (`crates/demo/tests/test_data/interaction_server.py`, whose tools
+/// return the JSON of what they saw). A `prompt` is asked as a form under a line naming the
+/// draft, with the form's usual rules; the server gets `{"result": {"content": …}}`.
+#[test]
+fn a_seed_000_prompt_is_asked_as_a_form_and_named_as_the_draft() {
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../demo/tests/test_data/interaction_server.py");
+    let spec = format!("seed=python3 {}", quote(&script));
+    let command = format!(
+        "TUI_DEMO_USER_INTERACTION=1 TUI_DEMO_PROTOCOL=2025-11-25 {} {}; echo \"[tui exited $?]\"; sleep 600",
+        quote(&binaries().tui),
+        quote(Path::new(&spec))
+    );
+    let Some(tmux) = Tmux::start_sized(&command, 120, 40) else {
+        return;
+    };
+    tmux.wait_for("Call a tool:");
+    tmux.type_text("prompt");
+    tmux.wait_for("> prompt");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("? Name *");
+    assert!(
+        screen.contains("Request from \"seed-000-server\" (server \"seed\")"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("asked through the User Interaction draft (interaction/create)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Let us know some information about you."),
+        "{screen}"
+    );
+    // The draft's line sits between who asks and the message.
+    let at = |needle: &str| screen.find(needle).unwrap();
+    assert!(
+        at("seed-000-server") < at("User Interaction draft")
+            && at("User Interaction draft") < at("Let us know"),
+        "{screen}"
+    );
+    tmux.type_text("Ada Lovelace");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Email *");
+    tmux.type_text("ada-at-example");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("must be an e-mail address");
+    tmux.press(&["C-u"]);
+    tmux.type_text("ada@example.org");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("? Age");
+    assert!(screen.contains("at least 18"), "{screen}");
+    tmux.type_text("12");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("must be at least 18");
+    tmux.press(&["C-u"]);
+    tmux.type_text("36");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Your answer to \"seed\"?");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for(
+        r#"{"result": {"content": {"name": "Ada Lovelace", "email": "ada@example.org", "age": 36}}}"#,
+    );
+    assert!(
+        screen.contains("Sent your answers to \"seed\"."),
+        "{screen}"
+    );
+    quit(&tmux);
+}

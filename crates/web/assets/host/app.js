@@ -457,7 +457,7 @@ function renderTimeline() {
     if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
     const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];
     const withView = it.kind === 'call' && (state.views || []).some((v) => v.call === it.call.id && v.state === 'open');
-    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, it.call?.progress, it.call?.endedAtMs, withView, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state])]);
+    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, it.call?.progress, it.call?.endedAtMs, withView, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state, r.progress])]);
     if (sig !== entry.sig) {
       entry.sig = sig;
       if (it.kind === 'call') {
