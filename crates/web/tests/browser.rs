@@ -4915,7 +4915,10 @@ async fn a_seed_000_prompt_is_a_form_marked_as_the_draft() {
         )
         .await
         .unwrap();
-    assert_eq!(complaint, json!("must be an e-mail address"));
+    assert_eq!(
+        complaint,
+        json!("Email must be an e-mail address, such as ada@example.com.")
+    );
     email.send_keys(".org").await.unwrap();
     page.field("age").await.send_keys("36").await.unwrap();
     page.browser
