@@ -108,8 +108,9 @@ pub(crate) async fn on_create(
 }
 
 /// Tracks `ua` interaction `id` of `server` after the person consented: sends
-/// `interaction/notify` (once `after` says the answer to its `interaction/create` left), lands the server's progress on the request's record, and takes the
-/// server's answer as the flow's end. A server that never answers (the draft forbids answering
+/// `interaction/notify` (once `after` says the answer to its `interaction/create` was written),
+/// lands the server's progress on the request's record, and takes the server's answer as the
+/// flow's end. A server that never answers (the draft forbids answering
 /// for an id it did not create, and a server without progress support answers nothing) costs a
 /// task until the connection ends or `url_wait` passes.
 pub(crate) fn track(

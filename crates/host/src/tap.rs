@@ -109,7 +109,11 @@ impl Answered {
     pub(crate) fn wait(&self, id: RequestId) -> tokio::sync::oneshot::Receiver<()> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.insert(id, tx);
+            // A request the server cancelled is never answered: its waiter must not stay.
+            waiting.retain(|_, tx| !tx.is_closed());
+            if waiting.len() < ANSWERS_WAITED {
+                waiting.insert(id, tx);
+            }
         }
         rx
     }
@@ -129,6 +133,9 @@ impl Answered {
         self.waiting.lock().ok()?.remove(id)
     }
 }
+
+/// How many answers the tap waits for at once, at most.
+const ANSWERS_WAITED: usize = 1024;
 
 /// Where the seed-000 capability is written into `initialize`, if anywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
