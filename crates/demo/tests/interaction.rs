@@ -155,11 +155,18 @@ async fn a_ua_is_consented_answered_empty_then_tracked_with_notify_and_its_progr
     let progress = progressed.expect("progress on the request");
     assert_eq!(progress.message.as_deref(), Some("Reticulating splines..."));
     assert_eq!(progress.total, Some(100.0));
-    let record = host.request(shown.id).unwrap();
+    // The notify's answer and the call's result race to the host: wait for the former.
+    let mut link = None;
+    for _ in 0..200 {
+        link = host.request(shown.id).and_then(|r| r.link.clone());
+        if matches!(link, Some(LinkState::Completed { .. })) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
     assert!(
-        matches!(record.link, Some(LinkState::Completed { .. })),
-        "{:?}",
-        record.link
+        matches!(link, Some(LinkState::Completed { .. })),
+        "{link:?}"
     );
     conn.close().await;
 }
