@@ -210,6 +210,24 @@ impl CallStatus {
     }
 }
 
+impl CallProgress {
+    /// The progress a notification reports, counted after `previous`.
+    fn after(
+        previous: Option<&CallProgress>,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> CallProgress {
+        CallProgress {
+            progress,
+            total,
+            message,
+            updates: previous.map_or(0, |p| p.updates) + 1,
+            at_ms: now_ms(),
+        }
+    }
+}
+
 impl std::fmt::Display for CallProgress {
     /// `3 of 10 (30%) — copying`; without a total, `3 — copying`; without a message, the
     /// amount alone.
@@ -711,14 +729,12 @@ impl Registry {
             return None;
         }
         let r = Arc::make_mut(record);
-        let updates = r.progress.as_ref().map_or(0, |p| p.updates) + 1;
-        r.progress = Some(CallProgress {
+        r.progress = Some(CallProgress::after(
+            r.progress.as_ref(),
             progress,
             total,
             message,
-            updates,
-            at_ms: now_ms(),
-        });
+        ));
         Some(HostEvent::CallProgressed(record.clone()))
     }
 
@@ -852,14 +868,12 @@ impl Registry {
                     if url.elicitation_id.as_deref() == Some(elicitation_id))
         })?;
         let r = Arc::make_mut(record);
-        let updates = r.progress.as_ref().map_or(0, |p| p.updates) + 1;
-        r.progress = Some(CallProgress {
+        r.progress = Some(CallProgress::after(
+            r.progress.as_ref(),
             progress,
             total,
             message,
-            updates,
-            at_ms: now_ms(),
-        });
+        ));
         Some(HostEvent::RequestProgressed(record.clone()))
     }
 

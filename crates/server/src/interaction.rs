@@ -174,16 +174,7 @@ impl Interactions {
                 let Ok(user) = flows.user_of(context) else {
                     return never(context).await;
                 };
-                let token = params
-                    .and_then(|p| p.get("_meta"))
-                    .and_then(|m| m.get("progressToken"))
-                    .cloned()
-                    .or_else(|| {
-                        context
-                            .meta
-                            .get_progress_token()
-                            .and_then(|t| serde_json::to_value(t).ok())
-                    });
+                let token = crate::url::flows::progress_token(params, context);
                 match flows.follow(&flow, &user, token.as_ref(), context).await? {
                     Some(_) => Ok(json!({})),
                     // Another user's flow: the draft says never to answer.

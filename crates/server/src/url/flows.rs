@@ -676,16 +676,7 @@ impl UrlFlows {
             .and_then(|id| FlowId::parse(id).ok())
             .ok_or_else(unknown)?;
         let user = self.inner.identity.mcp_user(context).ok_or_else(unknown)?;
-        let token = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get("progressToken"))
-            .cloned()
-            .or_else(|| {
-                context
-                    .meta
-                    .get_progress_token()
-                    .and_then(|t| serde_json::to_value(t).ok())
-            });
+        let token = progress_token(params, context);
         match self.follow(&id, &user, token.as_ref(), context).await? {
             Some(status) => Ok(json!({ "status": status })),
             None => Err(unknown()),
@@ -862,6 +853,24 @@ impl UrlFlows {
         let keep = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX);
         Ok(self.inner.store.expire(now_ms(), keep).await?)
     }
+}
+
+/// The progress token of a tracking request (`elicitation/track`, `interaction/notify`): in its
+/// params' `_meta`, or where rmcp keeps the request's `_meta`.
+pub(crate) fn progress_token(
+    params: Option<&Value>,
+    context: &RequestContext<RoleServer>,
+) -> Option<Value> {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .cloned()
+        .or_else(|| {
+            context
+                .meta
+                .get_progress_token()
+                .and_then(|t| serde_json::to_value(t).ok())
+        })
 }
 
 /// Forgets a flow's waiter when the call that waited for it is over, however it ended.
