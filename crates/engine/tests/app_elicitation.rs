@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use interlude_engine::bridge::{BridgeEffect, ViewConfig};
 use interlude_engine::{
-    Answer, AppStage, CallId, Declared, Effect, Engine, EngineConfig, Incoming, Input, Reply,
-    RequestId, RequestKind, ServerId, ViewId, ViewInput,
+    Answer, AppFormEffect, AppFormInput, AppStage, CallId, Declared, Effect, Engine, EngineConfig,
+    Incoming, Input, Reply, RequestId, RequestKind, ServerId, ViewId, ViewInput,
 };
 use interlude_protocol::ProtocolEra;
 use serde_json::{Value, json};
@@ -264,7 +264,7 @@ fn a_view_without_the_capability_gives_way_to_the_plain_form() {
     assert_eq!(forwarded, None, "nothing is forwarded to it");
     assert!(
         live.iter()
-            .any(|e| matches!(e, Effect::Fallback { id: RequestId(1), reason } if reason.contains("appCapabilities.elicitation"))),
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { id: RequestId(1), reason }) if reason.contains("appCapabilities.elicitation"))),
         "{live:?}"
     );
     assert!(
@@ -314,7 +314,9 @@ fn a_view_that_does_not_start_in_time_gives_way_to_the_plain_form() {
         60_000,
     );
     assert!(
-        !idle.iter().any(|e| matches!(e, Effect::Fallback { .. })),
+        !idle
+            .iter()
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { .. }))),
         "{idle:?}"
     );
     let loading = engine.handle(
@@ -341,7 +343,11 @@ fn a_view_that_does_not_start_in_time_gives_way_to_the_plain_form() {
         },
         60_500,
     );
-    assert!(!early.iter().any(|e| matches!(e, Effect::Fallback { .. })));
+    assert!(
+        !early
+            .iter()
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { .. })))
+    );
     let late = engine.handle(
         Input::View {
             view: VIEW,
@@ -351,7 +357,7 @@ fn a_view_that_does_not_start_in_time_gives_way_to_the_plain_form() {
     );
     assert!(
         late.iter().any(
-            |e| matches!(e, Effect::Fallback { reason, .. } if reason.contains("did not start"))
+            |e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { reason, .. }) if reason.contains("did not start"))
         ),
         "{late:?}"
     );
@@ -424,25 +430,29 @@ fn the_host_can_fall_back_when_the_view_cannot_load() {
     let mut engine = Engine::new(EngineConfig::default());
     ask(&mut engine, negotiated(), params());
     let fallback = engine.handle(
-        Input::Fallback {
+        Input::AppForm(AppFormInput::Fallback {
             id: RequestId(1),
             reason: "its view could not be read".into(),
-        },
+        }),
         5,
     );
-    assert!(fallback.contains(&Effect::Fallback {
+    assert!(fallback.contains(&Effect::AppForm(AppFormEffect::Fallback {
         id: RequestId(1),
         reason: "its view could not be read".into()
-    }));
+    })));
     // Once only.
     let again = engine.handle(
-        Input::Fallback {
+        Input::AppForm(AppFormInput::Fallback {
             id: RequestId(1),
             reason: "again".into(),
-        },
+        }),
         6,
     );
-    assert!(!again.iter().any(|e| matches!(e, Effect::Fallback { .. })));
+    assert!(
+        !again
+            .iter()
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { .. })))
+    );
     // A view opened after the fallback does not bind.
     assert!(open(&mut engine, 7).iter().any(|e| matches!(
         e,
