@@ -49,10 +49,7 @@
 
 use std::collections::HashMap;
 
-use interlude_protocol::apps::{
-    ANSWER_ERRORS_META_KEY, BRIDGE_VERSION, Method, UiDialect, Visibility, canonical,
-};
-use interlude_schema::FieldError;
+use interlude_protocol::apps::{BRIDGE_VERSION, Method, UiDialect, Visibility, canonical};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -113,10 +110,11 @@ pub struct ViewConfig {
     pub calls_per_minute: u32,
     /// The largest height a view may ask for, in CSS pixels.
     pub max_height: u32,
-    /// For a view that renders a form request (SEP-3118): the request's params, forwarded to
-    /// the view unchanged as a host→view `elicitation/create` once it is live. Set by the
-    /// engine when it binds the view to its request; `None` for a call's view.
-    pub elicitation: Option<Value>,
+    /// The view renders an app form (SEP-3118): `elicitation` is offered in its
+    /// `hostCapabilities`, and the engine hands it the request ([`ViewBridge::ask`]) once it is
+    /// live. Set by the engine when it binds the view to its request; `false` for a call's
+    /// view.
+    pub renders_question: bool,
 }
 
 impl ViewConfig {
@@ -140,7 +138,7 @@ impl ViewConfig {
             call_burst: 10,
             calls_per_minute: 120,
             max_height: 6_000,
-            elicitation: None,
+            renders_question: false,
         }
     }
 }
@@ -272,12 +270,11 @@ pub enum BridgeEffect {
         /// What the view answered.
         result: Result<Value, String>,
     },
-    /// The view answered the form request it renders (a standard `ElicitResult`, unchecked:
-    /// the engine judges it against the request's schema).
+    /// The view answered the app form it renders (a standard `ElicitResult`, unchecked: the
+    /// engine judges it against the request's schema).
     ElicitationAnswer(Value),
-    /// The view cannot render the form request it is bound to (it did not declare
-    /// `appCapabilities.elicitation`, did not start in time, or answered with an error): the
-    /// person gets the plain form.
+    /// The view answered the app form it renders with an error: the person gets the plain
+    /// form.
     ElicitationUnusable(String),
     /// Hand the bridge [`ViewBridge::tick`] at `at_ms` (a deadline of its own).
     Wake {
@@ -319,8 +316,9 @@ pub struct ViewBridge {
     model_context: Option<Value>,
     /// The host's requests to the view's own tools in flight: id number → what they are.
     to_view: HashMap<u64, ToView>,
-    /// The form request the view renders, when it is bound to one.
-    elicit: Option<Elicit>,
+    /// The number of the `elicitation/create` handed to the view ([`ViewBridge::ask`]) and not
+    /// answered yet: only its answer is taken.
+    question: Option<u64>,
 }
 
 /// A request of the view forwarded to its server.
@@ -338,24 +336,8 @@ struct Forwarded {
 enum ToView {
     ListTools,
     CallTool(u64, String),
-    Elicit,
-}
-
-/// Where the form request a view renders stands.
-#[derive(Debug)]
-struct Elicit {
-    /// The request's params, as the server sent them.
-    params: Value,
-    /// The number of the `elicitation/create` forwarded to the view and not yet answered.
-    forwarded: Option<u64>,
-    /// The request is shown to the person (presented by the engine).
-    shown: bool,
-    /// A surface began loading the view's document.
-    loading: bool,
-    /// The view must be live by then (set once it is both shown and loading).
-    deadline: Option<u64>,
-    /// The view was given up on, or its answer was taken: nothing more is forwarded.
-    over: bool,
+    /// The app form, handed to the view under this number.
+    Question(u64),
 }
 
 impl ViewBridge {
@@ -368,14 +350,6 @@ impl ViewBridge {
             .unwrap_or("inline")
             .to_owned();
         let calls = Bucket::new(config.call_burst, now_ms);
-        let elicit = config.elicitation.clone().map(|params| Elicit {
-            params,
-            forwarded: None,
-            shown: false,
-            loading: false,
-            deadline: None,
-            over: false,
-        });
         ViewBridge {
             dialect: config.dialect,
             config,
@@ -390,7 +364,7 @@ impl ViewBridge {
             to_person: HashMap::new(),
             next: 1,
             teardown: None,
-            elicit,
+            question: None,
             calls,
             model_context: None,
             to_view: HashMap::new(),
@@ -625,8 +599,7 @@ impl ViewBridge {
         out
     }
 
-    /// Time passes: a teardown past its deadline ends; a bound view that did not start by its
-    /// deadline is given up ([`BridgeEffect::ElicitationUnusable`]).
+    /// Time passes: a teardown past its deadline ends.
     pub fn tick(&mut self, now_ms: u64) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
         if let Some((_, deadline)) = self.teardown
@@ -634,89 +607,41 @@ impl ViewBridge {
         {
             self.close(&mut out);
         }
-        let late = self.phase != ViewPhase::Live
-            && self
-                .elicit
-                .as_ref()
-                .is_some_and(|e| !e.over && e.deadline.is_some_and(|d| now_ms >= d));
-        if late && let Some(elicit) = self.elicit.as_mut() {
-            elicit.over = true;
-            elicit.deadline = None;
-            out.push(BridgeEffect::ElicitationUnusable(
-                "its app view did not start in time".into(),
-            ));
-        }
         out
     }
 
-    /// Whether the view renders a form request ([`ViewConfig::elicitation`]).
-    pub fn renders_form(&self) -> bool {
-        self.elicit.is_some()
+    /// Whether the view said it renders questions (`appCapabilities.elicitation`, SEP-3118).
+    pub fn renders_questions(&self) -> bool {
+        self.app_capabilities.contains_key("elicitation")
     }
 
-    /// The bound view's request is now shown to the person at `now_ms`. Once a surface is
-    /// also loading the view ([`ViewBridge::loading`]), the view must be live within
-    /// `start_ms`, or the person gets the plain form (the deadline comes as
-    /// [`BridgeEffect::Wake`]; hand the bridge [`ViewBridge::tick`] then).
-    pub fn elicitation_shown(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
-        if let Some(elicit) = self.elicit.as_mut() {
-            elicit.shown = true;
-        }
-        self.start_clock(now_ms, start_ms)
-    }
-
-    /// A surface began loading the view's document at `now_ms` (for the web surface: the
-    /// sandbox served its proxy document). The clock of a bound view starts only when its
-    /// request is shown and its document is loading: a view nobody frames yet (no page open,
-    /// or a terminal still asking the person where to answer) is not a view that failed.
-    pub fn loading(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
-        if let Some(elicit) = self.elicit.as_mut() {
-            elicit.loading = true;
-        }
-        self.start_clock(now_ms, start_ms)
-    }
-
-    fn start_clock(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
+    /// Hands the live view the app form it renders: `params` go to the view unchanged as a
+    /// host→view `elicitation/create` (the engine adds the reasons a refused answer broke the
+    /// form, under `_meta["dev.interlude/answerErrors"]`). Only the answer to the last one
+    /// handed is taken ([`BridgeEffect::ElicitationAnswer`]). Nothing is sent to a view that
+    /// is not live.
+    pub fn ask(&mut self, params: Value) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
-        if self.phase == ViewPhase::Live {
+        if self.phase != ViewPhase::Live {
             return out;
         }
-        if let Some(elicit) = self.elicit.as_mut()
-            && elicit.shown
-            && elicit.loading
-            && !elicit.over
-            && elicit.deadline.is_none()
-        {
-            let at_ms = now_ms.saturating_add(start_ms);
-            elicit.deadline = Some(at_ms);
-            out.push(BridgeEffect::Wake { at_ms });
-        }
+        let n = self.number();
+        self.question = Some(n);
+        self.to_view.insert(n, ToView::Question(n));
+        self.send(
+            json!({"jsonrpc": "2.0", "id": format!("host-{n}"), "method": "elicitation/create",
+                   "params": params}),
+            &mut out,
+        );
         out
     }
 
-    /// The view's last answer broke the request's schema (judged by the engine): the view gets
-    /// the request again, with the reasons under `_meta["dev.interlude/answerErrors"]`.
-    pub fn elicitation_refused(&mut self, errors: &[FieldError]) -> Vec<BridgeEffect> {
+    /// The app form the view renders is over (answered, cancelled, withdrawn): a request
+    /// handed to it and still open is cancelled (`notifications/cancelled`), and a late
+    /// answer from the view is dropped. `reason` is `None` when the view's own answer ended it.
+    pub fn withdraw_question(&mut self, reason: Option<&str>) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
-        let listed: Vec<Value> = errors
-            .iter()
-            .map(|e| json!({"field": e.field, "message": e.message}))
-            .collect();
-        self.forward_elicitation(Some(Value::Array(listed)), &mut out);
-        out
-    }
-
-    /// The request the view renders is over (answered, cancelled, withdrawn): a forwarded
-    /// request still open is cancelled (`notifications/cancelled`), and a late answer from the
-    /// view is dropped. `reason` is `None` when the view's own answer ended it.
-    pub fn elicitation_closed(&mut self, reason: Option<&str>) -> Vec<BridgeEffect> {
-        let mut out = Vec::new();
-        let Some(elicit) = self.elicit.as_mut() else {
-            return out;
-        };
-        elicit.over = true;
-        elicit.deadline = None;
-        let open = elicit.forwarded.take();
+        let open = self.question.take();
         if let (Some(n), Some(reason)) = (open, reason)
             && matches!(self.phase, ViewPhase::Live)
         {
@@ -729,41 +654,6 @@ impl ViewBridge {
             self.send(message, &mut out);
         }
         out
-    }
-
-    /// Forwards the bound request to the live view (again, with `errors`, after a refused
-    /// answer).
-    fn forward_elicitation(&mut self, errors: Option<Value>, out: &mut Vec<BridgeEffect>) {
-        if self.phase != ViewPhase::Live {
-            return;
-        }
-        let Some(elicit) = self.elicit.as_ref() else {
-            return;
-        };
-        if elicit.over {
-            return;
-        }
-        let mut params = elicit.params.clone();
-        if let Some(errors) = errors
-            && let Some(object) = params.as_object_mut()
-        {
-            let meta = object
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert(ANSWER_ERRORS_META_KEY.into(), errors);
-            }
-        }
-        let n = self.number();
-        if let Some(elicit) = self.elicit.as_mut() {
-            elicit.forwarded = Some(n);
-        }
-        self.to_view.insert(n, ToView::Elicit);
-        self.send(
-            json!({"jsonrpc": "2.0", "id": format!("host-{n}"), "method": "elicitation/create",
-                   "params": params}),
-            out,
-        );
     }
 
     fn close(&mut self, out: &mut Vec<BridgeEffect>) {
@@ -1030,21 +920,17 @@ impl ViewBridge {
                 };
                 out.push(BridgeEffect::ViewToolResult { call, name, result });
             }
-            ToView::Elicit => {
-                let Some(elicit) = self.elicit.as_mut() else {
-                    return;
-                };
-                // A late answer (the request ended meanwhile) is dropped.
-                if elicit.over {
+            ToView::Question(n) => {
+                // A late answer (the request ended, or was handed again, meanwhile) is dropped.
+                if self.question != Some(n) {
                     return;
                 }
-                elicit.forwarded = None;
+                self.question = None;
                 match (error, object.get("result")) {
                     (None, Some(result)) => {
                         out.push(BridgeEffect::ElicitationAnswer(result.clone()));
                     }
                     (error, _) => {
-                        elicit.over = true;
                         let why = error.unwrap_or_else(|| "nothing".into());
                         out.push(BridgeEffect::ElicitationUnusable(format!(
                             "its app view answered the question with an error ({why})"
@@ -1324,21 +1210,6 @@ impl ViewBridge {
                 }
                 // A view with tools of its own: the host learns them at once.
                 out.extend(self.list_view_tools());
-                // A view bound to a form request gets it now, if it said it can render one.
-                let renders = self.app_capabilities.contains_key("elicitation");
-                if let Some(elicit) = self.elicit.as_mut().filter(|e| !e.over) {
-                    elicit.deadline = None;
-                    elicit.over = !renders;
-                    if renders {
-                        self.forward_elicitation(None, out);
-                    } else {
-                        out.push(BridgeEffect::ElicitationUnusable(
-                            "its app view does not declare that it renders questions \
-                             (appCapabilities.elicitation)"
-                                .into(),
-                        ));
-                    }
-                }
             }
             Method::SizeChanged => {
                 let dimension = |key: &str| {
@@ -1431,7 +1302,7 @@ impl ViewBridge {
             capabilities.insert("serverResources".into(), json!({}));
         }
         // SEP-3118: offered to a view bound to a form request only.
-        if self.elicit.is_some() {
+        if self.config.renders_question {
             capabilities.insert("elicitation".into(), json!({}));
         }
         let policy = &self.config.policy;

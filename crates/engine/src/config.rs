@@ -27,7 +27,7 @@ pub struct Declared {
     /// App-rendered elicitation (SEP-3118) is negotiated with this server: the host declared
     /// `elicitation` in its Apps extension **and** the server did in its own. Only then is a
     /// form request's `_meta.ui.resourceUri` shown in that view
-    /// ([`RequestKind::AppForm`](crate::RequestKind::AppForm)); otherwise it is a plain form.
+    /// ([`RequestKind::AppForm`](crate::request::RequestKind::AppForm)); otherwise it is a plain form.
     pub app_elicitation: bool,
     /// The User Interaction draft (seed 000): `capabilities.userInteraction` with both types
     /// (`ua`, `prompt`) and progress. Off unless the person turns it on; without it an
@@ -107,7 +107,7 @@ pub struct EngineConfig {
     /// only prints them) may turn it off.
     pub resolve_links: bool,
     /// How long an app-rendered form's view may take to start (`ui/notifications/initialized`)
-    /// once its request is shown and a surface began loading it ([`ViewInput::Loading`](crate::ViewInput::Loading)), in
+    /// once its request is shown and a surface began loading it ([`ViewInput::Loading`](crate::io::ViewInput::Loading)), in
     /// milliseconds, before the person gets the plain form instead.
     pub app_start_ms: u64,
 }

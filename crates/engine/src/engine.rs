@@ -207,18 +207,33 @@ impl Engine {
             .take(burst, per_minute, now_ms)
     }
 
-    /// Request `id` is presented: an app form's view starts its clock.
+    /// Request `id` is presented: an app form's view may start its clock.
     fn shown(&mut self, id: RequestId, out: &mut Out) {
-        let Some(Pending {
-            kind: PendingKind::AppForm(app),
-            ..
-        }) = self.inbox.get_mut(id)
-        else {
-            return;
-        };
-        if let Some(view) = app.show() {
-            let (now_ms, start_ms) = (out.now_ms, self.config.app_start_ms);
-            self.view_run(view, |b| b.elicitation_shown(now_ms, start_ms), out);
+        let start_ms = self.config.app_start_ms;
+        if let Some(app) = self.app_form(id) {
+            let wake = app.show(out.now_ms, start_ms);
+            Self::wake(app.view(), wake, out);
+        }
+    }
+
+    /// App form `id`, if it is one and pending.
+    fn app_form(&mut self, id: RequestId) -> Option<&mut AppFormPending> {
+        match self.inbox.get_mut(id) {
+            Some(Pending {
+                kind: PendingKind::AppForm(app),
+                ..
+            }) => Some(app),
+            _ => None,
+        }
+    }
+
+    /// An app form's view must be live by `at_ms`: the driver wakes the view then.
+    fn wake(view: Option<ViewId>, at_ms: Option<u64>, out: &mut Out) {
+        if let (Some(view), Some(at_ms)) = (view, at_ms) {
+            out.push(Effect::View {
+                view,
+                effect: BridgeEffect::Wake { at_ms },
+            });
         }
     }
 
@@ -273,8 +288,10 @@ impl Engine {
             id,
             errors: errors.clone(),
         });
-        if let Via::View(view) = via {
-            self.view_run(view, |b| b.elicitation_refused(&errors), out);
+        if let Via::View(view) = via
+            && let Some(params) = self.app_form(id).and_then(|app| app.ask_again(&errors))
+        {
+            self.view_run(view, |b| b.ask(params), out);
         }
     }
 
@@ -364,12 +381,13 @@ impl Engine {
     /// is cancelled) and is torn down.
     fn release_view(&mut self, view: ViewId, reason: Option<&str>, out: &mut Out) {
         self.views.unbind(view);
-        self.view_run(view, |b| b.elicitation_closed(reason), out);
+        self.view_run(view, |b| b.withdraw_question(reason), out);
         let why = reason.unwrap_or("answered").to_owned();
         self.on_view(view, ViewInput::Teardown(why), out);
     }
 
     fn on_view(&mut self, view: ViewId, input: ViewInput, out: &mut Out) {
+        let (now_ms, start_ms) = (out.now_ms, self.config.app_start_ms);
         let ViewInput::Open {
             mut config,
             server,
@@ -377,23 +395,34 @@ impl Engine {
             request,
         } = input
         else {
-            let verdicts = self.views.input(view, input, self.config.app_start_ms, out);
+            let app_form = self.views.request_of(view);
+            let tick = matches!(input, ViewInput::Tick);
+            if matches!(input, ViewInput::Loading)
+                && let Some(app) = app_form.and_then(|id| self.app_form(id))
+            {
+                let wake = app.loading(now_ms, start_ms);
+                Self::wake(Some(view), wake, out);
+            }
+            let verdicts = self.views.input(view, input, out);
             self.verdicts(verdicts, out);
+            if tick
+                && let Some(id) = app_form
+                && self.app_form(id).is_some_and(|app| app.late(now_ms))
+            {
+                self.fall_back(id, "its app view did not start in time".into(), out);
+            }
             return;
         };
         // A view for an app form renders it only while the request waits for it.
-        let bound = request.and_then(|id| match self.inbox.get_mut(id)? {
-            Pending {
+        let bound = request.filter(|id| match self.inbox.get_mut(*id) {
+            Some(Pending {
                 server: of,
                 kind: PendingKind::AppForm(app),
                 ..
-            } if *of == server => {
-                let (params, shown) = app.bind(view)?;
-                config.elicitation = Some(params);
-                Some((id, shown))
-            }
-            _ => None,
+            }) if *of == server => app.bind(view),
+            _ => false,
         });
+        config.renders_question = bound.is_some();
         if request.is_some() && bound.is_none() {
             // Its request was answered or withdrawn meanwhile: the view never opens.
             out.push(Effect::View {
@@ -402,14 +431,8 @@ impl Engine {
             });
             return;
         }
-        let now_ms = out.now_ms;
         let bridge = ViewBridge::new(*config, now_ms);
-        self.views
-            .open(view, bridge, server, tools, bound.map(|(id, _)| id));
-        if let Some((_, true)) = bound {
-            let start_ms = self.config.app_start_ms;
-            self.view_run(view, |b| b.elicitation_shown(now_ms, start_ms), out);
-        }
+        self.views.open(view, bridge, server, tools, bound);
     }
 
     /// Runs `f` on view `view`'s bridge, and acts on what it says of its app form.
@@ -433,6 +456,16 @@ impl Engine {
                     Err(errors) => self.invalid(id, errors, Via::View(view), out),
                 },
                 Verdict::Unusable(id, reason) => self.fall_back(id, reason, out),
+                Verdict::Live(id, view, renders) => {
+                    let live = self.app_form(id).map(|app| app.live(renders));
+                    match live {
+                        Some(app_form::Live::Ask(params)) => {
+                            self.view_run(view, |b| b.ask(params), out);
+                        }
+                        Some(app_form::Live::FallBack(reason)) => self.fall_back(id, reason, out),
+                        Some(app_form::Live::Nothing) | None => {}
+                    }
+                }
             }
         }
     }

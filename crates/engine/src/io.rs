@@ -367,7 +367,7 @@ pub enum ViewInput {
     Teardown(String),
     /// A surface began loading the view's document (the web surface: its sandbox served the
     /// proxy document). A view rendering a form request must be live within
-    /// [`EngineConfig::app_start_ms`](crate::EngineConfig::app_start_ms) of being both loaded and shown, or the person gets the
+    /// [`EngineConfig::app_start_ms`](crate::config::EngineConfig::app_start_ms) of being both loaded and shown, or the person gets the
     /// plain form.
     Loading,
     /// Time passed (a teardown's deadline).

@@ -1,7 +1,7 @@
 //! The kinds of request for a person, one module each. A kind's module owns what is particular
 //! to it: what it keeps while the request is pending, how it is admitted into the queue, what
 //! the person's acceptance means, and its part of the inputs and effects (nested under
-//! [`Input`](crate::Input) and [`Effect`](crate::Effect)). The core (`engine.rs`) keeps what all
+//! [`Input`](crate::io::Input) and [`Effect`](crate::io::Effect)). The core (`engine.rs`) keeps what all
 //! kinds share — the inbox, rate limits, the audit, declines and cancels, withdrawal — and
 //! dispatches to the kind.
 //!

@@ -78,6 +78,7 @@
 mod admission;
 mod audit;
 pub mod bridge;
+pub mod codes;
 mod config;
 pub mod csp;
 mod engine;
@@ -106,13 +107,3 @@ pub use request::{
     UrlStage,
 };
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};
-
-/// JSON-RPC error codes the engine answers with.
-pub mod codes {
-    /// Invalid params: undeclared mode, schema outside the subset, oversized request.
-    pub const INVALID_PARAMS: i32 = -32602;
-    /// Implementation-defined server error, used for "rate limited".
-    pub const RATE_LIMITED: i32 = -32000;
-    /// Internal error: a driver bug such as a reused request id.
-    pub const INTERNAL_ERROR: i32 = -32603;
-}

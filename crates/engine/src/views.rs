@@ -1,7 +1,7 @@
 //! The open MCP Apps views: each view's bridge, its server and what that server lets views
-//! call. Every [`ViewInput`] but `Open` runs here; what a bridge says about the app form it
-//! renders (the view's answer, or that it cannot render it) is handed back to the core as a
-//! [`Verdict`], since the request is the app form kind's to decide.
+//! call. Every [`ViewInput`] but `Open` runs here; what a bridge says that concerns the app
+//! form a view renders (the view is live, it answered, it answered with an error) is handed
+//! back to the core as a [`Verdict`], since the request is the app form kind's to decide.
 
 use std::collections::BTreeMap;
 
@@ -23,9 +23,11 @@ struct OpenView {
     request: Option<RequestId>,
 }
 
-/// What a view's bridge said about the app form it renders.
+/// What a view's bridge said that concerns the app form it renders.
 #[derive(Debug)]
 pub(crate) enum Verdict {
+    /// The view is live (it said `ui/notifications/initialized`), and renders questions or not.
+    Live(RequestId, ViewId, bool),
     /// The view answered it (an `ElicitResult` as JSON, unchecked).
     Answer(RequestId, ViewId, Value),
     /// The view cannot render it, for this reason.
@@ -75,6 +77,11 @@ impl Views {
             .collect()
     }
 
+    /// The app form view `view` renders, if any.
+    pub(crate) fn request_of(&self, view: ViewId) -> Option<RequestId> {
+        self.open.get(&view).and_then(|v| v.request)
+    }
+
     /// View `view` renders no app form any more.
     pub(crate) fn unbind(&mut self, view: ViewId) {
         if let Some(open) = self.open.get_mut(&view) {
@@ -101,21 +108,16 @@ impl Views {
         self.hand_out(view, effects, out)
     }
 
-    /// Input `input` (anything but `Open`) for view `view`.
-    pub(crate) fn input(
-        &mut self,
-        view: ViewId,
-        input: ViewInput,
-        start_ms: u64,
-        out: &mut Out,
-    ) -> Vec<Verdict> {
+    /// Input `input` (anything but `Open`) for view `view`'s bridge. (`Loading` concerns only
+    /// the app form a view renders: the core hands it to the kind.)
+    pub(crate) fn input(&mut self, view: ViewId, input: ViewInput, out: &mut Out) -> Vec<Verdict> {
         let now_ms = out.now_ms;
         let Some(open) = self.open.get_mut(&view) else {
             return Vec::new();
         };
         let bridge = &mut open.bridge;
         let effects = match input {
-            ViewInput::Open { .. } => Vec::new(),
+            ViewInput::Open { .. } | ViewInput::Loading => Vec::new(),
             ViewInput::FromView(message) => {
                 let tools = &open.tools;
                 bridge.from_view(&message, now_ms, &|name| tools.get(name).copied())
@@ -138,7 +140,6 @@ impl Views {
                 .unwrap_or_default(),
             ViewInput::DisplayMode(mode) => bridge.set_display_mode(&mode),
             ViewInput::Teardown(reason) => bridge.teardown(&reason, now_ms),
-            ViewInput::Loading => bridge.loading(now_ms, start_ms),
             ViewInput::Tick => bridge.tick(now_ms),
         };
         self.hand_out(view, effects, out)
@@ -152,7 +153,10 @@ impl Views {
         effects: Vec<BridgeEffect>,
         out: &mut Out,
     ) -> Vec<Verdict> {
-        let request = self.open.get(&view).and_then(|v| v.request);
+        let (request, renders) = match self.open.get(&view) {
+            Some(open) => (open.request, open.bridge.renders_questions()),
+            None => (None, false),
+        };
         let mut destroyed = false;
         let mut verdicts = Vec::new();
         for effect in effects {
@@ -165,6 +169,15 @@ impl Views {
                 BridgeEffect::ElicitationUnusable(reason) => {
                     if let Some(id) = request {
                         verdicts.push(Verdict::Unusable(id, reason));
+                    }
+                }
+                BridgeEffect::Live => {
+                    out.push(Effect::View {
+                        view,
+                        effect: BridgeEffect::Live,
+                    });
+                    if let Some(id) = request {
+                        verdicts.push(Verdict::Live(id, view, renders));
                     }
                 }
                 effect => {

@@ -255,6 +255,50 @@ fn an_answer_outside_the_schema_is_not_sent_and_the_view_is_told_why() {
     );
 }
 
+/// An accept with no content from the view is judged by the same path as a surface's answer:
+/// the required fields are missing, nothing reaches the server, and the view is asked again
+/// with the reasons (before the kinds were modules, the view was not told).
+#[test]
+fn an_empty_accept_from_the_view_is_judged_like_any_answer_and_the_view_is_told_why() {
+    let mut engine = Engine::new(EngineConfig::default());
+    ask(&mut engine, negotiated(), params());
+    open(&mut engine, 5);
+    let (_, forwarded) = start(&mut engine, json!({"elicitation": {}}));
+    let refused = from_view(
+        &mut engine,
+        json!({"jsonrpc": "2.0", "id": forwarded.clone().unwrap(), "result": {"action": "accept"}}),
+        20,
+    );
+    assert_eq!(reply(&refused), None, "nothing reaches the server");
+    assert!(
+        refused
+            .iter()
+            .any(|e| matches!(e, Effect::Invalid { errors, .. }
+            if errors.iter().any(|e| e.field == "confirmed"))),
+        "{refused:?}"
+    );
+    let again = to_view(&refused)
+        .into_iter()
+        .find(|m| m["method"] == "elicitation/create")
+        .expect("the view is asked again");
+    let told = &again["params"]["_meta"]["dev.interlude/answerErrors"];
+    assert!(
+        told.as_array()
+            .is_some_and(|e| e.iter().any(|e| e["field"] == "confirmed")),
+        "{told}"
+    );
+    // Its valid answer then goes through, with the same request still pending.
+    let answered = from_view(
+        &mut engine,
+        json!({"jsonrpc": "2.0", "id": again["id"],
+               "result": {"action": "accept", "content": {"confirmed": true, "selectedManagerId": "m-ava"}}}),
+        30,
+    );
+    assert!(
+        matches!(reply(&answered), Some(Reply::Answered(Answer::Accepted(c))) if c["confirmed"] == true)
+    );
+}
+
 #[test]
 fn a_view_without_the_capability_gives_way_to_the_plain_form() {
     let mut engine = Engine::new(EngineConfig::default());

@@ -3,13 +3,16 @@
 //! the form is the same request's, for a surface without views and for the fallback.
 //!
 //! This module is the one owner of the binding between the request and its view: which view
-//! renders it, whether the request is shown, whether the person got the plain form instead.
-//! The view's bridge only carries the request to the view and the view's answer back; the
-//! answer is judged by the form's rules ([`FormPending::judge`]), whichever way it comes.
+//! renders it, whether the request is shown and the view loading, the deadline by which the
+//! view must be live, whether the person got the plain form instead. The view's bridge only
+//! carries the request to the view ([`ViewBridge::ask`](crate::bridge::ViewBridge::ask)) and
+//! the view's answer back; the answer is judged by the form's rules ([`FormPending::judge`]),
+//! whichever way it comes.
 
 use interlude_protocol::Answer;
+use interlude_protocol::apps::ANSWER_ERRORS_META_KEY;
 use interlude_schema::{Content, FieldError};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use crate::admission::ElicitParams;
 use crate::config::Declared;
@@ -68,8 +71,26 @@ pub(crate) struct AppFormPending {
     view: Option<ViewId>,
     /// It was presented to the person (the view's start deadline runs from then).
     shown: bool,
+    /// A surface began loading the bound view's document.
+    loading: bool,
+    /// The bound view is live (it was handed the request, or gave way to the plain form).
+    live: bool,
+    /// The bound view must be live by then (set once the request is shown and the view
+    /// loading).
+    deadline: Option<u64>,
     /// The view was given up on: the plain form is shown.
     fallen_back: bool,
+}
+
+/// What a view's being live means for the app form it renders.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Live {
+    /// Hand the view these params.
+    Ask(Value),
+    /// The view cannot render questions: the plain form, for this reason.
+    FallBack(String),
+    /// Nothing (the request fell back already).
+    Nothing,
 }
 
 impl AppFormPending {
@@ -89,26 +110,99 @@ impl AppFormPending {
             params: app.params,
             view: None,
             shown: false,
+            loading: false,
+            live: false,
+            deadline: None,
             fallen_back: false,
         };
         (kind, pending)
     }
 
-    /// Binds view `view` to the request: the params the view renders, and whether the request
-    /// is shown already; `None` when the request is not waiting for a view (it fell back, or
-    /// another view renders it).
-    pub(crate) fn bind(&mut self, view: ViewId) -> Option<(Value, bool)> {
+    /// Binds view `view` to the request; `false` when the request is not waiting for a view
+    /// (it fell back, or another view renders it).
+    pub(crate) fn bind(&mut self, view: ViewId) -> bool {
         if self.fallen_back || self.view.is_some() {
-            return None;
+            return false;
         }
         self.view = Some(view);
-        Some((self.params.clone(), self.shown))
+        true
     }
 
-    /// The request is presented: the view bound to it, if any, starts its clock.
-    pub(crate) fn show(&mut self) -> Option<ViewId> {
+    /// The request is presented at `now_ms`: the deadline by which its view must be live, when
+    /// that clock starts now ([`AppFormPending::start_clock`]).
+    pub(crate) fn show(&mut self, now_ms: u64, start_ms: u64) -> Option<u64> {
         self.shown = true;
-        self.view
+        self.start_clock(now_ms, start_ms)
+    }
+
+    /// A surface began loading the bound view's document at `now_ms` (for the web surface:
+    /// the sandbox served its proxy document): the deadline, when the clock starts now.
+    pub(crate) fn loading(&mut self, now_ms: u64, start_ms: u64) -> Option<u64> {
+        self.loading = true;
+        self.start_clock(now_ms, start_ms)
+    }
+
+    /// The clock of a bound view starts only when its request is shown and its document is
+    /// loading: a view nobody frames yet (no page open, or a terminal still asking the person
+    /// where to answer) is not a view that failed.
+    fn start_clock(&mut self, now_ms: u64, start_ms: u64) -> Option<u64> {
+        let starts = self.view.is_some()
+            && self.shown
+            && self.loading
+            && !self.live
+            && !self.fallen_back
+            && self.deadline.is_none();
+        if !starts {
+            return None;
+        }
+        let at_ms = now_ms.saturating_add(start_ms);
+        self.deadline = Some(at_ms);
+        Some(at_ms)
+    }
+
+    /// Whether the bound view missed its deadline at `now_ms` (it is not live yet).
+    pub(crate) fn late(&self, now_ms: u64) -> bool {
+        !self.live && !self.fallen_back && self.deadline.is_some_and(|d| now_ms >= d)
+    }
+
+    /// The bound view is live and `renders` questions or not.
+    pub(crate) fn live(&mut self, renders: bool) -> Live {
+        if self.fallen_back || self.live {
+            return Live::Nothing;
+        }
+        self.live = true;
+        self.deadline = None;
+        if renders {
+            Live::Ask(self.params.clone())
+        } else {
+            Live::FallBack(
+                "its app view does not declare that it renders questions \
+                 (appCapabilities.elicitation)"
+                    .into(),
+            )
+        }
+    }
+
+    /// The params to hand the view again after its answer broke the form, with the reasons
+    /// under `_meta["dev.interlude/answerErrors"]`; `None` once the request fell back.
+    pub(crate) fn ask_again(&self, errors: &[FieldError]) -> Option<Value> {
+        if self.fallen_back {
+            return None;
+        }
+        let listed: Vec<Value> = errors
+            .iter()
+            .map(|e| json!({"field": e.field, "message": e.message}))
+            .collect();
+        let mut params = self.params.clone();
+        if let Some(object) = params.as_object_mut() {
+            let meta = object
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(ANSWER_ERRORS_META_KEY.into(), Value::Array(listed));
+            }
+        }
+        Some(params)
     }
 
     /// The plain form is shown from now on: the view to release, if one was bound; `None` when
@@ -118,6 +212,7 @@ impl AppFormPending {
             return None;
         }
         self.fallen_back = true;
+        self.deadline = None;
         Some(self.view.take())
     }
 

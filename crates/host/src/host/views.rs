@@ -912,7 +912,7 @@ impl Opening {
             call_burst: apps.call_burst,
             calls_per_minute: apps.calls_per_minute,
             max_height: apps.max_height,
-            elicitation: None,
+            renders_question: false,
         };
         let record = ViewRecord {
             id: view,
