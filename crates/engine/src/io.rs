@@ -314,7 +314,7 @@ pub enum ViewInput {
         server: ServerId,
         /// The server's tools and who may call them.
         tools: BTreeMap<String, Visibility>,
-        /// The form request it renders ([`RequestKind::AppForm`]), if any: the engine binds
+        /// The form request it renders ([`RequestKind::AppForm`](crate::request::RequestKind::AppForm)), if any: the engine binds
         /// them and gives the view the request's params.
         request: Option<RequestId>,
     },
