@@ -20,7 +20,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::Value;
 
 use crate::host::{CallUpdate, HostInput, Link, ProgressOf, ServerUpdate};
-use crate::registry::{ServerLog, now_ms};
+use crate::progress::now_ms;
+use crate::registry::ServerLog;
 use crate::tap::CallLink;
 use crate::timer::PauseGate;
 

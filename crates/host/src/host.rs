@@ -33,9 +33,10 @@ pub(crate) use views::{ViewUpdate, Views};
 use crate::connection::{CallOutcome, Connection};
 use crate::hub::Hub;
 use crate::registry::{
-    CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, RequestRecord, ServerApps,
-    ServerIdentity, ServerRecord, ServerState, ViewRecord,
+    CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, ServerApps, ServerIdentity,
+    ServerRecord, ServerState, ViewRecord,
 };
+use crate::request_record::RequestRecord;
 use crate::resolve::Resolver;
 use crate::spec::ServerSpec;
 use crate::surface::{AnswerSink, Surface};
@@ -1204,8 +1205,10 @@ impl<S: Surface> Core<S> {
                 total,
                 message,
             } => {
-                let event = self
-                    .record(|r| r.link_progress(server, &elicitation_id, progress, total, message));
+                let event = self.record(|r| {
+                    let id = r.open_flow(server, &elicitation_id)?;
+                    r.change_request(id, |req| req.link_progress(progress, total, message))
+                });
                 self.tell(event, sink);
                 return;
             }
@@ -1243,7 +1246,7 @@ impl<S: Surface> Core<S> {
                     }
                 }
                 Effect::AppForm(AppFormEffect::Fallback { id, reason }) => {
-                    let event = self.record(|r| r.fall_back_request(id, reason));
+                    let event = self.record(|r| r.change_request(id, |req| req.fall_back(reason)));
                     self.tell(event, sink);
                 }
                 Effect::Present(id) => {
@@ -1256,18 +1259,18 @@ impl<S: Surface> Core<S> {
                 }
                 Effect::Url(UrlEffect::Resolve { id, host }) => self.resolve(id, host, sink),
                 Effect::Url(UrlEffect::Open { id, url }) => {
-                    let event = self.record(|r| r.open_request(id, url));
+                    let event = self.record(|r| r.change_request(id, |req| req.link_opened(url)));
                     self.tell(event, sink);
                 }
                 Effect::Url(UrlEffect::Completed { id }) => {
-                    let event = self.record(|r| r.complete_request(id));
+                    let event = self.record(|r| r.change_request(id, |req| req.link_completed()));
                     self.tell(event, sink);
                     if let Some(tx) = self.completions.remove(&id) {
                         let _ = tx.send(());
                     }
                 }
                 Effect::Url(UrlEffect::Done { id }) => {
-                    let event = self.record(|r| r.link_done(id));
+                    let event = self.record(|r| r.change_request(id, |req| req.link_done()));
                     self.tell(event, sink);
                     if let Some(tx) = self.completions.remove(&id) {
                         let _ = tx.send(());

@@ -402,7 +402,7 @@ impl<S: Surface> Core<S> {
                 self.tell(event, sink);
             }
             BridgeEffect::Live => {
-                let at = crate::registry::now_ms();
+                let at = crate::progress::now_ms();
                 let event = self.record(|r| r.change_view(view, |v| v.live_at_ms = Some(at)));
                 self.tell(event, sink);
             }
@@ -938,7 +938,7 @@ impl Opening {
             downloads: Vec::new(),
             app_tools: Vec::new(),
             app_tool_results: Default::default(),
-            opened_at_ms: crate::registry::now_ms(),
+            opened_at_ms: crate::progress::now_ms(),
             live_at_ms: None,
         };
         Opening {
