@@ -51,6 +51,7 @@
 
 mod derive;
 mod formats;
+pub mod limits;
 mod model;
 mod parse;
 mod present;
