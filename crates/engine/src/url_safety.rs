@@ -8,15 +8,25 @@
 //! a [`Verdict`] (the worst of its [`Reason`]s) and a [`UrlDisplay`] from which a consent screen
 //! shows the full link with its registrable domain highlighted, in Unicode and punycode.
 //!
+//! Surrounding ASCII whitespace is trimmed first, as a browser does; anything else that hides
+//! what the link says is refused.
+//!
 //! - **Refused**: anything but `https` (plain `http` only for loopback hosts, and only when the
 //!   [`UrlPolicy`] allows it); a user name or password in the link; `localhost` and local network
-//!   names; an address (in any notation, or carried inside an IPv6 one) that is loopback,
-//!   unspecified, private, link-local, shared, multicast, broadcast or reserved; control or
-//!   invisible characters; a link that does not parse.
-//! - **Flagged**: international names (both forms shown), labels mixing scripts or written in
-//!   letters that pass for Latin ones, hosts with no registrable domain, bare IP addresses,
-//!   unusual host notations, a trailing dot, a non-default port, links over 2048 characters,
-//!   and a path or query that looks like another address.
+//!   names; names no browser opens as a page for a person (`.onion`, `.arpa`, and the suffixes
+//!   set aside: `.test`, `.example`, `.invalid`, `.alt`); an address (in any notation, or carried
+//!   inside an IPv6 one) that is loopback, unspecified, private, link-local, shared, multicast,
+//!   broadcast or reserved; control or invisible characters; a link that does not parse.
+//! - **Flagged**, judged as Chromium's IDN display policy judges a name it would show in
+//!   punycode: labels mixing scripts (Latin, Cyrillic and Greek with each other; non-ASCII Latin
+//!   with anything; any script with Latin except Chinese, Japanese and Korean), labels written
+//!   only in letters that pass for Latin ones under a suffix that is not of their script,
+//!   characters names rarely use that pass for others or hide; also hosts with no registrable
+//!   domain, unusual host notations, a trailing dot, links over 2048 characters, and a path or
+//!   query that looks like another address.
+//! - **Allowed with an informational note**: an international name (both forms are shown), a
+//!   public IP address, a port other than the scheme's default: a browser shows them plainly,
+//!   and warning about them would teach people to click through warnings.
 //!
 //! Nothing here resolves names: the host resolves only after the person consented, just before
 //! opening, and passes the addresses to [`UrlCheck::with_resolved`] (the defence against DNS
@@ -202,6 +212,8 @@ pub fn check_url(raw: &str, policy: &UrlPolicy) -> UrlCheck {
     if raw.len() > MAX_URL_LEN {
         return UrlCheck::new(vec![Reason::Oversized { len: raw.len() }], None, false);
     }
+    // A browser trims ASCII whitespace around what it is given before reading it as a link.
+    let raw = raw.trim_matches(|c: char| c.is_ascii_whitespace());
     let mut reasons = Vec::new();
     // The parser drops tabs and newlines anywhere and trims spaces, so "java\nscript:" would
     // become "javascript:": judge the raw text for them first.

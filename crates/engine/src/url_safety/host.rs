@@ -8,7 +8,7 @@ use url::Host;
 
 use super::Reason;
 use super::address::classify_ip;
-use super::script::{Scripts, lookalike_script};
+use super::script::{Scripts, lookalike_script, suffix_of_script, unusual_characters};
 
 /// The facts about a host that both the display and the rules use.
 pub(super) struct HostView {
@@ -114,25 +114,19 @@ pub(super) fn host_reasons(host: &Host<&str>, view: &HostView, reasons: &mut Vec
         });
         return;
     }
+    if let Some(suffix) = special_use_suffix(bare) {
+        reasons.push(Reason::SpecialUseName {
+            host: name.to_owned(),
+            suffix,
+        });
+        return;
+    }
     if view.unicode != name {
         reasons.push(Reason::Idn {
             unicode: view.unicode.clone(),
             ascii: name.to_owned(),
         });
-        for label in view.unicode.split('.').filter(|l| !l.is_ascii()) {
-            let scripts = Scripts::of(label);
-            if scripts.is_mixed() {
-                reasons.push(Reason::MixedScripts {
-                    label: label.to_owned(),
-                    scripts: scripts.list(),
-                });
-            } else if let Some(script) = lookalike_script(label, scripts) {
-                reasons.push(Reason::LookalikeLetters {
-                    label: label.to_owned(),
-                    script,
-                });
-            }
-        }
+        label_reasons(&view.unicode, reasons);
     }
     match view.registrable_kind {
         Registrable::Domain | Registrable::NotAName => {}
@@ -143,6 +137,47 @@ pub(super) fn host_reasons(host: &Host<&str>, view: &HostView, reasons: &mut Vec
             host: view.unicode.clone(),
         }),
     }
+}
+
+/// What Chromium's IDN display policy would show in punycode, label by label: mixed scripts,
+/// letters that pass for Latin ones under a suffix not of their script, unusual characters.
+fn label_reasons(unicode: &str, reasons: &mut Vec<Reason>) {
+    let bare = unicode.strip_suffix('.').unwrap_or(unicode);
+    let suffix = bare.rsplit('.').next().unwrap_or_default();
+    for label in bare.split('.').filter(|l| !l.is_ascii()) {
+        let scripts = Scripts::of(label);
+        if scripts.is_mixed_in(label) {
+            reasons.push(Reason::MixedScripts {
+                label: label.to_owned(),
+                scripts: scripts.list(),
+            });
+        } else if let Some(script) = lookalike_script(label, scripts)
+            && !suffix_of_script(script, suffix)
+        {
+            reasons.push(Reason::LookalikeLetters {
+                label: label.to_owned(),
+                script,
+            });
+        }
+        if let Some(found) = unusual_characters(label) {
+            reasons.push(Reason::UnusualCharacters {
+                label: label.to_owned(),
+                found,
+            });
+        }
+    }
+}
+
+/// Suffixes of names that are no web page for a person: Tor's onion services (RFC 7686), the
+/// internet's infrastructure (`.arpa`: reverse look-ups and the like; `home.arpa` is a local
+/// network name, judged before), and the names RFC 6761 and RFC 9476 set aside so that no
+/// public site uses them.
+const SPECIAL_USE: [&str; 6] = ["onion", "arpa", "test", "example", "invalid", "alt"];
+
+/// The special-use suffix `name` (lower-case, no trailing dot) ends with, if any.
+fn special_use_suffix(name: &str) -> Option<&'static str> {
+    let last = name.rsplit('.').next()?;
+    SPECIAL_USE.into_iter().find(|s| *s == last)
 }
 
 fn address_reason(address: IpAddr, reasons: &mut Vec<Reason>) {

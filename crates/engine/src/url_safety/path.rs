@@ -24,28 +24,37 @@ fn contains_ignore_case(hay: &str, needle: &str) -> bool {
         .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
-/// `@` (or `%40`) followed by a dotted name, up to the next separator.
+/// `@` (or `%40`) followed by a dotted name, up to the next separator (`/ ? # & %`).
+///
+/// One pass over `text`: it is cut into runs between separators, and in each run only the first
+/// `@` is looked at, since the name after any later one is the end of that one's name.
 fn at_before_name(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    (0..bytes.len()).any(|i| {
-        let after = if bytes.get(i) == Some(&b'@') {
-            i + 1
-        } else if bytes
-            .get(i..i + 3)
-            .is_some_and(|w| w.eq_ignore_ascii_case(b"%40"))
-        {
-            i + 3
-        } else {
+    let is_separator = |b: &u8| matches!(b, b'/' | b'?' | b'#' | b'&' | b'%');
+    let dotted_name =
+        |name: &[u8]| name.contains(&b'.') && name.iter().any(u8::is_ascii_alphabetic);
+    let mut rest = text.as_bytes();
+    let mut after_percent = false;
+    loop {
+        let end = rest.iter().position(is_separator).unwrap_or(rest.len());
+        let Some((run, tail)) = rest.split_at_checked(end) else {
             return false;
         };
-        let name = bytes.get(after..).unwrap_or_default();
-        let end = name
-            .iter()
-            .position(|b| matches!(b, b'/' | b'?' | b'#' | b'&' | b'%'))
-            .unwrap_or(name.len());
-        let name = name.get(..end).unwrap_or_default();
-        name.contains(&b'.') && name.iter().any(u8::is_ascii_alphabetic)
-    })
+        if after_percent && run.strip_prefix(b"40").is_some_and(dotted_name) {
+            return true;
+        }
+        if let Some(at) = run.iter().position(|&b| b == b'@')
+            && dotted_name(run.get(at + 1..).unwrap_or_default())
+        {
+            return true;
+        }
+        match tail.split_first() {
+            Some((&separator, next)) => {
+                after_percent = separator == b'%';
+                rest = next;
+            }
+            None => return false,
+        }
+    }
 }
 
 /// After each `://` (or `%3A%2F%2F`), an `@` (or `%40`) before the embedded authority ends.

@@ -73,6 +73,16 @@ pub enum Reason {
         /// The host.
         host: String,
     },
+    /// Refuse: a name no browser opens as a web page for a person: under `.onion` (a Tor onion
+    /// service), `.arpa` (the internet's own infrastructure, such as reverse look-ups), or a
+    /// suffix set aside so that no public site uses it (`.test`, `.example`, `.invalid`,
+    /// `.alt`).
+    SpecialUseName {
+        /// The host.
+        host: String,
+        /// The suffix, lower-case, without its dot (`"onion"`).
+        suffix: &'static str,
+    },
     /// Refuse: an address in a forbidden range, written in the link or (with `resolved`) what its
     /// name resolved to. Its code is the range's, e.g. `private_address`.
     ForbiddenAddress {
@@ -98,12 +108,14 @@ pub enum Reason {
         /// What it means.
         host: String,
     },
-    /// Flag: the host is a public IP address, with no name to check.
+    /// Allow (informational): the host is a public IP address, shown as it is.
     IpAddressHost {
         /// The address.
         address: IpAddr,
     },
-    /// Flag: an international (IDN) name; both forms are shown.
+    /// Allow (informational): an international (IDN) name; both forms are shown. Look-alike
+    /// names are flagged by their own reasons ([`Reason::MixedScripts`],
+    /// [`Reason::LookalikeLetters`], [`Reason::UnusualCharacters`]).
     Idn {
         /// The name in Unicode.
         unicode: String,
@@ -117,12 +129,24 @@ pub enum Reason {
         /// Its scripts.
         scripts: Vec<Script>,
     },
-    /// Flag: every letter of a label is a letter of another script that passes for a Latin one.
+    /// Flag: every letter of a label is a letter of another script that passes for a Latin one,
+    /// and the name's suffix is neither written in that script nor a country's that uses it
+    /// (`аррӏе.com` is flagged, `аррӏе.рф` and `аррӏе.ru` are not).
     LookalikeLetters {
         /// The label, in Unicode.
         label: String,
         /// Its script.
         script: Script,
+    },
+    /// Flag: a label contains a character names rarely use that can pass for another one or
+    /// hide (`ɡoogle` with a Latin script g, small capitals, the same combining mark twice, a
+    /// middle dot outside Catalan's `l·l`, a katakana that looks like a slash beside other
+    /// scripts).
+    UnusualCharacters {
+        /// The label, in Unicode.
+        label: String,
+        /// What was found, e.g. `ɡ (U+0261)`.
+        found: String,
     },
     /// Flag: the name does not end in a suffix of the Public Suffix List.
     UnknownSuffix {
@@ -134,7 +158,7 @@ pub enum Reason {
         /// The host.
         host: String,
     },
-    /// Flag: a port other than the scheme's default.
+    /// Allow (informational): a port other than the scheme's default, shown as it is.
     NonDefaultPort {
         /// The port.
         port: u16,
@@ -174,6 +198,7 @@ impl Reason {
             Reason::Credentials => "credentials",
             Reason::Localhost { .. } => "localhost",
             Reason::LocalNetworkName { .. } => "local_network_name",
+            Reason::SpecialUseName { .. } => "special_use_name",
             Reason::ForbiddenAddress { class, .. } => class.range.code(),
             Reason::NoAddresses => "no_addresses",
             Reason::TrailingDot { .. } => "trailing_dot",
@@ -182,6 +207,7 @@ impl Reason {
             Reason::Idn { .. } => "idn",
             Reason::MixedScripts { .. } => "mixed_scripts",
             Reason::LookalikeLetters { .. } => "lookalike_letters",
+            Reason::UnusualCharacters { .. } => "unusual_characters",
             Reason::UnknownSuffix { .. } => "unknown_suffix",
             Reason::PublicSuffix { .. } => "public_suffix",
             Reason::NonDefaultPort { .. } => "non_default_port",
@@ -204,20 +230,23 @@ impl Reason {
             | Reason::Credentials
             | Reason::Localhost { .. }
             | Reason::LocalNetworkName { .. }
+            | Reason::SpecialUseName { .. }
             | Reason::ForbiddenAddress { .. }
             | Reason::NoAddresses => Verdict::Refuse,
             Reason::TrailingDot { .. }
             | Reason::UnusualHostNotation { .. }
-            | Reason::IpAddressHost { .. }
-            | Reason::Idn { .. }
             | Reason::MixedScripts { .. }
             | Reason::LookalikeLetters { .. }
+            | Reason::UnusualCharacters { .. }
             | Reason::UnknownSuffix { .. }
             | Reason::PublicSuffix { .. }
-            | Reason::NonDefaultPort { .. }
             | Reason::LongUrl { .. }
             | Reason::DeceptivePath { .. } => Verdict::Flag,
-            Reason::DevelopmentOrigin { .. } | Reason::LoopbackAllowed => Verdict::Allow,
+            Reason::IpAddressHost { .. }
+            | Reason::Idn { .. }
+            | Reason::NonDefaultPort { .. }
+            | Reason::DevelopmentOrigin { .. }
+            | Reason::LoopbackAllowed => Verdict::Allow,
         }
     }
 }
@@ -262,6 +291,25 @@ impl fmt::Display for Reason {
                 f,
                 "the host \"{host}\" is a name on a local network, not a public one"
             ),
+            Reason::SpecialUseName {
+                host,
+                suffix: "onion",
+            } => write!(
+                f,
+                "the host \"{host}\" is a Tor onion service, which a browser cannot open"
+            ),
+            Reason::SpecialUseName {
+                host,
+                suffix: "arpa",
+            } => write!(
+                f,
+                "the host \"{host}\" is under .arpa, which is kept for the internet's own \
+                 infrastructure, not for web pages"
+            ),
+            Reason::SpecialUseName { host, suffix } => write!(
+                f,
+                "the host \"{host}\" is under .{suffix}, a name set aside that no public site uses"
+            ),
             Reason::ForbiddenAddress {
                 address,
                 class,
@@ -290,7 +338,7 @@ impl fmt::Display for Reason {
             ),
             Reason::IpAddressHost { address } => write!(
                 f,
-                "the host is a bare IP address ({address}), with no name to check"
+                "the link leads to the IP address {address} rather than to a name"
             ),
             Reason::Idn { unicode, ascii } => write!(
                 f,
@@ -311,6 +359,11 @@ impl fmt::Display for Reason {
             Reason::LookalikeLetters { label, script } => write!(
                 f,
                 "every letter of \"{label}\" is a {script} letter that looks like a Latin one"
+            ),
+            Reason::UnusualCharacters { label, found } => write!(
+                f,
+                "\"{label}\" contains a character names rarely use, which can pass for another \
+                 or hide: {found}"
             ),
             Reason::UnknownSuffix { host } => write!(
                 f,
