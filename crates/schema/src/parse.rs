@@ -142,7 +142,7 @@ type PResult<T> = Result<T, SchemaError>;
 /// undefined one quoted from `required` is quoted cut, so an error never carries a megabyte of
 /// the peer's text back.
 fn err(property: &str, kind: SchemaErrorKind) -> SchemaError {
-    let property = if property.len() <= MAX_NAME_CHARS {
+    let property = if over(property, MAX_NAME_CHARS).is_none() {
         property.to_owned()
     } else {
         echo(property)
