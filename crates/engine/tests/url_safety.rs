@@ -927,6 +927,22 @@ fn messages_say_what_is_wrong_in_plain_words() {
     );
 }
 
+/// Thousands of look-alike labels make a handful of warnings, not thousands.
+#[test]
+fn many_lookalike_labels_make_a_few_warnings() {
+    let url = format!("https://{}.com/", vec!["аpple"; 5_000].join("."));
+    let check = strict(&url);
+    assert_eq!(check.verdict, Flag);
+    let codes = codes(&check);
+    assert_eq!(codes.len(), 1 + 8 + 1, "{codes:?}");
+    assert_eq!(codes[0], "idn");
+    assert!(
+        codes[1..9].iter().all(|c| *c == "mixed_scripts"),
+        "{codes:?}"
+    );
+    assert_eq!(codes[9], "long_url");
+}
+
 /// A path of 32 000 `@` signs, none before a dotted name: judged in one pass over it (each `@`
 /// used to be followed by a scan to the end of the text: 500 million steps here).
 #[test]

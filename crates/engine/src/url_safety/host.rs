@@ -139,12 +139,20 @@ pub(super) fn host_reasons(host: &Host<&str>, view: &HostView, reasons: &mut Vec
     }
 }
 
+/// Label reasons kept for one link: they are all flags, so the verdict is the same with fewer,
+/// and a host of thousands of look-alike labels does not make thousands of warnings.
+const MAX_LABEL_REASONS: usize = 8;
+
 /// What Chromium's IDN display policy would show in punycode, label by label: mixed scripts,
 /// letters that pass for Latin ones under a suffix not of their script, unusual characters.
 fn label_reasons(unicode: &str, reasons: &mut Vec<Reason>) {
     let bare = unicode.strip_suffix('.').unwrap_or(unicode);
     let suffix = bare.rsplit('.').next().unwrap_or_default();
+    let limit = reasons.len() + MAX_LABEL_REASONS;
     for label in bare.split('.').filter(|l| !l.is_ascii()) {
+        if reasons.len() >= limit {
+            break;
+        }
         let scripts = Scripts::of(label);
         if scripts.is_mixed_in(label) {
             reasons.push(Reason::MixedScripts {
