@@ -90,7 +90,7 @@ pub enum Reason {
         address: IpAddr,
         /// Its range.
         class: AddressClass,
-        /// Whether the address came from resolving the name ([`UrlCheck::with_resolved`]).
+        /// Whether the address came from resolving the name ([`UrlCheck::with_resolved`](super::UrlCheck::with_resolved)).
         resolved: bool,
     },
     /// Refuse: the name resolved to no address.
@@ -181,7 +181,7 @@ pub enum Reason {
         /// Over plain `http`.
         plain_http: bool,
     },
-    /// Allow (informational): a loopback host, allowed by [`UrlPolicy::allow_loopback_http`].
+    /// Allow (informational): a loopback host, allowed by [`UrlPolicy::allow_loopback_http`](super::UrlPolicy::allow_loopback_http).
     LoopbackAllowed,
 }
 
