@@ -518,7 +518,27 @@ impl UrlFlows {
             .ok_or_else(|| AskError::RequestState("the flow it names is not this user's".into()))?;
         match round.result.action {
             ElicitationAction::Accept => match flow.status {
-                FlowStatus::Completed => Ok(Answer::Accepted(flow)),
+                FlowStatus::Completed => {
+                    // The outcome is taken once per state: a state sent again finds the token
+                    // moved on (`round_trip.rs`).
+                    let token = crate::url::oauth::random_token();
+                    let taken = self
+                        .inner
+                        .store
+                        .claim(&flow.id, round.claim.as_deref(), &token)
+                        .await
+                        .map_err(FlowError::from)?;
+                    if !taken {
+                        tracing::warn!(
+                            flow = %flow.id,
+                            "a requestState whose completed flow was already taken was sent \
+                             again; refused"
+                        );
+                        return Err(AskError::StateConsumed);
+                    }
+                    ask.round_trip()?.claimed(&round.key, token);
+                    Ok(Answer::Accepted(flow))
+                }
                 FlowStatus::Pending if !flow.is_expired(now_ms()) => {
                     let url = self.url_of(&flow.id);
                     Err(ask
