@@ -173,18 +173,21 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Writes a fresh key to `path`, owner-only, complete before it appears under that name: the
-/// key is written to a file of this process's own first, then linked (a link never replaces a
-/// file another process created meanwhile; that one's key wins).
+/// key is written to a file of this caller's own first (a random name), then linked (a link
+/// never replaces a file another process or thread created meanwhile; that one's key wins).
 fn create_key_file(path: &Path) -> Result<(), StoreError> {
     let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(".{}.tmp", std::process::id()));
+    let mut nonce = [0u8; 8];
+    rand::rng().fill_bytes(&mut nonce);
+    temporary.push(format!(".{}-{}.tmp", std::process::id(), hex(&nonce)));
     let temporary = PathBuf::from(temporary);
     let written = write_private(&temporary, format!("{}\n", hex(&random_bytes())).as_bytes());
     let linked = written.and_then(|()| std::fs::hard_link(&temporary, path));
     let _ = std::fs::remove_file(&temporary);
     match linked {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        // Another process linked its key first: that one is the key.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && path.exists() => Ok(()),
         Err(e) => Err(StoreError::Io(e)),
     }
 }
@@ -268,7 +271,7 @@ pub(crate) fn key_path(path: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
     use super::*;
 
@@ -312,6 +315,34 @@ mod tests {
             key.seal(&ada, "openai", b"x").unwrap(),
             key.seal(&ada, "openai", b"x").unwrap()
         );
+    }
+
+    #[test]
+    fn callers_racing_to_create_a_key_file_all_read_the_same_key() {
+        let path = std::env::temp_dir().join(format!(
+            "interlude-key-race-{}-{}.key",
+            std::process::id(),
+            hex(&random_nonce())
+        ));
+        let keys: Vec<[u8; STORE_KEY_LEN]> = std::thread::scope(|scope| {
+            let racers: Vec<_> = (0..8)
+                .map(|_| scope.spawn(|| StoreKey::load_or_create(&path).unwrap().bytes))
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert!(keys.iter().all(|k| *k == keys[0]));
+        let folder = path.parent().unwrap();
+        let leftovers = std::fs::read_dir(folder)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with(&*path.file_name().unwrap().to_string_lossy())
+                    && name.ends_with(".tmp")
+            })
+            .count();
+        assert_eq!(leftovers, 0);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -817,6 +817,31 @@ mod tests {
     use super::*;
 
     #[tokio::test]
+    async fn secrets_kept_in_plain_text_by_schema_version_2_are_sealed_on_open() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch(MIGRATIONS[1]).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL) STRICT;
+             INSERT INTO schema_version (version) VALUES (2);
+             INSERT INTO secrets (user_id, name, value, updated_at_ms)
+                 VALUES ('ada', 'openai', CAST('sk-old-plain' AS BLOB), 1);",
+        )
+        .unwrap();
+        let store = SqliteStore::with_connection(conn, StoreKey::random()).unwrap();
+        let read = store.secret(&UserId::new("ada"), "openai").await.unwrap();
+        assert_eq!(read.unwrap().expose_str(), Some("sk-old-plain"));
+        let conn = store.conn.lock().unwrap();
+        let (value, sealed): (Vec<u8>, bool) = conn
+            .query_row("SELECT value, sealed FROM secrets", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .unwrap();
+        assert!(sealed);
+        assert!(!value.windows(12).any(|w| w == b"sk-old-plain"));
+    }
+
+    #[tokio::test]
     async fn a_store_of_schema_version_1_is_brought_up_to_date_with_its_flows() {
         // A file as the first release wrote it: version 1's tables and one flow in them.
         let conn = Connection::open_in_memory().unwrap();
