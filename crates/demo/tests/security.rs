@@ -278,3 +278,76 @@ async fn a_replay_is_refused_by_another_server_sharing_the_store() {
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
 }
+
+const DEMO: &str = env!("CARGO_BIN_EXE_interlude-demo");
+
+/// Issue 21, hole 3: `interlude-demo --http` keeps its flows in the user's data folder
+/// (`$XDG_DATA_HOME/interlude`, `0700`), the database and its key file `0600` — and refuses to
+/// start on a store file another user could have made (`0666`), naming it.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_http_demo_keeps_its_store_private_in_the_data_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    use tokio::io::AsyncBufReadExt;
+    let data = TempFolder::new("data-home");
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let free_port = || {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    };
+    let demo = |port: u16| {
+        tokio::process::Command::new(DEMO)
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("XDG_DATA_HOME", &data.0)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap()
+    };
+
+    let port = free_port();
+    let mut child = demo(port);
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let started = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap_or_default();
+    assert!(started.contains("streamable HTTP"), "{started}");
+    let folder = data.0.join("interlude");
+    let store = folder.join(format!("demo-{port}.sqlite"));
+    let key = folder.join(format!("demo-{port}.sqlite.key"));
+    // The store is opened right after that line.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !(store.exists() && key.exists()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no store in {folder:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(mode(&folder), 0o700);
+    assert_eq!(mode(&store), 0o600);
+    assert_eq!(mode(&key), 0o600);
+    child.kill().await.unwrap();
+
+    // Someone made the next port's store file in advance, open to all.
+    let port = free_port();
+    let planted = folder.join(format!("demo-{port}.sqlite"));
+    std::fs::write(&planted, b"").unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = demo(port).wait_with_output().await.unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refusing") && stderr.contains(&planted.display().to_string()),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&planted).unwrap(), b"", "left as it was");
+}
