@@ -1016,6 +1016,15 @@ async fn a_flow_form_post_needs_its_own_origin_and_its_token() {
     let url = link(&call(&peer(&s), "set_api_key", None, None).await.unwrap());
     let other = link(&call(&peer(&s), "set_api_key", None, None).await.unwrap());
     let ada = Browser::signed_in_as("ada");
+    // Browsers send `Origin: null` with a page's own post under `no-referrer`; the pages say
+    // `same-origin`, which leaks the flow's URL to no other origin either.
+    let shown = http_client()
+        .get(&url)
+        .header("cookie", cookie().header_value(&UserId::new("ada")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shown.headers()["referrer-policy"], "same-origin");
     let token = ada.token(&url).await;
     let other_token = ada.token(&other).await;
     assert!(!token.is_empty() && token != other_token);

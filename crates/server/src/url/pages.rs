@@ -8,7 +8,8 @@
 //! must also come from the page's own origin (a same-origin `Origin`, or without one
 //! `Sec-Fetch-Site: same-origin`; `Origin: null` is refused) and carry the page's form token, an
 //! HMAC of the flow and its user under a key of this server (else 403). Pages are plain HTML
-//! without scripts, sent with a CSP that allows nothing else, no referrer and no caching.
+//! without scripts, sent with a CSP that allows nothing else, no referrer to other origins and
+//! no caching.
 //!
 //! What it does not do: sign anyone in (the server's own login sets the cookie
 //! [`Identity::page_user`](crate::url::Identity::page_user) reads).
@@ -225,9 +226,12 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
              frame-ancestors 'none'; base-uri 'none'",
         ),
     );
+    // `same-origin`, not `no-referrer`: no other site learns a flow's URL either way, but under
+    // `no-referrer` browsers send `Origin: null` with the page's own form post, which is what a
+    // sandboxed frame of another site sends too (refused, `cross_origin`).
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
