@@ -351,3 +351,81 @@ async fn the_http_demo_keeps_its_store_private_in_the_data_folder() {
     );
     assert_eq!(std::fs::read(&planted).unwrap(), b"", "left as it was");
 }
+
+/// `interlude demo`'s pair: the stdio demo (a child process, told where by its environment as
+/// the CLI tells it) and the HTTP demo serving the pages share one store file and its key. The
+/// key saved on the HTTP demo's page (sealed by that process) is read back by the stdio demo's
+/// tool; and the stdio demo's confirmed payment is claimed once in the shared store.
+#[tokio::test]
+async fn the_stdio_and_http_demos_share_one_store_and_its_key() {
+    use interlude_demo::flows::{FLOWS_ENV, KEY_ENV, STORE_ENV, hex};
+    let folder = TempFolder::new("pair");
+    let path = folder.0.join("demo-flows.sqlite");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let base = format!("{origin}/flows");
+    let cookie_key = vec![6u8; 32];
+    let store: Arc<dyn FlowStore> = Arc::new(SqliteStore::open(&path).unwrap());
+    let flows = interlude_demo::flows::demo_flows(&base, store, &cookie_key, None).unwrap();
+    tokio::spawn(serve_http(
+        listener,
+        HttpOptions {
+            flows: Some((flows, cookie_key.clone())),
+            ..HttpOptions::default()
+        },
+    ));
+    let mut command = tokio::process::Command::new(DEMO);
+    command
+        .env(FLOWS_ENV, &base)
+        .env(STORE_ENV, &path)
+        .env(KEY_ENV, hex(&cookie_key));
+    let transport = rmcp::transport::TokioChildProcess::new(command).unwrap();
+    let stdio = RoundTripClient
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+
+    // A key, saved on the HTTP demo's page, read by the stdio demo.
+    let (link, state) = asked(
+        stdio
+            .call_tool_once(round("weather_api_key", None))
+            .await
+            .unwrap(),
+    );
+    assert!(link.starts_with(&base), "{link}");
+    let (origin_, link_) = (origin.clone(), link.clone());
+    let page = tokio::task::spawn_blocking(move || {
+        interlude_test_support::http1::complete_demo_flow(&origin_, &link_, "wx-0123456789abcd")
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(page.status, 200, "{}", page.body);
+    let saved = stdio
+        .call_tool_once(round("weather_api_key", Some(&state)))
+        .await
+        .unwrap();
+    assert!(text(saved).contains("(17 characters)"));
+
+    // A payment asked over stdio, confirmed on the HTTP demo's page: one retry counts.
+    let (link, state) = asked(
+        stdio
+            .call_tool_once(round("verify_payment", None))
+            .await
+            .unwrap(),
+    );
+    confirm(&origin, &link).await;
+    let verified = stdio
+        .call_tool_once(round("verify_payment", Some(&state)))
+        .await
+        .unwrap();
+    assert_eq!(text(verified), "Payment for order 4711 verified.");
+    let (message, _) = refused(&stdio, round("verify_payment", Some(&state))).await;
+    assert!(message.contains("already used"), "{message}");
+    stdio.cancel().await.unwrap();
+}
