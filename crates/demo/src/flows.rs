@@ -283,17 +283,17 @@ mod tests {
             data_folder(xdg.map(Into::into), home.map(Into::into))
         };
         assert_eq!(
-            data(Some("/data"), Some("/home/ada")).as_deref(),
+            data(Some("/data"), Some("/u/ada")).as_deref(),
             Some(Path::new("/data"))
         );
         assert_eq!(
-            data(None, Some("/home/ada")).as_deref(),
-            Some(Path::new("/home/ada/.local/share"))
+            data(None, Some("/u/ada")).as_deref(),
+            Some(Path::new("/u/ada/.local/share"))
         );
         // A relative XDG_DATA_HOME is to be ignored (XDG Base Directory specification).
         assert_eq!(
-            data(Some("data"), Some("/home/ada")).as_deref(),
-            Some(Path::new("/home/ada/.local/share"))
+            data(Some("data"), Some("/u/ada")).as_deref(),
+            Some(Path::new("/u/ada/.local/share"))
         );
         assert_eq!(data(None, Some("home")), None);
         assert_eq!(data(None, None), None);
