@@ -544,7 +544,12 @@ impl UrlFlows {
             .await
             .map_err(FlowError::from)?
             .filter(|f| &f.user == user)
-            .ok_or_else(|| AskError::RequestState("the flow it names is not this user's".into()))?;
+            .ok_or_else(|| {
+                AskError::RequestState(
+                    "the flow it names is unknown (finished and forgotten) or not this user's"
+                        .into(),
+                )
+            })?;
         match round.result.action {
             ElicitationAction::Accept => match flow.status {
                 FlowStatus::Completed => {
