@@ -11,8 +11,9 @@ use super::{
     ready,
 };
 
-/// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`], nothing survives the
-/// process. For tests, and for servers whose flows may be lost on a restart.
+/// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`](super::SqliteStore), nothing
+/// survives the process. For tests, and for servers whose flows may be lost on a restart. It
+/// keeps nothing on disk, so it seals nothing.
 #[derive(Default)]
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
