@@ -14,21 +14,17 @@
 //! What it does not do: decide anything about requests (the engine does) or keep state a
 //! surface would read (the record does).
 
-use std::collections::BTreeMap;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use interlude_engine::{CallId, ElicitParams, Reply, ServerId};
+use interlude_engine::{CallId, ServerId};
 use interlude_protocol::ProtocolEra;
-use interlude_protocol::interaction::INTERACTION_REQUIRED;
-use interlude_protocol::url::{is_url_required, normalize_required};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
-    ErrorData, Implementation, InputRequest, JsonObject, ProtocolVersion, Resource, ServerResult,
-    Tool,
+    Implementation, JsonObject, ProtocolVersion, Resource, ServerResult, Tool,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
@@ -37,6 +33,9 @@ use rmcp::transport::{ConfigureCommandExt, IntoTransport, StreamableHttpClientTr
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
+
+mod mrtr;
+mod required;
 
 use crate::child::{ChildTransport, LogTo};
 use crate::failure::{self, EndReason};
@@ -51,9 +50,7 @@ use crate::registry::{CallRecord, CallStatus, ServerIdentity};
 use crate::spec::ServerSpec;
 use crate::tap::{CallTag, Declare, Tap};
 use crate::timer::PauseGate;
-
-/// Most links one `-32042` error may ask the person to open.
-const MAX_REQUIRED_URLS: usize = 8;
+use required::{Required, Tries};
 
 /// What the host knows about a connected server.
 #[derive(Debug, Clone)]
@@ -719,70 +716,20 @@ impl Connection {
         params.arguments = arguments;
         let max_rounds = shared.config.max_rounds;
         let mut state_only_rounds = 0u32;
-        // 2025-11-25 `-32042` answers handled so far, and every link they listed.
-        let mut url_required = 0usize;
-        let mut links_seen: Vec<String> = Vec::new();
-        // Seed-000 `-32003` answers handled so far (the call is retried once).
-        let mut interaction_required = 0usize;
+        let mut tries = Tries::default();
         for round in 0..=max_rounds {
             if round > 0 {
                 shared.submit(HostInput::Call(CallUpdate::Round(call)));
             }
             let response = match self.send_call(call, params.clone()).await {
                 Ok(response) => response,
-                Err(rmcp::ServiceError::McpError(error)) if is_url_required(error.code) => {
-                    // 2025-11-25 (-32042, or the draft's -32604): the call needs URL flows
-                    // first. Present each, wait for their completion, then retry the call once.
-                    // The server may ask again (the person said done too early): new links
-                    // are presented again, a few times; the same links again end the call.
-                    url_required += 1;
-                    let links = required_links(&error);
-                    let repeated =
-                        !links.is_empty() && links.iter().all(|l| links_seen.contains(l));
-                    if url_required > MAX_URL_REQUIRED || repeated {
-                        return Err(HostError::Refused {
-                            server: server.clone(),
-                            reason: format!(
-                                "the call still needs a link opened ({}) after {} {}",
-                                error.message,
-                                url_required - 1,
-                                if repeated {
-                                    "tries, and the server asks for the same link again"
-                                } else {
-                                    "tries"
-                                }
-                            ),
-                        });
-                    }
-                    links_seen.extend(links);
-                    self.url_required(call, &error).await?;
-                    continue;
-                }
+                // What the server requires before it answers (`-32042`, the seed-000 `-32003`):
+                // parsed, presented, awaited, then the call is retried.
                 Err(rmcp::ServiceError::McpError(error))
-                    if error.code == INTERACTION_REQUIRED
-                        && crate::interaction::declared(shared.config.declare) =>
+                    if let Some(required) = Required::of(&error, shared.config.declare) =>
                 {
-                    // The User Interaction draft (seed 000): present the interaction, wait for
-                    // its end, retry once.
-                    interaction_required += 1;
-                    if interaction_required > 1 {
-                        return Err(HostError::Refused {
-                            server: server.clone(),
-                            reason: "the call still needs an interaction (-32003) after one was \
-                                     completed and the call retried"
-                                .into(),
-                        });
-                    }
-                    let _paused = self.inner.gate.pause();
-                    crate::interaction::required(
-                        shared,
-                        self.inner.id,
-                        server,
-                        &self.inner.peer,
-                        call,
-                        &error,
-                    )
-                    .await?;
+                    tries.admit(&required, &error, server)?;
+                    self.satisfy(call, required, &error).await?;
                     continue;
                 }
                 Err(e) => return Err(self.service_error(format!("the call to `{name}`"), e)),
@@ -804,54 +751,13 @@ impl Connection {
                 }
             };
             let requests = ir.input_requests.unwrap_or_default();
-            let mut responses = BTreeMap::new();
             if requests.is_empty() {
                 // State-only round (load shedding, polling): back off a little, then retry.
                 state_only_rounds += 1;
                 let wait = Duration::from_millis(100u64 << state_only_rounds.min(4));
                 tokio::time::sleep(wait).await;
             }
-            // One at a time, in key order: never several questions behind the person's back.
-            for (key, request) in requests {
-                let InputRequest::Elicitation(elicit) = request else {
-                    return Err(HostError::Refused {
-                        server: server.clone(),
-                        reason: format!(
-                            "input request `{key}` is not an elicitation (sampling and roots are not declared)"
-                        ),
-                    });
-                };
-                // rmcp keeps the request's `_meta` apart from its params; the engine reads it
-                // there (an app-rendered form names its view in it).
-                let mut params = elicit.params;
-                if let rmcp::model::ElicitRequestParams::FormElicitationParams {
-                    meta: meta @ None,
-                    ..
-                } = &mut params
-                    && let Some(kept) = elicit.extensions.get::<rmcp::model::RequestMetaObject>()
-                    && !kept.is_empty()
-                {
-                    *meta = Some(kept.clone());
-                }
-                let reply = {
-                    let _paused = self.inner.gate.pause();
-                    shared
-                        .elicit(
-                            self.inner.id,
-                            server,
-                            ProtocolEra::Mrtr,
-                            ElicitParams::from(params),
-                            Some(call),
-                        )
-                        .await
-                };
-                let result = reply.into_result().map_err(|e| HostError::Refused {
-                    server: server.clone(),
-                    reason: e.message.to_string(),
-                })?;
-                let value = serde_json::to_value(result).unwrap_or(Value::Null);
-                responses.insert(key, value);
-            }
+            let responses = self.answer_round(call, requests).await?;
             params.input_responses = if responses.is_empty() {
                 None
             } else {
@@ -863,69 +769,6 @@ impl Connection {
             server: server.clone(),
             rounds: max_rounds,
         })
-    }
-
-    /// A `-32042` (URL elicitation required) answer to a call: presents each required link as a
-    /// URL request of the call, one at a time, and waits (at most the configured `url_wait`,
-    /// not counted against the call's timeout) for the server to say each flow finished.
-    /// Returns the server's error unchanged when the data is malformed or the person does not
-    /// consent to every link.
-    async fn url_required(&self, call: CallId, error: &ErrorData) -> Result<(), HostError> {
-        let server = &self.inner.info.name;
-        let shared = &self.inner.shared;
-        let required = error
-            .data
-            .as_ref()
-            .and_then(|d| d.get("elicitations"))
-            .and_then(Value::as_array)
-            .filter(|list| !list.is_empty())
-            .ok_or_else(|| HostError::Refused {
-                server: server.clone(),
-                reason: format!(
-                    "URL elicitation required ({}), but `error.data.elicitations` lists no links: {}",
-                    error.code.0, error.message
-                ),
-            })?;
-        let _paused = self.inner.gate.pause();
-        let mut waits = Vec::new();
-        for elicitation in required.iter().take(MAX_REQUIRED_URLS) {
-            let (tx, rx) = tokio::sync::oneshot::channel();
-            let reply = shared
-                .elicit_tracked(
-                    self.inner.id,
-                    server,
-                    ProtocolEra::Push,
-                    ElicitParams::Json(normalize_required(elicitation.clone())),
-                    Some(call),
-                    Some(tx),
-                )
-                .await;
-            match reply {
-                Reply::Consented => waits.push(rx),
-                other => {
-                    let what = match other {
-                        Reply::Answered(a) => format!("the person answered `{}`", a.action_str()),
-                        Reply::Error { message, .. } => message,
-                        Reply::Consented => String::new(),
-                    };
-                    return Err(HostError::Refused {
-                        server: server.clone(),
-                        reason: format!(
-                            "the call needs a link opened first ({}), and {what}",
-                            error.message
-                        ),
-                    });
-                }
-            }
-        }
-        let all = futures::future::join_all(waits);
-        if tokio::time::timeout(shared.config.url_wait, all)
-            .await
-            .is_err()
-        {
-            tracing::info!(%server, "no completion for every required link within {:?}; retrying anyway", shared.config.url_wait);
-        }
-        Ok(())
     }
 
     /// Closes the connection (for stdio servers, the child process is stopped); the record
@@ -960,24 +803,6 @@ pub(crate) async fn list_resources(peer: &Peer<RoleClient>, server: &str) -> Vec
             Vec::new()
         }
     }
-}
-
-/// How many `-32042` answers one call may get: each is presented, waited for and retried.
-const MAX_URL_REQUIRED: usize = 3;
-
-/// The links a `-32042` answer lists (`data.elicitations[].url`).
-fn required_links(error: &ErrorData) -> Vec<String> {
-    error
-        .data
-        .as_ref()
-        .and_then(|d| d.get("elicitations"))
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(|e| e.get("url").and_then(Value::as_str).map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Forgets a call's cancellation token when the call is over.

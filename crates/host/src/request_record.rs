@@ -64,7 +64,7 @@ pub enum RequestState {
         progress: Option<CallProgress>,
     },
     /// A form shown in the server's app view. Whether it is shown there or as the plain form
-    /// is its kind's [`AppStage`](interlude_engine::AppStage).
+    /// is its kind's [`AppStage`].
     AppForm {
         /// Its `requestedSchema` exactly as the server sent it.
         requested_schema: Option<serde_json::Value>,

@@ -88,7 +88,7 @@ impl Shared {
         ViewId(next(&self.ids.view))
     }
 
-    /// A token cancelling call `id`, kept until [`Link::forget_call`].
+    /// A token cancelling call `id`, kept until [`Shared::forget_call`].
     pub(crate) fn cancel_token(&self, id: CallId) -> tokio_util::sync::CancellationToken {
         let token = tokio_util::sync::CancellationToken::new();
         if let Ok(mut cancels) = self.cancels.lock() {
@@ -161,7 +161,7 @@ impl Shared {
             .await
     }
 
-    /// [`Link::elicit`], and word on `completed` when the server says the flow of a URL
+    /// [`Shared::elicit`], and word on `completed` when the server says the flow of a URL
     /// request the person consented to finished.
     pub(crate) async fn elicit_tracked(
         &self,
