@@ -79,8 +79,9 @@ pub struct HostConfig {
     pub trace: Option<std::path::PathBuf>,
     /// Which protocol version each server spoke last time, so that a negotiated
     /// ([`ProtocolChoice::Auto`]) connection to a server known to speak a 2025 version starts
-    /// with `initialize` instead of waiting on `server/discover` (see [`EraMemory`]). This
-    /// process only by default; the CLI keeps it in a file.
+    /// with `initialize` instead of waiting on `server/discover` (see
+    /// [`EraMemory`](crate::EraMemory)). This process only by default; the CLI keeps it in a
+    /// file.
     pub eras: std::sync::Arc<crate::EraMemory>,
 }
 
@@ -937,7 +938,8 @@ impl Host {
     }
 
     /// Server `server`'s messages that came after the one numbered `after`
-    /// ([`LoggedMessage::seq`]), oldest first: what a reader that has the rest still needs.
+    /// ([`LoggedMessage::seq`](crate::LoggedMessage::seq)), oldest first: what a reader that has
+    /// the rest still needs.
     ///
     /// ```
     /// # fn run(host: interlude_host::Host, server: interlude_host::ServerId) {

@@ -11,8 +11,8 @@ use super::{
     ready,
 };
 
-/// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`], nothing survives the
-/// process. For tests, and for servers whose flows may be lost on a restart.
+/// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`](crate::url::SqliteStore),
+/// nothing survives the process. For tests, and for servers whose flows may be lost on a restart.
 #[derive(Default)]
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
