@@ -13,7 +13,6 @@
 //! render questions, or the page asked for the plain form) the terminal offers the plain form.
 
 use std::fmt;
-use std::time::Duration;
 
 use inquire::{Confirm, InquireError, Select};
 use interlude_engine::{AppFormRequest, AppStage, RequestId};
@@ -24,7 +23,7 @@ use crate::form::show_errors;
 use crate::render::{Screen, Style, plain_line, styled};
 use crate::request::{answer_form, tell_closed, tell_reply};
 use crate::surface::{Events, UiEvent};
-use crate::ui::typed_letter;
+use crate::ui::{KEY_POLL, typed_letter};
 
 /// What the terminal hands to a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,9 +63,6 @@ impl fmt::Debug for dyn Handoff {
         f.write_str("Handoff")
     }
 }
-
-/// How often the keyboard is looked at while the browser has a question.
-const KEY_POLL: Duration = Duration::from_millis(100);
 
 /// Where the person answers a question asked in an app view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -298,8 +298,9 @@ struct WaitingLink {
     url: String,
 }
 
-/// How often the keyboard is looked at while links are waited on.
-const KEY_POLL: Duration = Duration::from_millis(100);
+/// How often the keyboard is looked at while the terminal waits on something else: links the
+/// host waits on, or a question the browser has (`handoff.rs`).
+pub(crate) const KEY_POLL: Duration = Duration::from_millis(100);
 
 /// A letter the person typed, if any, without waiting. The terminal stays in its normal (line)
 /// mode: letters arrive once Enter is pressed, and they are echoed as typed.

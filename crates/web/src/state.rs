@@ -95,7 +95,7 @@ struct ProgressEntry {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestEntry {
     id: u64,
-    /// `form` or `url`.
+    /// `form`, `app-form` (a form the server asks to be shown in its app view) or `url`.
     kind: &'static str,
     /// The server's configured name.
     server: String,
