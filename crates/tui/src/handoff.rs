@@ -15,8 +15,9 @@
 use std::fmt;
 
 use inquire::{Confirm, InquireError, Select};
-use interlude_engine::{AppFormRequest, AppStage, RequestId};
-use interlude_host::{AnswerSink, CallRecord, Host, ViewId, ViewState};
+use interlude_host::{
+    AnswerSink, AppFormRequest, AppStage, CallRecord, Host, RequestId, ViewId, ViewState,
+};
 
 use crate::TuiError;
 use crate::form::show_errors;
@@ -123,7 +124,7 @@ pub(crate) fn answer_app_form(
         Ok(place) => place,
         Err(InquireError::OperationCanceled | InquireError::OperationInterrupted) => Where::Cancel,
         Err(e) => {
-            sink.answer(id, interlude_engine::Answer::Cancelled);
+            sink.answer(id, interlude_host::Answer::Cancelled);
             return Err(e.into());
         }
     };
@@ -163,7 +164,7 @@ fn cancel(
     id: RequestId,
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {
-    sink.answer(id, interlude_engine::Answer::Cancelled);
+    sink.answer(id, interlude_host::Answer::Cancelled);
     match events.outcome(id) {
         Some(crate::surface::Outcome::Replied(reply)) => tell_reply(screen, server, &reply),
         Some(crate::surface::Outcome::Closed(notice)) => tell_closed(screen, server, &notice),

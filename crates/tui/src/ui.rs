@@ -13,8 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use interlude_engine::RequestId;
-use interlude_host::{Host, ServerRecord, ServerState};
+use interlude_host::{Host, RequestId, ServerRecord, ServerState};
 use tokio::runtime::Handle;
 
 use crate::TuiError;
@@ -118,7 +117,7 @@ impl Session {
         }
     }
 
-    fn closed_in_queue(&self, notice: &interlude_engine::Notice) {
+    fn closed_in_queue(&self, notice: &interlude_host::Notice) {
         self.screen.notice(&format!(
             "A request from \"{}\" went away before it was answered: {}",
             plain_line(&notice.server),
