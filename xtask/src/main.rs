@@ -6,8 +6,9 @@
 //! - `cargo xtask tidy`: the architecture checks (dependency arrows, no unused dependency, the
 //!   engine's dependency tree, the ARCHITECTURE.md code map, no `mod.rs`, no path outside the
 //!   repository).
-//! - `cargo xtask test`: peers, then fmt check, clippy, tidy, build (bins, tests and examples) and
-//!   every test, with the real peers mandatory. This is what CI runs (`.ci/run`).
+//! - `cargo xtask test`: peers, then fmt check, clippy, rustdoc (`-D warnings`), tidy, build
+//!   (bins, tests and examples) and every test, with the real peers mandatory. This is what CI
+//!   runs (`.ci/run`).
 //!
 //! It deliberately does not download anything but through the ordinary clients (npm, apt-get),
 //! and it never starts long-lived processes of its own: tests start and stop their peers.
@@ -184,6 +185,14 @@ fn test(root: &Path) -> anyhow::Result<()> {
             "-D",
             "warnings",
         ]))
+    })?;
+    // Broken or private intra-doc links and malformed doc comments fail like a clippy warning.
+    // Public items only, as docs.rs shows them; the dependencies' metadata is clippy's.
+    steps.step("doc", || {
+        run(cargo()
+            .current_dir(root)
+            .args(["doc", "--workspace", "--no-deps"])
+            .env("RUSTDOCFLAGS", "-D warnings"))
     })?;
     steps.step("tidy", || tidy::run(root))?;
     // `--tests` too: the bins then get the same (dev-dependency-unified) features as under

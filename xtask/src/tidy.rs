@@ -2,7 +2,8 @@
 //!
 //! 1. Internal dependency edges (normal and build dependencies) follow [`ALLOWED`], the table
 //!    of which crate may depend on which (ARCHITECTURE.md explains each boundary);
-//!    `test-support` is never a normal dependency.
+//!    `test-support` is never a normal dependency; the surfaces ([`SURFACES`]) depend on the
+//!    host alone.
 //! 2. The engine's normal dependency tree has no HTTP, terminal, CLI-parsing or `anyhow` crate.
 //! 3. ARCHITECTURE.md's code map names every workspace member under `crates/` as `crates/<name>`.
 //! 4. No `mod.rs` under `crates/` (`foo.rs` + `foo/` instead).
@@ -35,13 +36,17 @@ const ALLOWED: &[(&str, Option<&[&str]>)] = &[
     ("server-macros", Some(&[])),
     ("engine", Some(&["protocol", "schema"])),
     ("host", Some(&["engine", "protocol", "schema"])),
-    ("web", Some(&["host", "engine", "protocol", "schema"])),
-    ("tui", Some(&["host", "engine", "protocol", "schema"])),
+    ("web", Some(&["host"])),
+    ("tui", Some(&["host"])),
     ("cli", None),
     ("demo", Some(&["server", "protocol", "schema"])),
     ("test-support", None),
     ("xtask", Some(&[])),
 ];
+
+/// The surfaces: they depend on the host's public API only (it re-exports the engine's,
+/// schema's and protocol's types a surface needs); their tests may use more.
+const SURFACES: &[&str] = &["web", "tui"];
 
 /// Crates the engine must not pull in, even transitively.
 const ENGINE_FORBIDDEN: &[&str] = &[
@@ -414,11 +419,17 @@ fn check_edges(members: &[Member]) -> Vec<String> {
                 Some(None) => {}
                 Some(Some(list)) if list.contains(&to) => {}
                 Some(Some(list)) => problems.push(format!(
-                    "{edge}: not allowed; `{from}` may depend on {}",
+                    "{edge}: not allowed; `{from}` may depend on {}{}",
                     if list.is_empty() {
                         "no internal crate".to_owned()
                     } else {
                         list.join(", ")
+                    },
+                    if SURFACES.contains(&from) {
+                        " (a surface uses the host's public API: re-export what it needs from \
+                         crates/host/src/lib.rs)"
+                    } else {
+                        ""
                     }
                 )),
             }
@@ -632,6 +643,29 @@ mod tests {
         assert!(problems[1].contains("no internal crate"));
         assert!(problems[2].contains("dev-dependency"));
         assert!(problems[3].contains("not in the dependency table"));
+    }
+
+    #[test]
+    fn surfaces_depend_on_the_host_only() {
+        let members = [
+            member(
+                "interlude-web",
+                &[
+                    ("interlude-host", None),
+                    ("interlude-engine", None),
+                    ("interlude-protocol", Some("dev")),
+                ],
+            ),
+            member(
+                "interlude-tui",
+                &[("interlude-host", None), ("interlude-schema", None)],
+            ),
+        ];
+        let problems = check_edges(&members);
+        assert_eq!(problems.len(), 2, "{problems:#?}");
+        assert!(problems[0].contains("interlude-web → interlude-engine: not allowed"));
+        assert!(problems[0].contains("the host's public API"));
+        assert!(problems[1].contains("interlude-tui → interlude-schema: not allowed"));
     }
 
     /// A `cargo tree --prefix none` listing of the engine with `extra` added and `left_out`

@@ -66,6 +66,16 @@ pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
 pub use progress::CallProgress;
+// What a surface needs to show requests and answer them, so that surfaces depend on the host
+// only (`cargo xtask tidy` checks it): the request, its kinds and stages, the reply and answer,
+// what the host declares, the URL safety verdicts, a view's dialect and the form model.
+pub use interlude_engine::{
+    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, Notice, Reply, RequestKind,
+    RequestMethod, RequestView, UrlRequest, UrlStage, url_safety,
+};
+pub use interlude_protocol::apps::UiDialect;
+/// The form model of a request (the `interlude-schema` crate): fields, labels, validation.
+pub use interlude_schema as schema;
 pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
 pub use registry::{
     CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, OfferedFile, ServerApps,

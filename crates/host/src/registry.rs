@@ -93,7 +93,7 @@ pub struct ServerRecord {
     /// What it said about itself, once connected.
     pub identity: Option<ServerIdentity>,
     /// Its tools, each with its full `_meta` (MCP Apps read it), in the server's order. Set
-    /// with [`ServerRecord::set_tools`], which keeps [`ServerRecord::apps`] in step.
+    /// by the host through `ServerRecord::set_tools`, which keeps [`ServerRecord::apps`] in step.
     pub tools: Vec<Tool>,
     /// What it offers for MCP Apps: its declaration, its tools' views and visibility, its
     /// resources.

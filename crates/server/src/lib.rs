@@ -35,9 +35,11 @@
 //! `Server { .. }.serve(interlude_server::stdio()).await?`.
 //!
 //! For URL-mode elicitation, where the person goes to a page of the server so that a secret
-//! never passes through the client, [`url`] keeps the durable state: flows bound to the user who
-//! started them, and the secrets they obtained ([`url::FlowStore`], with an SQLite and an
-//! in-memory implementation). The pages and the URL-mode messages themselves are not here yet.
+//! never passes through the client, [`url`] has the rest: [`url::UrlFlows`] sends the person to
+//! a flow's page and learns how it ended, in both eras (and answers `-32042`); its pages
+//! ([`url::UrlFlows::router`]: an API key, an OAuth connection, a confirmation) check who opens
+//! them; and the durable state keeps flows bound to the user who started them and the secrets
+//! they obtained ([`url::FlowStore`], with an SQLite and an in-memory implementation).
 //!
 //! Not here: anything of the host side (showing, validating and answering requests is
 //! `interlude-host`'s job) and the rmcp tool macros themselves.

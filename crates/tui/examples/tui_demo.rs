@@ -67,7 +67,7 @@ async fn main() -> ExitCode {
     // A server under development serving its URL-flow pages in plain http on this machine.
     let mut config = HostConfig::default();
     if let Ok(origin) = std::env::var("TUI_DEMO_DEV_ORIGIN") {
-        match interlude_engine::DevOrigin::parse(&origin) {
+        match interlude_host::DevOrigin::parse(&origin) {
             Ok(o) => config.engine.url_policy.dev_origins = vec![o],
             Err(e) => {
                 eprintln!("tui_demo: TUI_DEMO_DEV_ORIGIN: {e}");

@@ -17,9 +17,9 @@ use inquire::error::CustomUserError;
 use inquire::list_option::ListOption;
 use inquire::validator::Validation;
 use inquire::{Confirm, InquireError, MultiSelect, Select};
-use interlude_engine::Notice;
-use interlude_schema::{
-    Content, Field, FieldError, FieldKind, FormSchema, format_number, sentence_start,
+use interlude_host::{
+    Notice,
+    schema::{Content, Field, FieldError, FieldKind, FormSchema, format_number, sentence_start},
 };
 use serde_json::{Number, Value};
 
@@ -241,7 +241,7 @@ fn ask_field(
     let message = label(field);
     match &field.kind {
         FieldKind::Text { format, .. } => {
-            let date_time = *format == Some(interlude_schema::StringFormat::DateTime);
+            let date_time = *format == Some(interlude_host::schema::StringFormat::DateTime);
             let mut hints: Vec<String> = Vec::new();
             if date_time {
                 hints.push("Local time works too, such as 2026-09-15 10:30.".to_owned());

@@ -13,18 +13,18 @@
 //! render questions, or the page asked for the plain form) the terminal offers the plain form.
 
 use std::fmt;
-use std::time::Duration;
 
 use inquire::{Confirm, InquireError, Select};
-use interlude_engine::{AppFormRequest, AppStage, RequestId};
-use interlude_host::{AnswerSink, CallRecord, Host, ViewId, ViewState};
+use interlude_host::{
+    AnswerSink, AppFormRequest, AppStage, CallRecord, Host, RequestId, ViewId, ViewState,
+};
 
 use crate::TuiError;
 use crate::form::show_errors;
 use crate::render::{Screen, Style, plain_line, styled};
 use crate::request::{answer_form, tell_closed, tell_reply};
 use crate::surface::{Events, UiEvent};
-use crate::ui::typed_letter;
+use crate::ui::{KEY_POLL, typed_letter};
 
 /// What the terminal hands to a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,9 +64,6 @@ impl fmt::Debug for dyn Handoff {
         f.write_str("Handoff")
     }
 }
-
-/// How often the keyboard is looked at while the browser has a question.
-const KEY_POLL: Duration = Duration::from_millis(100);
 
 /// Where the person answers a question asked in an app view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,7 +124,7 @@ pub(crate) fn answer_app_form(
         Ok(place) => place,
         Err(InquireError::OperationCanceled | InquireError::OperationInterrupted) => Where::Cancel,
         Err(e) => {
-            sink.answer(id, interlude_engine::Answer::Cancelled);
+            sink.answer(id, interlude_host::Answer::Cancelled);
             return Err(e.into());
         }
     };
@@ -167,7 +164,7 @@ fn cancel(
     id: RequestId,
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {
-    sink.answer(id, interlude_engine::Answer::Cancelled);
+    sink.answer(id, interlude_host::Answer::Cancelled);
     match events.outcome(id) {
         Some(crate::surface::Outcome::Replied(reply)) => tell_reply(screen, server, &reply),
         Some(crate::surface::Outcome::Closed(notice)) => tell_closed(screen, server, &notice),

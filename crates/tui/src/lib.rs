@@ -6,12 +6,16 @@
 //! While a tool runs, each elicitation it raises (either protocol era) is shown as a header naming
 //! the requesting server, the message as plain text, one prompt per field with the engine's own
 //! validation rules, a review of what would be sent, and a final Accept / Edit / Decline /
-//! Cancel. Esc or Ctrl-C at any prompt cancels the request.
+//! Cancel; a link (URL mode) is shown with its warnings and opened only with consent. Esc or
+//! Ctrl-C at any prompt cancels the request. [`terminal`] splits the surface for a host shared
+//! with a web page, to which a [`Handoff`] gives what a terminal cannot show (a call's app view,
+//! a question asked in a view).
 //!
 //! How it is put together: the host's core calls the surface, which must not block, so the
 //! surface only forwards what it is told over a channel (`surface.rs`); one thread owns the
-//! terminal and does all prompting and printing (`ui.rs`, `request.rs`, `form.rs`, `tools.rs`,
-//! `render.rs`); tool calls run on the tokio runtime and report back over the same channel.
+//! terminal and does all prompting and printing (`ui.rs`, `request.rs`, `form.rs`, `link.rs`,
+//! `line.rs`, `tools.rs`, `handoff.rs`, `render.rs`); tool calls run on the tokio runtime and
+//! report back over the same channel.
 //!
 //! What it deliberately does not do: parse command lines or configuration files (the `interlude`
 //! CLI does and calls [`run`]), decide what is valid (the schema's rules, shared with the

@@ -11,10 +11,11 @@ use std::fmt;
 use std::process::{Command, Stdio};
 
 use inquire::Select;
-use interlude_engine::url_safety::{UrlCheck, Verdict};
-use interlude_engine::{Answer, Notice, Reply, RequestId, UrlRequest, UrlStage};
-use interlude_host::AnswerSink;
-use interlude_schema::Content;
+use interlude_host::{
+    Answer, AnswerSink, Notice, Reply, RequestId, UrlRequest, UrlStage,
+    schema::Content,
+    url_safety::{UrlCheck, Verdict},
+};
 
 use crate::TuiError;
 use crate::form::Stop;

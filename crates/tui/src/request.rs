@@ -13,11 +13,10 @@
 use std::fmt;
 
 use inquire::Select;
-use interlude_engine::{
-    Answer, FormRequest, Notice, Reply, RequestKind, RequestMethod, RequestView,
+use interlude_host::{
+    Answer, AnswerSink, FormRequest, Host, Notice, Reply, RequestKind, RequestMethod, RequestView,
+    schema::{Content, FieldError, FormSchema},
 };
-use interlude_host::{AnswerSink, Host};
-use interlude_schema::{Content, FieldError, FormSchema};
 
 use crate::TuiError;
 use crate::form::{
@@ -88,7 +87,7 @@ pub(crate) fn answer_form(
     screen: &Screen,
     events: &mut Events,
     server_name: &str,
-    id: interlude_engine::RequestId,
+    id: interlude_host::RequestId,
     form: FormRequest,
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {

@@ -10,9 +10,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use interlude_engine::{AppStage, Notice, Reply, RequestId, RequestKind, RequestView};
-use interlude_host::{AnswerSink, CallRecord, HostEvent, LinkState, RequestStatus, Surface};
-use interlude_schema::FieldError;
+use interlude_host::{
+    AnswerSink, AppStage, CallRecord, HostEvent, LinkState, Notice, Reply, RequestId, RequestKind,
+    RequestStatus, RequestView, Surface, schema::FieldError,
+};
 
 /// What the terminal thread is told.
 #[derive(Debug)]
@@ -308,7 +309,7 @@ mod tests {
         tx.send(UiEvent::Interrupt).unwrap();
         tx.send(UiEvent::Replied(
             b,
-            Reply::Answered(interlude_engine::Answer::Declined),
+            Reply::Answered(interlude_host::Answer::Declined),
         ))
         .unwrap();
         assert!(events.poll_closed(a).is_none());
@@ -332,13 +333,13 @@ mod tests {
         tx.send(UiEvent::Interrupt).unwrap();
         tx.send(UiEvent::Replied(
             RequestId(3),
-            Reply::Answered(interlude_engine::Answer::Declined),
+            Reply::Answered(interlude_host::Answer::Declined),
         ))
         .unwrap();
         assert!(matches!(
             events.outcome(RequestId(3)),
             Some(Outcome::Replied(Reply::Answered(
-                interlude_engine::Answer::Declined
+                interlude_host::Answer::Declined
             )))
         ));
     }

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use inquire::Select;
 use interlude_host::{
     ArgumentError, CallRecord, CallStatus, ServerRecord, check_arguments, parse_arguments,
+    schema::{Content, FieldError, FormSchema},
 };
-use interlude_schema::{Content, FieldError, FormSchema};
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 

@@ -13,8 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use interlude_engine::RequestId;
-use interlude_host::{Host, ServerRecord, ServerState};
+use interlude_host::{Host, RequestId, ServerRecord, ServerState};
 use tokio::runtime::Handle;
 
 use crate::TuiError;
@@ -118,7 +117,7 @@ impl Session {
         }
     }
 
-    fn closed_in_queue(&self, notice: &interlude_engine::Notice) {
+    fn closed_in_queue(&self, notice: &interlude_host::Notice) {
         self.screen.notice(&format!(
             "A request from \"{}\" went away before it was answered: {}",
             plain_line(&notice.server),
@@ -298,8 +297,9 @@ struct WaitingLink {
     url: String,
 }
 
-/// How often the keyboard is looked at while links are waited on.
-const KEY_POLL: Duration = Duration::from_millis(100);
+/// How often the keyboard is looked at while the terminal waits on something else: links the
+/// host waits on, or a question the browser has (`handoff.rs`).
+pub(crate) const KEY_POLL: Duration = Duration::from_millis(100);
 
 /// A letter the person typed, if any, without waiting. The terminal stays in its normal (line)
 /// mode: letters arrive once Enter is pressed, and they are echoed as typed.

@@ -17,8 +17,7 @@
 
 use std::time::Duration;
 
-use interlude_engine::Answer;
-use interlude_host::{ProtocolChoice, ServerSpec};
+use interlude_host::{Answer, ProtocolChoice, ServerSpec};
 use interlude_test_support::{Browser, percentile};
 use interlude_web::{WebApp, WebOptions};
 use rmcp::model::ProtocolVersion;

@@ -23,8 +23,7 @@ use axum::extract::{Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use interlude_host::{ServerId, ViewRecord, ViewState};
-use interlude_protocol::apps::UiDialect;
+use interlude_host::{ServerId, UiDialect, ViewRecord, ViewState};
 use rand::RngCore;
 use serde::Deserialize;
 

@@ -8,13 +8,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use interlude_engine::url_safety::Verdict;
-use interlude_engine::{Answer, AppStage, Reply, RequestKind, RequestMethod, UrlRequest, UrlStage};
 use interlude_host::{
-    CallRecord, CallStatus, HostSnapshot, LinkState, RequestRecord, RequestStatus, ServerRecord,
-    ServerState, ViewRecord, ViewState,
+    Answer, AppStage, CallRecord, CallStatus, HostSnapshot, LinkState, Reply, RequestKind,
+    RequestMethod, RequestRecord, RequestStatus, ServerRecord, ServerState, UrlRequest, UrlStage,
+    ViewRecord, ViewState, schema::FieldError, url_safety::Verdict,
 };
-use interlude_schema::FieldError;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
@@ -95,7 +93,7 @@ struct ProgressEntry {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestEntry {
     id: u64,
-    /// `form` or `url`.
+    /// `form`, `app-form` (a form the server asks to be shown in its app view) or `url`.
     kind: &'static str,
     /// The server's configured name.
     server: String,
@@ -417,7 +415,7 @@ fn server_entry(s: &ServerRecord) -> ServerEntry {
                     name: t.name.to_string(),
                     title: t.title.clone(),
                     description: t.description.as_ref().map(ToString::to_string),
-                    fields: interlude_schema::FormSchema::parse(&schema)
+                    fields: interlude_host::schema::FormSchema::parse(&schema)
                         .ok()
                         .map(|p| fields_of(&p.schema)),
                     input_schema: schema,
@@ -605,7 +603,7 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> Lin
 mod tests {
     use std::time::Duration;
 
-    use interlude_engine::Answer;
+    use interlude_host::Answer;
     use interlude_host::{Connection, Host, ProtocolChoice};
     use rmcp::ServiceExt;
     use rmcp::model::ProtocolVersion;
@@ -694,7 +692,7 @@ mod tests {
                     .as_u64()
                     .unwrap();
                 app.host().answer_sink().answer(
-                    interlude_engine::RequestId(id),
+                    interlude_host::RequestId(id),
                     Answer::Accepted(answer.as_object().cloned().unwrap()),
                 );
             }

@@ -3,7 +3,7 @@
 //! `Field::help`: the description and the hint, each said once, as sentences). The page never
 //! interprets JSON Schema itself.
 
-use interlude_schema::{FieldKind, FormSchema, StringFormat};
+use interlude_host::schema::{FieldKind, FormSchema, StringFormat};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -143,7 +143,7 @@ pub(crate) fn fields_of(schema: &FormSchema) -> Vec<FieldView> {
 #[cfg(test)]
 mod tests {
     use super::fields_of;
-    use interlude_schema::FormSchema;
+    use interlude_host::schema::FormSchema;
     use serde_json::json;
 
     #[test]

@@ -24,7 +24,8 @@ pub struct HostConfig {
     pub engine: EngineConfig,
     /// Protocol negotiation.
     pub protocol: ProtocolChoice,
-    /// What the host declares to servers (and therefore admits): form elicitation by default.
+    /// What the host declares to servers (and therefore admits): form and URL elicitation by
+    /// default.
     pub declare: Declared,
     /// Limit on a tool call's active time (time nobody is being asked anything). None by default.
     pub call_timeout: Option<Duration>,
