@@ -2,7 +2,13 @@ use interlude_test_support::NpmPeers;
 use interlude_web::WebOptions;
 use serde_json::json;
 
+use interlude_server::apps::{AppResource, Apps};
+use interlude_server::{Answer, Ask, AskConfig, FormSchema, respond};
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock};
+
 use crate::harness::{Page, WAIT, harness, harness_configured};
+use crate::in_process::{self, TestServer};
 
 /// Into the view of the question card now shown (app-rendered elicitation), once it has the
 /// question (`data-state="asked"` on the demo view's body).
@@ -81,16 +87,7 @@ async fn the_portfolio_review_is_answered_in_its_view() {
             refused.as_str().unwrap().contains("selectedManagerId"),
             "{refused}"
         );
-        let running = page
-            .app
-            .host()
-            .snapshot()
-            .calls
-            .iter()
-            .filter(|c| {
-                c.tool == "portfolio_review" && c.status == interlude_host::CallStatus::Running
-            })
-            .count();
+        let running = page.running("portfolio_review");
         assert_eq!(running, 1, "({server}) the server still waits");
         // The person answers in the view.
         enter_question_view(&page).await;
@@ -151,29 +148,18 @@ async fn the_host_chrome_cancels_or_swaps_the_view_for_the_plain_form() {
     page.close().await;
 }
 
-/// A view built on the published MCP Apps SDK (ext-apps, pinned npm peer) with the toolkit's
-/// view-side helper (`interlude_server::apps::ELICITATION_HELPER_JS`), served by a toolkit server
-/// in this process that asks with `form_with_schema_in_view`.
-mod sdk_question {
-    use interlude_server::apps::{AppResource, Apps};
-    use interlude_server::{Answer, Ask, AskConfig, FormSchema, respond};
-    use rmcp::ErrorData;
-    use rmcp::model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
-        ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, Tool,
-    };
-    use rmcp::service::{RequestContext, RoleServer};
+/// The view of the question asked in a view, built on the published MCP Apps SDK (ext-apps,
+/// pinned npm peer) with the toolkit's view-side helper
+/// (`interlude_server::apps::ELICITATION_HELPER_JS`).
+const VIEW: &str = "ui://sdk/question";
 
-    pub(crate) const VIEW: &str = "ui://sdk/question";
-
-    /// The view: the SDK bundle and the helper, each loaded as a module from a `blob:` URL (the
-    /// way a bundler's output would arrive), then `new App(…, ELICITATION_CAPABILITIES)`,
-    /// `handleElicitations`, `connect()`.
-    pub(crate) fn html(sdk: &str) -> String {
-        let literal = |text: &str| serde_json::to_string(text).unwrap().replace("</", "<\\/");
-        format!(
-            r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>SDK question</title></head>
+/// The view: the SDK bundle and the helper, each loaded as a module from a `blob:` URL (the
+/// way a bundler's output would arrive), then `new App(…, ELICITATION_CAPABILITIES)`,
+/// `handleElicitations`, `connect()`.
+fn sdk_view(sdk: &str) -> String {
+    let literal = |text: &str| serde_json::to_string(text).unwrap().replace("</", "<\\/");
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>SDK question</title></head>
 <body data-state="loading"><p id="message"></p><div id="choices"></div>
 <script type="module">
 const load = (text) => import(URL.createObjectURL(new Blob([text], {{ type: 'text/javascript' }})));
@@ -184,24 +170,24 @@ try {{
   // The host withdraws a question (Cancel in its chrome): said back to the host as a log line,
   // which outlives this frame in the host's protocol log.
   onHostCancelled(app, ({{ reason }}) => {{
-    document.body.dataset.state = 'cancelled';
-    window.parent.postMessage({{ jsonrpc: '2.0', method: 'notifications/message',
-      params: {{ level: 'info', data: `withdrawn by the host: ${{reason}}` }} }}, '*');
+document.body.dataset.state = 'cancelled';
+window.parent.postMessage({{ jsonrpc: '2.0', method: 'notifications/message',
+  params: {{ level: 'info', data: `withdrawn by the host: ${{reason}}` }} }}, '*');
   }});
   handleElicitations(app, (params, {{ errors, signal }}) => new Promise((resolve) => {{
-    document.getElementById('message').textContent = params.message;
-    document.body.dataset.errors = JSON.stringify(errors);
-    const colour = params.requestedSchema.properties.colour;
-    const values = colour.enum || (colour.oneOf || []).map((o) => o.const);
-    const box = document.getElementById('choices');
-    box.replaceChildren(...values.map((v) => {{
-      const b = document.createElement('button');
-      b.textContent = v;
-      b.dataset.value = v;
-      b.onclick = () => {{ document.body.dataset.state = 'answered'; resolve({{ action: 'accept', content: {{ colour: v }} }}); }};
-      return b;
-    }}));
-    document.body.dataset.state = 'asked';
+document.getElementById('message').textContent = params.message;
+document.body.dataset.errors = JSON.stringify(errors);
+const colour = params.requestedSchema.properties.colour;
+const values = colour.enum || (colour.oneOf || []).map((o) => o.const);
+const box = document.getElementById('choices');
+box.replaceChildren(...values.map((v) => {{
+  const b = document.createElement('button');
+  b.textContent = v;
+  b.dataset.value = v;
+  b.onclick = () => {{ document.body.dataset.state = 'answered'; resolve({{ action: 'accept', content: {{ colour: v }} }}); }};
+  return b;
+}}));
+document.body.dataset.state = 'asked';
   }}));
   await app.connect();
   document.body.dataset.connected = 'yes';
@@ -210,59 +196,24 @@ try {{
   document.body.dataset.error = String(e && e.stack || e);
 }}
 </script></body></html>"#,
-            sdk = literal(sdk),
-            helper = literal(interlude_server::apps::ELICITATION_HELPER_JS),
-        )
-    }
+        sdk = literal(sdk),
+        helper = literal(interlude_server::apps::ELICITATION_HELPER_JS),
+    )
+}
 
-    #[derive(Clone)]
-    pub(crate) struct SdkQuestion {
-        apps: Apps,
-        ask: AskConfig,
-    }
-
-    impl SdkQuestion {
-        pub(crate) fn new(sdk: &str) -> Self {
-            Self::with_view(html(sdk))
-        }
-
-        /// The same server and question with `view` as the view's HTML.
-        pub(crate) fn with_view(view: String) -> Self {
-            SdkQuestion {
-                apps: Apps::new().with(AppResource::new(VIEW, view).unwrap()),
-                ask: AskConfig::new(),
-            }
-        }
-    }
-
-    impl rmcp::ServerHandler for SdkQuestion {
-        fn get_info(&self) -> ServerConfig {
-            let mut info = ServerConfig::default();
-            let mut caps = ServerCapabilities::builder().enable_tools().build();
-            Apps::declare_with_elicitation(&mut caps);
-            info.capabilities = caps;
-            info
-        }
-
-        async fn list_tools(
-            &self,
-            _request: Option<PaginatedRequestParams>,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<ListToolsResult, ErrorData> {
-            Ok(ListToolsResult::with_all_items(vec![Tool::new(
-                "pick_colour",
-                "Asks for a colour in the SDK-built view.",
-                crate::harness::no_arguments(),
-            )]))
-        }
-
-        async fn call_tool(
-            &self,
-            request: CallToolRequestParams,
-            context: RequestContext<RoleServer>,
-        ) -> Result<CallToolResponse, ErrorData> {
-            let ask = Ask::new(&self.ask, &request, context);
-            let schema = FormSchema::parse(&serde_json::json!({
+/// A toolkit server in this process whose `pick_colour` asks for a colour with
+/// `form_with_schema_in_view`, in a view whose HTML is `view`.
+fn colour_question(view: String) -> TestServer {
+    let tool = in_process::tool(
+        "pick_colour",
+        "Asks for a colour in the SDK-built view.",
+        json!({"type": "object"}),
+    );
+    let config = AskConfig::new();
+    TestServer::new(vec![tool], move |request, context| {
+        let ask = Ask::new(&config, &request, context);
+        async move {
+            let schema = FormSchema::parse(&json!({
                 "type": "object",
                 "properties": {"colour": {"type": "string", "enum": ["red", "green", "blue"]}},
                 "required": ["colour"]
@@ -284,26 +235,8 @@ try {{
                 .await,
             )
         }
-
-        async fn list_resources(
-            &self,
-            _request: Option<PaginatedRequestParams>,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<ListResourcesResult, ErrorData> {
-            Ok(ListResourcesResult::with_all_items(self.apps.list()))
-        }
-
-        async fn read_resource(
-            &self,
-            request: ReadResourceRequestParams,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<ReadResourceResponse, ErrorData> {
-            self.apps
-                .read(&request.uri)
-                .map(Into::into)
-                .ok_or_else(|| ErrorData::resource_not_found("no such resource", None))
-        }
-    }
+    })
+    .with_question_views(Apps::new().with(AppResource::new(VIEW, view).unwrap()))
 }
 
 /// The toolkit's view-side helper works with the published MCP Apps SDK: the view declares the
@@ -317,7 +250,7 @@ async fn a_view_built_on_the_apps_sdk_answers_with_the_toolkits_helper() {
     };
     let sdk = std::fs::read_to_string(peers.package_file(SDK)).unwrap();
     let page = harness().await;
-    page.connect_in_process("sdk", sdk_question::SdkQuestion::new(&sdk))
+    page.connect_in_process("sdk", colour_question(sdk_view(&sdk)))
         .await;
     page.call_from_sidebar("sdk", "pick_colour").await;
     page.enter_view_at("section.ask.question iframe.app-frame[src]")
@@ -364,7 +297,7 @@ async fn a_question_view_that_never_starts_gives_way_to_the_plain_form() {
     let mut options = WebOptions::default();
     options.host.engine.app_start_ms = 1_500;
     let page = harness_configured(options, Vec::new()).await;
-    let server = sdk_question::SdkQuestion::with_view(
+    let server = colour_question(
         "<!doctype html><html lang=\"en\"><body><p>This view never starts.</p></body></html>"
             .into(),
     );
@@ -387,14 +320,11 @@ async fn a_question_view_that_never_starts_gives_way_to_the_plain_form() {
         note.as_str().unwrap_or_default().contains("did not start"),
         "{note}"
     );
-    let running = page
-        .app
-        .host()
-        .snapshot()
-        .calls
-        .iter()
-        .any(|c| c.tool == "pick_colour" && c.status == interlude_host::CallStatus::Running);
-    assert!(running, "the server still waits for an answer");
+    assert_eq!(
+        page.running("pick_colour"),
+        1,
+        "the server still waits for an answer"
+    );
     page.click_choice("colour", "blue").await;
     page.press("Accept").await;
     page.result_containing("silent", "pick_colour", "picked \"blue\"")

@@ -2,7 +2,10 @@ use interlude_test_support::NpmPeers;
 use interlude_test_support::fantoccini::Locator;
 use serde_json::json;
 
+use interlude_server::apps::{AppResource, Apps, Visibility, app_only_meta, tool_meta};
+
 use crate::harness::{ABSENCE, WAIT, eventually, harness, harness_with, js, npm_app};
+use crate::in_process::{self, TestServer, text_result};
 
 const BASIC_APP: &str = "@modelcontextprotocol/server-basic-vanillajs/dist/index.js";
 
@@ -128,92 +131,20 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
 
 /// A hostile app, served by the server toolkit's `Apps` from a server in this process: one view
 /// that tries what a view must never manage, one model-only tool, one app tool.
-mod hostile {
-    use interlude_server::apps::{AppResource, Apps, Visibility, tool_meta};
-    use rmcp::ErrorData;
-    use rmcp::model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
-        ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, Tool,
-    };
-    use rmcp::service::{RequestContext, RoleServer};
-
-    pub(crate) const VIEW: &str = "ui://hostile/view.html";
-
-    #[derive(Clone)]
-    pub(crate) struct Hostile {
-        apps: Apps,
-    }
-
-    impl Hostile {
-        pub(crate) fn new() -> Self {
-            let html = include_str!("../test_data/hostile_app.html");
-            Hostile {
-                apps: Apps::new().with(AppResource::new(VIEW, html).unwrap()),
-            }
-        }
-    }
-
-    fn tool(name: &str, meta: rmcp::model::MetaObject) -> Tool {
-        Tool::new(
-            name.to_owned(),
-            name.to_owned(),
-            crate::harness::no_arguments(),
-        )
-        .with_meta(meta)
-    }
-
-    impl rmcp::ServerHandler for Hostile {
-        fn get_info(&self) -> ServerConfig {
-            let mut info = ServerConfig::default();
-            let mut caps = ServerCapabilities::builder().enable_tools().build();
-            Apps::declare(&mut caps);
-            info.capabilities = caps;
-            info
-        }
-
-        async fn list_tools(
-            &self,
-            _request: Option<PaginatedRequestParams>,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<ListToolsResult, ErrorData> {
-            Ok(ListToolsResult::with_all_items(vec![
-                tool("show", tool_meta(VIEW, Visibility::DEFAULT)),
-                tool("admin", tool_meta(VIEW, Visibility::MODEL_ONLY)),
-                tool("echo", interlude_server::apps::app_only_meta()),
-            ]))
-        }
-
-        async fn call_tool(
-            &self,
-            request: CallToolRequestParams,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<CallToolResponse, ErrorData> {
-            let text = format!("{} ran", request.name);
-            Ok(CallToolResponse::Complete(CallToolResult::success(vec![
-                ContentBlock::text(text),
-            ])))
-        }
-
-        async fn list_resources(
-            &self,
-            _request: Option<PaginatedRequestParams>,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<ListResourcesResult, ErrorData> {
-            Ok(ListResourcesResult::with_all_items(self.apps.list()))
-        }
-
-        async fn read_resource(
-            &self,
-            request: ReadResourceRequestParams,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<ReadResourceResponse, ErrorData> {
-            self.apps
-                .read(&request.uri)
-                .map(Into::into)
-                .ok_or_else(|| ErrorData::resource_not_found("no such resource", None))
-        }
-    }
+fn hostile_app() -> TestServer {
+    const VIEW: &str = "ui://hostile/view.html";
+    let html = include_str!("../test_data/hostile_app.html");
+    let tool =
+        |name: &str, meta| in_process::tool(name, name, json!({"type": "object"})).with_meta(meta);
+    let tools = vec![
+        tool("show", tool_meta(VIEW, Visibility::DEFAULT)),
+        tool("admin", tool_meta(VIEW, Visibility::MODEL_ONLY)),
+        tool("echo", app_only_meta()),
+    ];
+    TestServer::new(tools, |request, _| async move {
+        Ok(text_result(format!("{} ran", request.name)))
+    })
+    .with_apps(Apps::new().with(AppResource::new(VIEW, html).unwrap()))
 }
 
 /// Security: a hostile app tries to read the host page, navigate the top window, open a popup,
@@ -224,8 +155,7 @@ mod hostile {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_app_is_blocked_at_every_attempt() {
     let page = harness().await;
-    page.connect_in_process("hostile", hostile::Hostile::new())
-        .await;
+    page.connect_in_process("hostile", hostile_app()).await;
     page.call_from_sidebar("hostile", "show").await;
     let said = page
         .until(

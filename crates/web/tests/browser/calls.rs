@@ -1,10 +1,14 @@
+use std::sync::{Arc, Mutex};
+
 use interlude_test_support::NpmPeers;
+use rmcp::model::JsonObject;
 use serde_json::{Value, json};
 
 use crate::harness::{
     ABSENCE, Page, SERVER_EVERYTHING, args, call_selector, harness, harness_with, js,
     server_everything,
 };
+use crate::in_process::{TestServer, text_result, tool};
 
 /// "Cancel call" on a running call: the server is told, the request it raised leaves the page,
 /// and the call shows as cancelled.
@@ -132,83 +136,43 @@ async fn server_everything_progress_cancel_and_logs_in_the_page() {
     page.close().await;
 }
 
+/// Every call a server received: the tool's name and its arguments.
+type Received = Arc<Mutex<Vec<(String, Option<JsonObject>)>>>;
+
 /// A server whose tools' arguments the host checks: `book`, a flat form (bounds, a format, a
 /// pattern; extra properties allowed, as JSON Schema allows them by default), and `plot`, whose
 /// nested `point` no form can show. It records every call it receives.
-mod shapes {
-    use std::sync::{Arc, Mutex};
-
-    use rmcp::ErrorData;
-    use rmcp::model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
-        ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    };
-    use rmcp::service::{RequestContext, RoleServer};
-    use serde_json::json;
-
-    /// Every call received: the tool's name and its arguments.
-    pub(crate) type Received = Arc<Mutex<Vec<(String, Option<JsonObject>)>>>;
-
-    #[derive(Clone, Default)]
-    pub(crate) struct Shapes {
-        pub(crate) received: Received,
-    }
-
-    fn tool(name: &str, schema: serde_json::Value) -> Tool {
-        Tool::new(
-            name.to_owned(),
-            format!("{name}, with checked arguments"),
-            Arc::new(schema.as_object().cloned().unwrap()),
-        )
-    }
-
-    impl rmcp::ServerHandler for Shapes {
-        fn get_info(&self) -> ServerConfig {
-            let mut info = ServerConfig::default();
-            info.capabilities = ServerCapabilities::builder().enable_tools().build();
-            info
+fn shapes() -> (TestServer, Received) {
+    let received = Received::default();
+    let tool = |name: &str, schema| tool(name, &format!("{name}, with checked arguments"), schema);
+    let tools = vec![
+        tool(
+            "book",
+            json!({"type": "object", "properties": {
+                "guests": {"type": "integer", "minimum": 1, "maximum": 4},
+                "email": {"type": "string", "format": "email"},
+                "code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+                "required": ["guests", "email"]}),
+        ),
+        tool(
+            "plot",
+            json!({"type": "object", "properties": {
+                "point": {"type": "object", "properties": {
+                    "x": {"type": "number"}, "y": {"type": "number"}},
+                    "required": ["x", "y"]},
+                "label": {"type": "string"}},
+                "required": ["point"]}),
+        ),
+    ];
+    let record = received.clone();
+    let server = TestServer::new(tools, move |request, _| {
+        let name = request.name.to_string();
+        if let Ok(mut r) = record.lock() {
+            r.push((name.clone(), request.arguments.clone()));
         }
-
-        async fn list_tools(
-            &self,
-            _request: Option<PaginatedRequestParams>,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<ListToolsResult, ErrorData> {
-            Ok(ListToolsResult::with_all_items(vec![
-                tool(
-                    "book",
-                    json!({"type": "object", "properties": {
-                        "guests": {"type": "integer", "minimum": 1, "maximum": 4},
-                        "email": {"type": "string", "format": "email"},
-                        "code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
-                        "required": ["guests", "email"]}),
-                ),
-                tool(
-                    "plot",
-                    json!({"type": "object", "properties": {
-                        "point": {"type": "object", "properties": {
-                            "x": {"type": "number"}, "y": {"type": "number"}},
-                            "required": ["x", "y"]},
-                        "label": {"type": "string"}},
-                        "required": ["point"]}),
-                ),
-            ]))
-        }
-
-        async fn call_tool(
-            &self,
-            request: CallToolRequestParams,
-            _context: RequestContext<RoleServer>,
-        ) -> Result<CallToolResponse, ErrorData> {
-            let name = request.name.to_string();
-            if let Ok(mut r) = self.received.lock() {
-                r.push((name.clone(), request.arguments.clone()));
-            }
-            Ok(CallToolResponse::Complete(CallToolResult::success(vec![
-                ContentBlock::text(format!("{name} ran")),
-            ])))
-        }
-    }
+        async move { Ok(text_result(format!("{name} ran"))) }
+    });
+    (server, received)
 }
 
 impl Page {
@@ -238,8 +202,7 @@ impl Page {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_arguments_are_checked_before_the_call() {
     let page = harness().await;
-    let server = shapes::Shapes::default();
-    let received = server.received.clone();
+    let (server, received) = shapes();
     page.connect_in_process("shapes", server).await;
     let calls_of_shapes = || {
         page.app

@@ -2,7 +2,9 @@ use interlude_test_support::NpmPeers;
 use interlude_test_support::fantoccini::key::Key;
 use serde_json::{Value, json};
 
-use crate::harness::{SERVER_EVERYTHING, call_selector, harness, harness_with, server_everything};
+use crate::harness::{
+    Page, SERVER_EVERYTHING, call_selector, harness, harness_with, server_everything,
+};
 
 // Every widget, filled with keys and clicks, in both eras.
 
@@ -194,6 +196,18 @@ async fn reload_with_a_pending_request() {
         "the same request is presented after a reload"
     );
     page.type_keys("Grace Hopper").await;
+    finish_grace_hoppers_contact(&page).await;
+    page.result_containing(
+        "demo-2025",
+        "contact_info",
+        "Thanks Grace Hopper (grace@example.org, age 85).",
+    )
+    .await;
+    page.close().await;
+}
+
+/// In the contact card whose name is typed: Grace Hopper's e-mail address and age, and Enter.
+async fn finish_grace_hoppers_contact(page: &Page) {
     page.field("email")
         .await
         .send_keys("grace@example.org")
@@ -202,13 +216,6 @@ async fn reload_with_a_pending_request() {
     let age = page.field("age").await;
     age.send_keys("85").await.unwrap();
     age.send_keys(&Key::Enter).await.unwrap();
-    page.result_containing(
-        "demo-2025",
-        "contact_info",
-        "Thanks Grace Hopper (grace@example.org, age 85).",
-    )
-    .await;
-    page.close().await;
 }
 
 /// Watches the card's checks of what is typed (`/api/validate`): `window.__checks.settled`
@@ -290,14 +297,7 @@ async fn engine_refusal_is_shown_and_keeps_focus() {
             .as_deref(),
         Some("Grace Hopper")
     );
-    page.field("email")
-        .await
-        .send_keys("grace@example.org")
-        .await
-        .unwrap();
-    let age = page.field("age").await;
-    age.send_keys("85").await.unwrap();
-    age.send_keys(&Key::Enter).await.unwrap();
+    finish_grace_hoppers_contact(&page).await;
     let result = page
         .result_containing("demo", "contact_info", "Thanks Grace Hopper")
         .await;

@@ -704,6 +704,17 @@ impl Page {
         .await
     }
 
+    /// How many calls of `tool` are running, in the host's record.
+    pub(crate) fn running(&self, tool: &str) -> usize {
+        self.app
+            .host()
+            .snapshot()
+            .calls
+            .iter()
+            .filter(|c| c.tool == tool && c.status == interlude_host::CallStatus::Running)
+            .count()
+    }
+
     /// Waits until call `call` has a view that went live; returns the view's id.
     pub(crate) async fn live_view_of(&self, call: u64, timeout: Duration) -> u64 {
         eventually(&format!("call {call}'s view to go live"), timeout, || {
@@ -774,9 +785,4 @@ const FRAMES_STATE_JS: &str = "({ \
 /// `json!` of `value` as a JSON object, for a call's arguments.
 pub(crate) fn args(value: Value) -> Option<rmcp::model::JsonObject> {
     value.as_object().cloned()
-}
-
-/// An empty object schema, for test servers' tools that take nothing.
-pub(crate) fn no_arguments() -> std::sync::Arc<rmcp::model::JsonObject> {
-    std::sync::Arc::new(json!({"type": "object"}).as_object().cloned().unwrap())
 }

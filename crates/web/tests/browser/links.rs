@@ -22,12 +22,12 @@ impl Page {
         if signed_in == json!("sign-in") {
             self.sign_in_on_the_flow_page().await;
         }
-        let input = c
-            .wait()
-            .at_most(WAIT)
-            .for_element(Locator::Css("input#secret[type=password]"))
-            .await
-            .unwrap_or_else(|e| panic!("no key field after signing in: {e}"));
+        let input = self
+            .wait_for(
+                "input#secret[type=password]",
+                "no key field after signing in",
+            )
+            .await;
         input.send_keys(key).await.unwrap();
         c.find(Locator::Css("button[type=submit]"))
             .await
@@ -250,12 +250,9 @@ async fn oauth_flow_through_the_page() {
     let (page, _origin) = harness_with_flows().await;
     let (home, first) = page.open_the_flow("demo", "connect_cloud_account").await;
     let c = page.client();
-    let allow = c
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css("button.allow"))
-        .await
-        .unwrap_or_else(|e| panic!("no consent page at Example Cloud: {e}"));
+    let allow = page
+        .wait_for("button.allow", "no consent page at Example Cloud")
+        .await;
     page.artifact("oauth-consent").await;
     allow.click().await.unwrap();
     page.wait_heading("Example Cloud is connected").await;
@@ -354,12 +351,9 @@ async fn oauth_flow_with_a_real_openid_provider() {
     let (home, first) = page.open_the_flow("demo", "connect_cloud_account").await;
     let c = page.client();
     // The provider's own login page (development interactions: any name and password).
-    let login = c
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css("input[name=login]"))
-        .await
-        .unwrap_or_else(|e| panic!("no login page at the OpenID provider: {e}"));
+    let login = page
+        .wait_for("input[name=login]", "no login page at the OpenID provider")
+        .await;
     login.send_keys("ada").await.unwrap();
     c.find(Locator::Css("input[name=password]"))
         .await

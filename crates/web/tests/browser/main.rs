@@ -25,6 +25,9 @@
 
 mod harness;
 
+/// Servers of the tests' own, served in this process.
+mod in_process;
+
 /// Forms: every widget, decline and cancel, a reload, the engine's refusal, the queue, two
 /// windows, server-everything's form.
 mod forms;
