@@ -99,12 +99,11 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
         text.contains("The app of \"basic\" asks you to open a link"),
         "{text}"
     );
-    card.find(Locator::XPath(".//button[text()='Decline']"))
-        .await
-        .unwrap()
-        .click()
+    let decline = card
+        .find(Locator::XPath(".//button[text()='Decline']"))
         .await
         .unwrap();
+    page.click_element(&decline, "Decline").await;
     page.wait_gone("section.ask").await;
     let snapshot = page.app.host().snapshot();
     let asked = snapshot

@@ -228,7 +228,7 @@ async fn server_debug_hears_every_callback_and_gets_every_answer() {
         )
         .await;
     assert_eq!(decline.text().await.unwrap(), "Decline");
-    decline.click().await.unwrap();
+    page.click_element(&decline, "Decline").await;
     // The view's promise rejected (it logs the error, which JSON shows as `{}`), with the
     // host's answer: a JSON-RPC error saying the person declined.
     debug_event(&file, mark, "error", |_| true).await;
