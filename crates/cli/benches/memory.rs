@@ -21,7 +21,7 @@
 //! - `interlude`: the demo server, `interlude_demo::serve_stdio()` as the `interlude` binary's
 //!   `__demo-server` runs it (the binary `interlude demo` launches; `interlude-demo` runs the same
 //!   function; `--demo PATH` measures such a binary instead);
-//! - `rmcp`: a bare rmcp 3.9.0 server with the same tool written by hand (`call_tool`,
+//! - `rmcp`: a bare rmcp 3.11.0 server with the same tool written by hand (`call_tool`,
 //!   `peer.create_elicitation` with the same schema), on `rmcp::transport::stdio()`;
 //! - `rmcp-reactor-stdio`: the same server on `interlude_server::stdio()`, the transport the demo
 //!   uses (like for like);
@@ -206,7 +206,7 @@ impl Imp {
     fn label(self) -> &'static str {
         match self {
             Imp::Interlude => "Interlude demo server",
-            Imp::Rmcp => "bare rmcp 3.9.0",
+            Imp::Rmcp => "bare rmcp 3.11.0",
             Imp::RmcpReactorStdio => "bare rmcp on Interlude's stdio",
             Imp::Ts => "TS SDK 1.32.2",
         }

@@ -149,7 +149,7 @@ async fn a_ua_is_consented_answered_empty_then_tracked_with_notify_and_its_progr
     // The server's progress showed on the request, and its answer to the notify closed it.
     let events = surface.seen().events;
     let progressed = events.iter().find_map(|e| match e {
-        HostEvent::RequestProgressed(r) => r.progress.clone(),
+        HostEvent::RequestChanged(r) => r.progress().cloned(),
         _ => None,
     });
     let progress = progressed.expect("progress on the request");
@@ -158,7 +158,7 @@ async fn a_ua_is_consented_answered_empty_then_tracked_with_notify_and_its_progr
     // The notify's answer and the call's result race to the host: wait for the former.
     let mut link = None;
     for _ in 0..200 {
-        link = host.request(shown.id).and_then(|r| r.link.clone());
+        link = host.request(shown.id).and_then(|r| r.link().cloned());
         if matches!(link, Some(LinkState::Completed { .. })) {
             break;
         }
@@ -320,7 +320,7 @@ async fn rig() -> Rig {
 async fn opened_link(host: &Host) -> (interlude_engine::RequestId, String) {
     for _ in 0..400 {
         for record in host.snapshot().requests {
-            if let Some(LinkState::Opened { url }) = &record.link {
+            if let Some(LinkState::Opened { url }) = record.link() {
                 return (record.view.id, url.clone());
             }
         }
@@ -383,7 +383,7 @@ async fn a_ua_flow_is_the_users_own_and_its_notify_ends_when_the_page_completes_
     // The server said it waits for the person, on the request tracked with interaction/notify.
     let mut progressed = None;
     for _ in 0..200 {
-        progressed = rig.host.request(id).and_then(|r| r.progress.clone());
+        progressed = rig.host.request(id).and_then(|r| r.progress().cloned());
         if progressed.is_some() {
             break;
         }
@@ -413,7 +413,7 @@ async fn a_ua_flow_is_the_users_own_and_its_notify_ends_when_the_page_completes_
     let mut completed = false;
     for _ in 0..200 {
         completed = matches!(
-            rig.host.request(id).and_then(|r| r.link.clone()),
+            rig.host.request(id).and_then(|r| r.link().cloned()),
             Some(LinkState::Completed { .. })
         );
         if completed {
@@ -424,7 +424,7 @@ async fn a_ua_flow_is_the_users_own_and_its_notify_ends_when_the_page_completes_
     assert!(
         completed,
         "{:?}",
-        rig.host.request(id).map(|r| r.link.clone())
+        rig.host.request(id).map(|r| r.link().cloned())
     );
 }
 

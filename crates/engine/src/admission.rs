@@ -12,7 +12,7 @@ use std::sync::Arc;
 use interlude_schema::{FormSchema, SchemaError};
 use rmcp::model::{ElicitRequestParams, ElicitationSchema};
 
-use crate::engine::Declared;
+use crate::config::Declared;
 use serde_json::Value;
 
 mod interaction;
@@ -136,10 +136,12 @@ pub enum ElicitParams {
 
 impl ElicitParams {
     /// The method the request arrived by.
-    pub fn method(&self) -> crate::RequestMethod {
+    pub fn method(&self) -> crate::request::RequestMethod {
         match self {
-            ElicitParams::Typed(_) | ElicitParams::Json(_) => crate::RequestMethod::Elicitation,
-            ElicitParams::Interaction(_) => crate::RequestMethod::Interaction,
+            ElicitParams::Typed(_) | ElicitParams::Json(_) => {
+                crate::request::RequestMethod::Elicitation
+            }
+            ElicitParams::Interaction(_) => crate::request::RequestMethod::Interaction,
         }
     }
 }
@@ -519,44 +521,4 @@ mod tests {
             Err(Refusal::TooManyFields { count: 2, limit: 1 })
         ));
     }
-}
-
-/// A form request to be shown in its server's app view (SEP-3118).
-#[derive(Debug, Clone)]
-pub(crate) struct AppView {
-    /// The view's resource (`ui://…`).
-    pub(crate) resource_uri: String,
-    /// The request's params as the server sent them (`_meta` included), forwarded to the view
-    /// unchanged.
-    pub(crate) params: Value,
-}
-
-/// The app view a form request asks for, when app-rendered elicitation is negotiated with its
-/// server and the hint is a `ui://` URI; `None` means the plain form (a hint that is not a
-/// `ui://` URI, or one sent without negotiation, is ignored: the request is a valid form all the
-/// same).
-pub(crate) fn app_view(params: &ElicitParams, declared: Declared) -> Option<AppView> {
-    if !(declared.apps && declared.app_elicitation) {
-        return None;
-    }
-    let params = match params {
-        ElicitParams::Typed(typed) => match typed.as_ref() {
-            ElicitRequestParams::FormElicitationParams { meta: Some(_), .. } => {
-                serde_json::to_value(typed).ok()?
-            }
-            _ => return None,
-        },
-        ElicitParams::Json(json) => json.clone(),
-        // The draft predates app views.
-        ElicitParams::Interaction(_) => return None,
-    };
-    let uri = interlude_protocol::apps::elicitation_view(params.get("_meta")?.as_object()?)?;
-    let valid = uri.len() > "ui://".len() && uri.starts_with("ui://") && uri.len() <= 2048;
-    if !valid {
-        return None;
-    }
-    Some(AppView {
-        resource_uri: uri.to_owned(),
-        params,
-    })
 }

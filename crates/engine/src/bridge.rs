@@ -47,248 +47,17 @@
 //!     if m["method"] == "ui/notifications/tool-input")));
 //! ```
 
+mod from_view;
+mod types;
+
 use std::collections::HashMap;
 
-use interlude_protocol::apps::{
-    ANSWER_ERRORS_META_KEY, BRIDGE_VERSION, Method, UiDialect, Visibility, canonical,
-};
-use interlude_schema::FieldError;
-use serde::Serialize;
+use interlude_protocol::apps::{Method, UiDialect};
 use serde_json::{Map, Value, json};
 
-use crate::csp::ViewPolicy;
 use crate::rate::Bucket;
 
-/// JSON-RPC error codes the bridge answers a view with.
-pub mod codes {
-    /// Not a JSON-RPC 2.0 request.
-    pub const INVALID_REQUEST: i32 = -32600;
-    /// A method the bridge does not offer a view.
-    pub const METHOD_NOT_FOUND: i32 = -32601;
-    /// Wrong params (the message names the field), or a tool the view may not call.
-    pub const INVALID_PARAMS: i32 = -32602;
-    /// Refused by the person or by policy (rate limit, teardown under way).
-    pub const DENIED: i32 = -32000;
-}
-
-/// Everything a view is opened with.
-#[derive(Debug, Clone)]
-pub struct ViewConfig {
-    /// The view's resource (`ui://…`).
-    pub resource_uri: String,
-    /// Its HTML, handed to the sandbox proxy when it is ready.
-    pub html: std::sync::Arc<str>,
-    /// The dialect its resource's MIME type and metadata suggest; the view's own messages
-    /// refine it.
-    pub dialect: UiDialect,
-    /// The server's name, for the person and the log.
-    pub server_name: String,
-    /// The tool whose call opened the view (the whole `Tool` object, for
-    /// `hostContext.toolInfo.tool`), and the JSON-RPC id of that call if known; `null` when
-    /// there is none (a question's view raised outside a known call: no `toolInfo`).
-    pub tool: Value,
-    /// The JSON-RPC id of the originating `tools/call`, when the host knows it.
-    pub call_request_id: Option<Value>,
-    /// The view's policy (CSP, permissions), told to the view in `hostCapabilities.sandbox`.
-    pub policy: ViewPolicy,
-    /// The host's context as the surface knows it (theme, locale, time zone, container
-    /// dimensions, display mode, styles, platform…); `toolInfo` is added by the bridge.
-    pub host_context: Map<String, Value>,
-    /// The host's own display modes (`inline` always).
-    pub display_modes: Vec<String>,
-    /// The host's name and version (`hostInfo`).
-    pub host_info: Value,
-    /// The server's capabilities that matter to a view: does it have tools, resources,
-    /// prompts (mirrored in `hostCapabilities.serverTools` and so on).
-    pub server_tools: bool,
-    /// See [`ViewConfig::server_tools`].
-    pub server_resources: bool,
-    /// See [`ViewConfig::server_tools`].
-    pub server_prompts: bool,
-    /// How long a teardown waits for the view's answer, in milliseconds.
-    pub teardown_ms: u64,
-    /// Tool calls a view may make at once before the rate limit applies, and per minute.
-    pub call_burst: u32,
-    /// See [`ViewConfig::call_burst`].
-    pub calls_per_minute: u32,
-    /// The largest height a view may ask for, in CSS pixels.
-    pub max_height: u32,
-    /// For a view that renders a form request (SEP-3118): the request's params, forwarded to
-    /// the view unchanged as a host→view `elicitation/create` once it is live. Set by the
-    /// engine when it binds the view to its request; `None` for a call's view.
-    pub elicitation: Option<Value>,
-}
-
-impl ViewConfig {
-    /// A configuration with plain defaults, for examples and tests.
-    pub fn for_tests(resource_uri: &str) -> ViewConfig {
-        ViewConfig {
-            resource_uri: resource_uri.to_owned(),
-            html: "<!doctype html><title>test</title>".into(),
-            dialect: UiDialect::Apps,
-            server_name: "test".to_owned(),
-            tool: json!({"name": "test", "inputSchema": {"type": "object"}}),
-            call_request_id: Some(json!(1)),
-            policy: crate::csp::view_policy(&Default::default(), crate::csp::CspProfile::STRICT),
-            host_context: Map::new(),
-            display_modes: vec!["inline".into(), "fullscreen".into(), "pip".into()],
-            host_info: json!({"name": "interlude", "version": "test"}),
-            server_tools: true,
-            server_resources: true,
-            server_prompts: false,
-            teardown_ms: 2_000,
-            call_burst: 10,
-            calls_per_minute: 120,
-            max_height: 6_000,
-            elicitation: None,
-        }
-    }
-}
-
-/// Where a view stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ViewPhase {
-    /// The frame is loading; the view has not asked `ui/initialize` yet.
-    Loading,
-    /// It asked `ui/initialize` and got its answer; not yet `initialized`.
-    Initializing,
-    /// Live: notifications flow.
-    Live,
-    /// `ui/resource-teardown` sent; waiting for the answer or the deadline.
-    TearingDown,
-    /// Gone: nothing more goes to or comes from it.
-    Closed,
-}
-
-/// What the person is asked on a view's behalf.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum PersonQuestion {
-    /// `ui/open-link`: open this link (the host judges it with the URL rules and asks).
-    OpenLink {
-        /// The link as the view gave it.
-        url: String,
-    },
-    /// `ui/download-file`: save these contents (embedded resources or resource links).
-    Download {
-        /// The `contents` array as the view gave it.
-        contents: Vec<Value>,
-    },
-}
-
-/// Which way a message went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Way {
-    /// From the view to the host.
-    In,
-    /// From the host to the view.
-    Out,
-}
-
-/// One message of a view's traffic, for the protocol log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Traffic {
-    /// Which way.
-    pub way: Way,
-    /// The method (as spelled on the wire), or `response` / `error`.
-    pub method: String,
-    /// The JSON-RPC id, if any.
-    pub id: Option<Value>,
-    /// Why it was refused or dropped, if it was.
-    pub refused: Option<String>,
-}
-
-/// What the host must do for a view.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "effect", content = "with", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum BridgeEffect {
-    /// Post this JSON-RPC message to the view.
-    ToView(Value),
-    /// Send this request to the view's server (`tools/call`, `resources/read`, …); answer the
-    /// bridge with [`ViewBridge::server_reply`] and the same `proxy` number.
-    ToServer {
-        /// The bridge's number for it.
-        proxy: u64,
-        /// The MCP method.
-        method: &'static str,
-        /// Its params, as the view sent them (checked).
-        params: Value,
-    },
-    /// Request `proxy` the view had sent to the server is no longer wanted — the view
-    /// cancelled it (`notifications/cancelled`), or the view is closed with it in flight: tell
-    /// the server (`notifications/cancelled` for the forwarded request, with `reason`); its
-    /// answer, should one come, goes nowhere.
-    CancelServer {
-        /// The bridge's number for it.
-        proxy: u64,
-        /// Why, for the server.
-        reason: String,
-    },
-    /// Ask the person; answer with [`ViewBridge::answer`] and the same `question` number.
-    Ask {
-        /// The bridge's number for it.
-        question: u64,
-        /// What to ask.
-        what: PersonQuestion,
-    },
-    /// The view's content size changed: size its frame (height clamped to the host's maximum).
-    Resize {
-        /// Width in CSS pixels, if the view said.
-        width: Option<u32>,
-        /// Height in CSS pixels, if the view said.
-        height: Option<u32>,
-    },
-    /// Show the view in this display mode (`inline`, `fullscreen`, `pip`).
-    DisplayMode(String),
-    /// `ui/message`: a message the view puts in the conversation on the person's behalf.
-    Message(Value),
-    /// `ui/update-model-context`: what a model would be told of the view's state now (the last
-    /// one replaces the earlier ones).
-    ModelContext(Value),
-    /// A log line from the view (`notifications/message`).
-    Log {
-        /// Its level.
-        level: String,
-        /// Its data.
-        data: Value,
-    },
-    /// The view asks to be closed (`ui/notifications/request-teardown`).
-    TeardownRequested,
-    /// The view said `ui/notifications/initialized`: it is live.
-    Live,
-    /// The tools the view itself offers (`tools/list` answered by a view that declared
-    /// `appCapabilities.tools`): each a `Tool` as JSON.
-    ViewTools(Vec<Value>),
-    /// A call of one of the view's own tools ([`ViewBridge::call_view_tool`]) came back: the
-    /// `CallToolResult`, or the error's message.
-    ViewToolResult {
-        /// The number [`ViewBridge::call_view_tool`] gave it.
-        call: u64,
-        /// The tool called.
-        name: String,
-        /// What the view answered.
-        result: Result<Value, String>,
-    },
-    /// The view answered the form request it renders (a standard `ElicitResult`, unchecked:
-    /// the engine judges it against the request's schema).
-    ElicitationAnswer(Value),
-    /// The view cannot render the form request it is bound to (it did not declare
-    /// `appCapabilities.elicitation`, did not start in time, or answered with an error): the
-    /// person gets the plain form.
-    ElicitationUnusable(String),
-    /// Hand the bridge [`ViewBridge::tick`] at `at_ms` (a deadline of its own).
-    Wake {
-        /// When, on the clock the bridge is given.
-        at_ms: u64,
-    },
-    /// Remove the view's frame: it is closed.
-    Destroy,
-    /// A message went by (or was refused): for the protocol log.
-    Traffic(Traffic),
-}
+pub use types::{BridgeEffect, PersonQuestion, Traffic, ViewConfig, ViewPhase, Way, codes};
 
 /// The bridge of one view.
 #[derive(Debug)]
@@ -319,8 +88,9 @@ pub struct ViewBridge {
     model_context: Option<Value>,
     /// The host's requests to the view's own tools in flight: id number → what they are.
     to_view: HashMap<u64, ToView>,
-    /// The form request the view renders, when it is bound to one.
-    elicit: Option<Elicit>,
+    /// The number of the `elicitation/create` handed to the view ([`ViewBridge::ask`]) and not
+    /// answered yet: only its answer is taken.
+    question: Option<u64>,
 }
 
 /// A request of the view forwarded to its server.
@@ -338,24 +108,8 @@ struct Forwarded {
 enum ToView {
     ListTools,
     CallTool(u64, String),
-    Elicit,
-}
-
-/// Where the form request a view renders stands.
-#[derive(Debug)]
-struct Elicit {
-    /// The request's params, as the server sent them.
-    params: Value,
-    /// The number of the `elicitation/create` forwarded to the view and not yet answered.
-    forwarded: Option<u64>,
-    /// The request is shown to the person (presented by the engine).
-    shown: bool,
-    /// A surface began loading the view's document.
-    loading: bool,
-    /// The view must be live by then (set once it is both shown and loading).
-    deadline: Option<u64>,
-    /// The view was given up on, or its answer was taken: nothing more is forwarded.
-    over: bool,
+    /// The app form, handed to the view under this number.
+    Question(u64),
 }
 
 impl ViewBridge {
@@ -368,14 +122,6 @@ impl ViewBridge {
             .unwrap_or("inline")
             .to_owned();
         let calls = Bucket::new(config.call_burst, now_ms);
-        let elicit = config.elicitation.clone().map(|params| Elicit {
-            params,
-            forwarded: None,
-            shown: false,
-            loading: false,
-            deadline: None,
-            over: false,
-        });
         ViewBridge {
             dialect: config.dialect,
             config,
@@ -390,7 +136,7 @@ impl ViewBridge {
             to_person: HashMap::new(),
             next: 1,
             teardown: None,
-            elicit,
+            question: None,
             calls,
             model_context: None,
             to_view: HashMap::new(),
@@ -625,8 +371,7 @@ impl ViewBridge {
         out
     }
 
-    /// Time passes: a teardown past its deadline ends; a bound view that did not start by its
-    /// deadline is given up ([`BridgeEffect::ElicitationUnusable`]).
+    /// Time passes: a teardown past its deadline ends.
     pub fn tick(&mut self, now_ms: u64) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
         if let Some((_, deadline)) = self.teardown
@@ -634,89 +379,41 @@ impl ViewBridge {
         {
             self.close(&mut out);
         }
-        let late = self.phase != ViewPhase::Live
-            && self
-                .elicit
-                .as_ref()
-                .is_some_and(|e| !e.over && e.deadline.is_some_and(|d| now_ms >= d));
-        if late && let Some(elicit) = self.elicit.as_mut() {
-            elicit.over = true;
-            elicit.deadline = None;
-            out.push(BridgeEffect::ElicitationUnusable(
-                "its app view did not start in time".into(),
-            ));
-        }
         out
     }
 
-    /// Whether the view renders a form request ([`ViewConfig::elicitation`]).
-    pub fn renders_form(&self) -> bool {
-        self.elicit.is_some()
+    /// Whether the view said it renders questions (`appCapabilities.elicitation`, SEP-3118).
+    pub fn renders_questions(&self) -> bool {
+        self.app_capabilities.contains_key("elicitation")
     }
 
-    /// The bound view's request is now shown to the person at `now_ms`. Once a surface is
-    /// also loading the view ([`ViewBridge::loading`]), the view must be live within
-    /// `start_ms`, or the person gets the plain form (the deadline comes as
-    /// [`BridgeEffect::Wake`]; hand the bridge [`ViewBridge::tick`] then).
-    pub fn elicitation_shown(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
-        if let Some(elicit) = self.elicit.as_mut() {
-            elicit.shown = true;
-        }
-        self.start_clock(now_ms, start_ms)
-    }
-
-    /// A surface began loading the view's document at `now_ms` (for the web surface: the
-    /// sandbox served its proxy document). The clock of a bound view starts only when its
-    /// request is shown and its document is loading: a view nobody frames yet (no page open,
-    /// or a terminal still asking the person where to answer) is not a view that failed.
-    pub fn loading(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
-        if let Some(elicit) = self.elicit.as_mut() {
-            elicit.loading = true;
-        }
-        self.start_clock(now_ms, start_ms)
-    }
-
-    fn start_clock(&mut self, now_ms: u64, start_ms: u64) -> Vec<BridgeEffect> {
+    /// Hands the live view the app form it renders: `params` go to the view unchanged as a
+    /// host→view `elicitation/create` (the engine adds the reasons a refused answer broke the
+    /// form, under `_meta["dev.interlude/answerErrors"]`). Only the answer to the last one
+    /// handed is taken ([`BridgeEffect::ElicitationAnswer`]). Nothing is sent to a view that
+    /// is not live.
+    pub fn ask(&mut self, params: Value) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
-        if self.phase == ViewPhase::Live {
+        if self.phase != ViewPhase::Live {
             return out;
         }
-        if let Some(elicit) = self.elicit.as_mut()
-            && elicit.shown
-            && elicit.loading
-            && !elicit.over
-            && elicit.deadline.is_none()
-        {
-            let at_ms = now_ms.saturating_add(start_ms);
-            elicit.deadline = Some(at_ms);
-            out.push(BridgeEffect::Wake { at_ms });
-        }
+        let n = self.number();
+        self.question = Some(n);
+        self.to_view.insert(n, ToView::Question(n));
+        self.send(
+            json!({"jsonrpc": "2.0", "id": format!("host-{n}"), "method": "elicitation/create",
+                   "params": params}),
+            &mut out,
+        );
         out
     }
 
-    /// The view's last answer broke the request's schema (judged by the engine): the view gets
-    /// the request again, with the reasons under `_meta["dev.interlude/answerErrors"]`.
-    pub fn elicitation_refused(&mut self, errors: &[FieldError]) -> Vec<BridgeEffect> {
+    /// The app form the view renders is over (answered, cancelled, withdrawn): a request
+    /// handed to it and still open is cancelled (`notifications/cancelled`), and a late
+    /// answer from the view is dropped. `reason` is `None` when the view's own answer ended it.
+    pub fn withdraw_question(&mut self, reason: Option<&str>) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
-        let listed: Vec<Value> = errors
-            .iter()
-            .map(|e| json!({"field": e.field, "message": e.message}))
-            .collect();
-        self.forward_elicitation(Some(Value::Array(listed)), &mut out);
-        out
-    }
-
-    /// The request the view renders is over (answered, cancelled, withdrawn): a forwarded
-    /// request still open is cancelled (`notifications/cancelled`), and a late answer from the
-    /// view is dropped. `reason` is `None` when the view's own answer ended it.
-    pub fn elicitation_closed(&mut self, reason: Option<&str>) -> Vec<BridgeEffect> {
-        let mut out = Vec::new();
-        let Some(elicit) = self.elicit.as_mut() else {
-            return out;
-        };
-        elicit.over = true;
-        elicit.deadline = None;
-        let open = elicit.forwarded.take();
+        let open = self.question.take();
         if let (Some(n), Some(reason)) = (open, reason)
             && matches!(self.phase, ViewPhase::Live)
         {
@@ -729,41 +426,6 @@ impl ViewBridge {
             self.send(message, &mut out);
         }
         out
-    }
-
-    /// Forwards the bound request to the live view (again, with `errors`, after a refused
-    /// answer).
-    fn forward_elicitation(&mut self, errors: Option<Value>, out: &mut Vec<BridgeEffect>) {
-        if self.phase != ViewPhase::Live {
-            return;
-        }
-        let Some(elicit) = self.elicit.as_ref() else {
-            return;
-        };
-        if elicit.over {
-            return;
-        }
-        let mut params = elicit.params.clone();
-        if let Some(errors) = errors
-            && let Some(object) = params.as_object_mut()
-        {
-            let meta = object
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert(ANSWER_ERRORS_META_KEY.into(), errors);
-            }
-        }
-        let n = self.number();
-        if let Some(elicit) = self.elicit.as_mut() {
-            elicit.forwarded = Some(n);
-        }
-        self.to_view.insert(n, ToView::Elicit);
-        self.send(
-            json!({"jsonrpc": "2.0", "id": format!("host-{n}"), "method": "elicitation/create",
-                   "params": params}),
-            out,
-        );
     }
 
     fn close(&mut self, out: &mut Vec<BridgeEffect>) {
@@ -862,631 +524,5 @@ impl ViewBridge {
             Err(why) => self.error(id, codes::DENIED, why, &mut out),
         }
         out
-    }
-
-    /// A message from the view (or its sandbox proxy) at `now_ms`. `tools` tells which tools the
-    /// view's server has and who may call them (`None`: no such tool).
-    pub fn from_view(
-        &mut self,
-        message: &Value,
-        now_ms: u64,
-        tools: &dyn Fn(&str) -> Option<Visibility>,
-    ) -> Vec<BridgeEffect> {
-        let mut out = Vec::new();
-        if self.phase == ViewPhase::Closed {
-            return out;
-        }
-        let refuse =
-            |out: &mut Vec<BridgeEffect>, method: &str, id: Option<&Value>, why: String| {
-                out.push(BridgeEffect::Traffic(Traffic {
-                    way: Way::In,
-                    method: method.to_owned(),
-                    id: id.cloned(),
-                    refused: Some(why),
-                }));
-            };
-        let Some(object) = message.as_object() else {
-            refuse(&mut out, "?", None, "not a JSON object".into());
-            return out;
-        };
-        let id = object.get("id").filter(|id| !id.is_null()).cloned();
-        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            refuse(
-                &mut out,
-                "?",
-                id.as_ref(),
-                "`jsonrpc` must be \"2.0\"".into(),
-            );
-            if let Some(id) = id {
-                self.error(
-                    id,
-                    codes::INVALID_REQUEST,
-                    "`jsonrpc` must be \"2.0\"".into(),
-                    &mut out,
-                );
-            }
-            return out;
-        }
-        let Some(name) = object.get("method").and_then(Value::as_str) else {
-            // A response to one of the host's requests.
-            self.response(object, id, &mut out);
-            return out;
-        };
-        let params = object.get("params").cloned().unwrap_or(Value::Null);
-        let Some((method, dialect)) = canonical(name) else {
-            match id {
-                Some(id) => {
-                    refuse(&mut out, name, Some(&id), "unknown method".into());
-                    self.error(
-                        id,
-                        codes::METHOD_NOT_FOUND,
-                        format!("method not found: {name}"),
-                        &mut out,
-                    );
-                }
-                None => refuse(&mut out, name, None, "unknown notification".into()),
-            }
-            return out;
-        };
-        out.push(BridgeEffect::Traffic(Traffic {
-            way: Way::In,
-            method: name.to_owned(),
-            id: id.clone(),
-            refused: None,
-        }));
-        // A view tells which dialect it speaks by its spellings. The core `initialize` was both
-        // seed 001's and the early draft's: it does not overrule the early draft.
-        let core_handshake = matches!(name, "initialize" | "notifications/initialized");
-        if dialect != UiDialect::Apps && !(core_handshake && self.dialect == UiDialect::EarlyDraft)
-        {
-            self.dialect = dialect;
-        }
-        match (method.is_request(), id) {
-            (true, Some(id)) => {
-                if let Err((code, why)) =
-                    self.request(method, id.clone(), &params, now_ms, tools, &mut out)
-                {
-                    self.error(id, code, why, &mut out);
-                }
-            }
-            (true, None) => {
-                refuse(&mut out, name, None, "a request without an id".into());
-            }
-            (false, _) => self.notification(method, &params, &mut out),
-        }
-        out
-    }
-
-    fn response(
-        &mut self,
-        object: &Map<String, Value>,
-        id: Option<Value>,
-        out: &mut Vec<BridgeEffect>,
-    ) {
-        let teardown_id = self.teardown.map(|(n, _)| json!(format!("host-{n}")));
-        if id.is_some() && id == teardown_id {
-            out.push(BridgeEffect::Traffic(Traffic {
-                way: Way::In,
-                method: if object.contains_key("error") {
-                    "error"
-                } else {
-                    "response"
-                }
-                .into(),
-                id,
-                refused: None,
-            }));
-            self.close(out);
-            return;
-        }
-        let asked = id
-            .as_ref()
-            .and_then(Value::as_str)
-            .and_then(|s| s.strip_prefix("host-"))
-            .and_then(|n| n.parse::<u64>().ok())
-            .and_then(|n| self.to_view.remove(&n));
-        let Some(asked) = asked else {
-            out.push(BridgeEffect::Traffic(Traffic {
-                way: Way::In,
-                method: "response".into(),
-                id,
-                refused: Some("answers no request of the host".into()),
-            }));
-            return;
-        };
-        out.push(BridgeEffect::Traffic(Traffic {
-            way: Way::In,
-            method: "response".into(),
-            id,
-            refused: None,
-        }));
-        let error = object.get("error").map(|e| {
-            e.get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("error")
-                .to_owned()
-        });
-        match asked {
-            ToView::ListTools => {
-                let tools = object
-                    .get("result")
-                    .and_then(|r| r.get("tools"))
-                    .and_then(Value::as_array)
-                    .map(|t| {
-                        t.iter()
-                            .filter(|t| t.get("name").is_some_and(Value::is_string))
-                            .take(50)
-                            .cloned()
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                out.push(BridgeEffect::ViewTools(tools));
-            }
-            ToView::CallTool(call, name) => {
-                let result = match (error, object.get("result")) {
-                    (Some(e), _) => Err(e),
-                    (None, Some(r)) => Ok(r.clone()),
-                    (None, None) => Err("the view answered nothing".into()),
-                };
-                out.push(BridgeEffect::ViewToolResult { call, name, result });
-            }
-            ToView::Elicit => {
-                let Some(elicit) = self.elicit.as_mut() else {
-                    return;
-                };
-                // A late answer (the request ended meanwhile) is dropped.
-                if elicit.over {
-                    return;
-                }
-                elicit.forwarded = None;
-                match (error, object.get("result")) {
-                    (None, Some(result)) => {
-                        out.push(BridgeEffect::ElicitationAnswer(result.clone()));
-                    }
-                    (error, _) => {
-                        elicit.over = true;
-                        let why = error.unwrap_or_else(|| "nothing".into());
-                        out.push(BridgeEffect::ElicitationUnusable(format!(
-                            "its app view answered the question with an error ({why})"
-                        )));
-                    }
-                }
-            }
-        }
-    }
-
-    fn request(
-        &mut self,
-        method: Method,
-        id: Value,
-        params: &Value,
-        now_ms: u64,
-        tools: &dyn Fn(&str) -> Option<Visibility>,
-        out: &mut Vec<BridgeEffect>,
-    ) -> Result<(), (i32, String)> {
-        // A view being closed may still save its state with its server and answer pings
-        // (`ui/resource-teardown` is its "opportunity to save state", MCP Apps 2026-01-26);
-        // what it cannot do any more is ask the person or change how it is shown. What is still
-        // in flight when it is destroyed is cancelled at the server.
-        let saving = matches!(
-            method,
-            Method::Ping
-                | Method::ToolsCall
-                | Method::ResourcesRead
-                | Method::ResourcesList
-                | Method::ResourceTemplatesList
-                | Method::PromptsList
-        );
-        if self.phase == ViewPhase::TearingDown && !saving {
-            return Err((codes::DENIED, "the view is being closed".into()));
-        }
-        let invalid = |field: &str, what: &str| {
-            (
-                codes::INVALID_PARAMS,
-                format!(
-                    "Invalid params for {}: `{field}` must be {what}",
-                    method.name()
-                ),
-            )
-        };
-        let object = match params {
-            Value::Object(o) => Some(o),
-            Value::Null => None,
-            _ => return Err(invalid("params", "an object")),
-        };
-        let get = |key: &str| object.and_then(|o| o.get(key));
-        match method {
-            Method::Initialize => {
-                if let Some(caps) = get("appCapabilities") {
-                    match caps {
-                        Value::Object(caps) => self.app_capabilities = caps.clone(),
-                        _ => return Err(invalid("appCapabilities", "an object")),
-                    }
-                }
-                let result = self.initialize_result();
-                self.reply(id, result, out);
-                if self.phase == ViewPhase::Loading {
-                    self.phase = ViewPhase::Initializing;
-                }
-                Ok(())
-            }
-            Method::Ping => {
-                self.reply(id, json!({}), out);
-                Ok(())
-            }
-            Method::OpenLink => {
-                let Some(url) = get("url").and_then(Value::as_str) else {
-                    return Err(invalid("url", "a string"));
-                };
-                let question = self.number();
-                self.to_person.insert(question, id);
-                out.push(BridgeEffect::Ask {
-                    question,
-                    what: PersonQuestion::OpenLink {
-                        url: url.to_owned(),
-                    },
-                });
-                Ok(())
-            }
-            Method::DownloadFile => {
-                let Some(contents) = get("contents").and_then(Value::as_array) else {
-                    return Err(invalid("contents", "an array"));
-                };
-                if contents.is_empty() || !contents.iter().all(Value::is_object) {
-                    return Err(invalid("contents", "a non-empty array of resources"));
-                }
-                let question = self.number();
-                self.to_person.insert(question, id);
-                out.push(BridgeEffect::Ask {
-                    question,
-                    what: PersonQuestion::Download {
-                        contents: contents.clone(),
-                    },
-                });
-                Ok(())
-            }
-            Method::Message => {
-                if get("role").and_then(Value::as_str) != Some("user") {
-                    return Err(invalid("role", "\"user\""));
-                }
-                let content = match get("content") {
-                    Some(Value::Array(blocks)) => Value::Array(blocks.clone()),
-                    // The spec's own example sends one block, not a list.
-                    Some(Value::Object(block)) => Value::Array(vec![Value::Object(block.clone())]),
-                    _ => return Err(invalid("content", "an array of content blocks")),
-                };
-                out.push(BridgeEffect::Message(content));
-                self.reply(id, json!({}), out);
-                Ok(())
-            }
-            Method::UpdateModelContext => {
-                if let Some(content) = get("content")
-                    && !content.is_array()
-                {
-                    return Err(invalid("content", "an array of content blocks"));
-                }
-                if let Some(structured) = get("structuredContent")
-                    && !structured.is_object()
-                {
-                    return Err(invalid("structuredContent", "an object"));
-                }
-                let context = params.clone();
-                self.model_context = Some(context.clone());
-                out.push(BridgeEffect::ModelContext(context));
-                self.reply(id, json!({}), out);
-                Ok(())
-            }
-            Method::RequestDisplayMode => {
-                let Some(mode) = get("mode").and_then(Value::as_str) else {
-                    return Err(invalid("mode", "\"inline\", \"fullscreen\" or \"pip\""));
-                };
-                let host_has = self.config.display_modes.iter().any(|m| m == mode);
-                let app_has = match self.app_capabilities.get("availableDisplayModes") {
-                    Some(Value::Array(modes)) => modes.iter().any(|m| m.as_str() == Some(mode)),
-                    _ => true,
-                };
-                if host_has && app_has && mode != self.display_mode {
-                    self.display_mode = mode.to_owned();
-                    out.push(BridgeEffect::DisplayMode(mode.to_owned()));
-                    let mut change = Map::new();
-                    change.insert("displayMode".into(), Value::from(mode));
-                    let answer = json!({ "mode": mode });
-                    self.reply(id, answer, out);
-                    let notified = self.host_context(change);
-                    out.extend(notified);
-                } else {
-                    let current = self.display_mode.clone();
-                    self.reply(id, json!({ "mode": current }), out);
-                }
-                Ok(())
-            }
-            Method::ToolsCall => {
-                let Some(name) = get("name").and_then(Value::as_str) else {
-                    return Err(invalid("name", "a tool name"));
-                };
-                if let Some(arguments) = get("arguments")
-                    && !arguments.is_object()
-                    && !arguments.is_null()
-                {
-                    return Err(invalid("arguments", "an object"));
-                }
-                match tools(name) {
-                    None => {
-                        return Err((
-                            codes::INVALID_PARAMS,
-                            format!("tool `{name}` is not a tool of {}", self.config.server_name),
-                        ));
-                    }
-                    Some(v) if !v.app => {
-                        return Err((
-                            codes::INVALID_PARAMS,
-                            format!(
-                                "tool `{name}` is not callable from a view (its visibility leaves out \"app\")"
-                            ),
-                        ));
-                    }
-                    Some(_) => {}
-                }
-                if !self
-                    .calls
-                    .take(self.config.call_burst, self.config.calls_per_minute, now_ms)
-                {
-                    return Err((
-                        codes::DENIED,
-                        "too many tool calls from this view; wait a moment".into(),
-                    ));
-                }
-                self.forward(id, "tools/call", params.clone(), out);
-                Ok(())
-            }
-            Method::ResourcesRead => {
-                if get("uri").and_then(Value::as_str).is_none() {
-                    return Err(invalid("uri", "a string"));
-                }
-                self.forward(id, "resources/read", params.clone(), out);
-                Ok(())
-            }
-            Method::ResourcesList | Method::ResourceTemplatesList | Method::PromptsList => {
-                let (wire, offered) = match method {
-                    Method::ResourcesList => ("resources/list", self.config.server_resources),
-                    Method::ResourceTemplatesList => {
-                        ("resources/templates/list", self.config.server_resources)
-                    }
-                    _ => ("prompts/list", self.config.server_prompts),
-                };
-                if !offered {
-                    return Err((
-                        codes::METHOD_NOT_FOUND,
-                        format!(
-                            "{} has no {}",
-                            self.config.server_name,
-                            wire.split('/').next().unwrap_or(wire)
-                        ),
-                    ));
-                }
-                self.forward(
-                    id,
-                    wire,
-                    if params.is_null() {
-                        json!({})
-                    } else {
-                        params.clone()
-                    },
-                    out,
-                );
-                Ok(())
-            }
-            // Requests the host sends, never answers: a view sending them gets -32601.
-            Method::ResourceTeardown | Method::ToolsList => Err((
-                codes::METHOD_NOT_FOUND,
-                format!("method not found: {}", method.name()),
-            )),
-            _ => Err((
-                codes::METHOD_NOT_FOUND,
-                format!("method not found: {}", method.name()),
-            )),
-        }
-    }
-
-    fn forward(
-        &mut self,
-        id: Value,
-        method: &'static str,
-        params: Value,
-        out: &mut Vec<BridgeEffect>,
-    ) {
-        let proxy = self.number();
-        // MCP 2025-11-25, utilities/progress: a token is a string or an integer.
-        let progress_token = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-            .cloned();
-        self.to_server
-            .insert(proxy, Forwarded { id, progress_token });
-        out.push(BridgeEffect::ToServer {
-            proxy,
-            method,
-            params,
-        });
-    }
-
-    fn notification(&mut self, method: Method, params: &Value, out: &mut Vec<BridgeEffect>) {
-        match method {
-            Method::Initialized
-                if matches!(self.phase, ViewPhase::Initializing | ViewPhase::Loading) =>
-            {
-                self.phase = ViewPhase::Live;
-                self.context = self.config.host_context.clone();
-                out.push(BridgeEffect::Live);
-                for message in std::mem::take(&mut self.queued) {
-                    self.send(message, out);
-                }
-                // A view with tools of its own: the host learns them at once.
-                out.extend(self.list_view_tools());
-                // A view bound to a form request gets it now, if it said it can render one.
-                let renders = self.app_capabilities.contains_key("elicitation");
-                if let Some(elicit) = self.elicit.as_mut().filter(|e| !e.over) {
-                    elicit.deadline = None;
-                    elicit.over = !renders;
-                    if renders {
-                        self.forward_elicitation(None, out);
-                    } else {
-                        out.push(BridgeEffect::ElicitationUnusable(
-                            "its app view does not declare that it renders questions \
-                             (appCapabilities.elicitation)"
-                                .into(),
-                        ));
-                    }
-                }
-            }
-            Method::SizeChanged => {
-                let dimension = |key: &str| {
-                    params
-                        .get(key)
-                        .and_then(Value::as_f64)
-                        .filter(|v| v.is_finite() && *v >= 0.0)
-                        .map(|v| v.ceil().min(f64::from(u32::MAX)) as u32)
-                };
-                let height = dimension("height").map(|h| h.min(self.config.max_height));
-                let width = dimension("width");
-                if height.is_some() || width.is_some() {
-                    out.push(BridgeEffect::Resize { width, height });
-                }
-            }
-            Method::RequestTeardown => out.push(BridgeEffect::TeardownRequested),
-            Method::ToolsListChanged => out.extend(self.list_view_tools()),
-            Method::Log => {
-                let level = params
-                    .get("level")
-                    .and_then(Value::as_str)
-                    .unwrap_or("info")
-                    .to_owned();
-                let data = params.get("data").cloned().unwrap_or(Value::Null);
-                out.push(BridgeEffect::Log { level, data });
-            }
-            // MCP 2025-11-25, utilities/cancellation: the receiver of a cancellation sends no
-            // response for the cancelled request. The server is told; whatever it answers
-            // later is dropped (`server_reply` finds no request).
-            Method::Cancelled => {
-                let target = params.get("requestId");
-                let proxy = self
-                    .to_server
-                    .iter()
-                    .find(|(_, f)| Some(&f.id) == target)
-                    .map(|(p, _)| *p);
-                if let Some(proxy) = proxy {
-                    self.to_server.remove(&proxy);
-                    let reason = params
-                        .get("reason")
-                        .and_then(Value::as_str)
-                        .map(|r| r.chars().take(200).collect::<String>())
-                        .filter(|r| !r.trim().is_empty())
-                        .unwrap_or_else(|| "the app view cancelled it".to_owned());
-                    out.push(BridgeEffect::CancelServer { proxy, reason });
-                }
-            }
-            // The host's sandbox proxy is listening: it gets the view's HTML and what its frame
-            // may do (the proxy's own message, never forwarded to the view; the CSP is already
-            // the proxy document's header).
-            Method::SandboxProxyReady => {
-                let mut params = Map::new();
-                params.insert("html".into(), Value::from(&*self.config.html));
-                params.insert(
-                    "sandbox".into(),
-                    Value::from("allow-scripts allow-same-origin allow-forms"),
-                );
-                params.insert(
-                    "allow".into(),
-                    Value::from(self.config.policy.allow.clone()),
-                );
-                let message = json!({
-                    "jsonrpc": "2.0",
-                    "method": Method::SandboxResourceReady.name(),
-                    "params": Value::Object(params),
-                });
-                self.send(message, out);
-            }
-            // The rest are host-to-view names a view has no business sending.
-            _ => {}
-        }
-    }
-
-    /// What `ui/initialize` answers: the protocol version, who the host is, what it offers the
-    /// view, and its context (with `toolInfo`).
-    fn initialize_result(&self) -> Value {
-        let mut capabilities = Map::new();
-        capabilities.insert("openLinks".into(), json!({}));
-        capabilities.insert("downloadFile".into(), json!({}));
-        capabilities.insert("logging".into(), json!({}));
-        capabilities.insert("message".into(), json!({"text": {}}));
-        capabilities.insert(
-            "updateModelContext".into(),
-            json!({"text": {}, "structuredContent": {}}),
-        );
-        if self.config.server_tools {
-            capabilities.insert("serverTools".into(), json!({}));
-        }
-        if self.config.server_resources {
-            capabilities.insert("serverResources".into(), json!({}));
-        }
-        // SEP-3118: offered to a view bound to a form request only.
-        if self.elicit.is_some() {
-            capabilities.insert("elicitation".into(), json!({}));
-        }
-        let policy = &self.config.policy;
-        let mut sandbox = Map::new();
-        sandbox.insert(
-            "csp".into(),
-            Value::Object(
-                interlude_protocol::apps::ResourceUi {
-                    csp: Some(policy.granted.clone()),
-                    ..Default::default()
-                }
-                .to_wire()
-                .remove("csp")
-                .and_then(|c| c.as_object().cloned())
-                .unwrap_or_default(),
-            ),
-        );
-        let permissions = interlude_protocol::apps::ResourceUi {
-            permissions: policy.permissions,
-            ..Default::default()
-        }
-        .to_wire()
-        .remove("permissions")
-        .unwrap_or_else(|| json!({}));
-        sandbox.insert("permissions".into(), permissions);
-        capabilities.insert("sandbox".into(), Value::Object(sandbox));
-
-        let mut context = self.config.host_context.clone();
-        // A view rendering a question raised outside any known call has no tool to name.
-        if !self.config.tool.is_null() {
-            let mut tool_info = Map::new();
-            if let Some(id) = &self.config.call_request_id {
-                tool_info.insert("id".into(), id.clone());
-            }
-            tool_info.insert("tool".into(), self.config.tool.clone());
-            context.insert("toolInfo".into(), Value::Object(tool_info));
-        }
-        context.insert("displayMode".into(), Value::from(self.display_mode.clone()));
-        context.insert(
-            "availableDisplayModes".into(),
-            Value::from(self.config.display_modes.clone()),
-        );
-        let mut result = json!({
-            "protocolVersion": BRIDGE_VERSION,
-            "hostInfo": self.config.host_info,
-            "hostCapabilities": Value::Object(capabilities),
-            "hostContext": Value::Object(context),
-        });
-        // Seed 001 views asked with the core `initialize` and read a core result.
-        if self.dialect == UiDialect::Seed
-            && let Some(object) = result.as_object_mut()
-        {
-            object.insert("serverInfo".into(), self.config.host_info.clone());
-            object.insert("capabilities".into(), json!({}));
-        }
-        result
     }
 }

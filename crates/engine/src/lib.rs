@@ -3,11 +3,25 @@
 //!
 //! The engine takes [`Input`]s (a request arrived, the person answered, the server went away…)
 //! with the current time, and returns [`Effect`]s (reply to the server, queue and present a
-//! request, withdraw one, write an audit record). Its parts:
-//! - `engine.rs`: [`Engine`], its ids ([`RequestId`], [`CallId`], [`ServerId`]), [`Input`],
-//!   [`Effect`], [`Reply`], and what the host [`Declared`] to servers, as data;
-//! - `request.rs`: the request as surfaces see it, [`RequestView`] with one closed enum of kinds,
-//!   [`RequestKind`] (`Form`, `Url`), matched exhaustively by every surface;
+//! request, withdraw one, write an audit record). Its parts, from the top down:
+//! - `engine.rs`: [`Engine`] and [`Engine::handle`], the core: what every kind of request
+//!   shares (the inbox, rate limits, the audit, declines, cancels, withdrawals, open views) and
+//!   the dispatch to the request's kind;
+//! - `kinds.rs` and `kinds/`: one module per kind of request, owning what it keeps while
+//!   pending, how it is queued and what the person's acceptance means — `form.rs` (a form; its
+//!   `judge` is the one answer path of every kind that carries a form: `null` dropped, defaults
+//!   applied, validated by the same rules as the server toolkit), `url.rs` (a link: judged by
+//!   the URL safety rules before it is shown, consent before anything is looked up, the host
+//!   name resolved only after consent ([`UrlEffect::Resolve`]) and the link opened only after
+//!   that check ([`UrlEffect::Open`]), a 2025 completion notification closing the flow
+//!   ([`UrlEffect::Completed`])), `app_form.rs` (a form shown in the server's app view: the one
+//!   owner of the binding between the request and its view);
+//! - `views.rs`: the open MCP Apps views, each with its [`bridge::ViewBridge`];
+//! - `io.rs`: the vocabulary — [`Input`], [`Effect`] (what kinds share flat, each kind's own
+//!   nested: [`UrlInput`], [`AppFormInput`], [`UrlEffect`], [`AppFormEffect`], and [`ViewInput`]),
+//!   [`Reply`], [`Notice`], [`Incoming`];
+//! - `request.rs`: the request as surfaces see it, [`RequestView`] with one closed enum of
+//!   kinds, [`RequestKind`] (`Form`, `Url`, `AppForm`), matched exhaustively by every surface;
 //! - `admission.rs`: parse the request at the boundary, refuse an undeclared mode or a schema
 //!   outside the subset with -32602 naming the field, refuse oversized messages;
 //!   `admission/interaction.rs` admits the seed-000 draft's `interaction/create` by the same
@@ -15,14 +29,10 @@
 //!   it in the draft's shapes;
 //! - `inbox.rs`: one request presented at a time, the rest queued in arrival order, from every
 //!   server and both protocol eras alike;
-//! - answers: the person's [`Answer`] is validated with the same rules as the server toolkit and
-//!   defaults are applied before anything leaves; an invalid answer never leaves, it goes back to
-//!   the surface as [`Effect::Invalid`];
-//! - URL requests: the link is judged by the URL safety rules (`url_safety.rs`) before it is
-//!   shown; consent comes before anything is looked up; the host name is resolved only after
-//!   consent ([`Effect::Resolve`]) and the link opened only after that check
-//!   ([`Effect::Open`]); a 2025 completion notification closes the flow ([`Effect::Completed`]);
-//! - `rate.rs`: per-server rate limiting ([`EngineConfig`]);
+//! - `out.rs`: the effects of one input, with the audit and refusal helpers every kind uses;
+//! - `config.rs`: what the host [`Declared`] to servers and the policy knobs
+//!   ([`EngineConfig`]); `ids.rs`: [`RequestId`], [`CallId`], [`ServerId`], [`ViewId`];
+//! - `rate.rs`: per-server rate limiting;
 //! - `audit.rs`: one [`AuditRecord`] per request and per outcome, with values of
 //!   sensitive-looking fields redacted;
 //! - [`bridge`]: the bridge of one MCP Apps view ([`bridge::ViewBridge`]): the handshake and
@@ -68,32 +78,32 @@
 mod admission;
 mod audit;
 pub mod bridge;
+pub mod codes;
+mod config;
 pub mod csp;
 mod engine;
+mod ids;
 mod inbox;
+mod io;
+mod kinds;
+mod out;
 mod rate;
 mod request;
 pub mod url_safety;
+mod views;
 
 pub use admission::{ElicitParams, ElicitationMode};
 pub use audit::{AuditEvent, AuditRecord, redact};
-pub use engine::{
-    CallId, Declared, Effect, Engine, EngineConfig, Incoming, Input, Notice, Reply, RequestId,
-    ServerId, ViewId, ViewInput,
-};
+pub use config::{Declared, EngineConfig};
+pub use engine::Engine;
+pub use ids::{CallId, RequestId, ServerId, ViewId};
 pub use interlude_protocol::Answer;
+pub use io::{
+    AppFormEffect, AppFormInput, Effect, Incoming, Input, Notice, Reply, UrlEffect, UrlInput,
+    ViewInput,
+};
 pub use request::{
     AppFormRequest, AppStage, FormRequest, RequestKind, RequestMethod, RequestView, UrlRequest,
     UrlStage,
 };
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};
-
-/// JSON-RPC error codes the engine answers with.
-pub mod codes {
-    /// Invalid params: undeclared mode, schema outside the subset, oversized request.
-    pub const INVALID_PARAMS: i32 = -32602;
-    /// Implementation-defined server error, used for "rate limited".
-    pub const RATE_LIMITED: i32 = -32000;
-    /// Internal error: a driver bug such as a reused request id.
-    pub const INTERNAL_ERROR: i32 = -32603;
-}

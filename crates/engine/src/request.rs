@@ -14,7 +14,7 @@ use std::sync::Arc;
 use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FormSchema};
 
-use crate::engine::{CallId, RequestId, ServerId};
+use crate::ids::{CallId, RequestId, ServerId};
 use crate::url_safety::UrlCheck;
 
 /// A request for a person, ready to present.
@@ -37,8 +37,12 @@ use crate::url_safety::UrlCheck;
 ///
 /// A match that leaves a kind out does not compile:
 /// ```compile_fail
-/// fn headline(kind: &interlude_engine::RequestKind) -> &'static str {
-///     match kind {}
+/// use interlude_engine::RequestKind;
+/// fn headline(kind: &RequestKind) -> &'static str {
+///     match kind {
+///         RequestKind::Form(_) => "a form",
+///         RequestKind::Url(_) => "a link",
+///     }
 /// }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -191,4 +195,31 @@ pub enum UrlStage {
     /// server asks again while its flow is unfinished): accepting means "I am done in the
     /// browser, go on"; nothing is opened again.
     Waiting,
+}
+
+/// Who asked, for which call, how: the part of a request every kind shares, before its kind is
+/// known.
+#[derive(Debug, Clone)]
+pub(crate) struct Header {
+    pub(crate) id: RequestId,
+    pub(crate) server: ServerId,
+    pub(crate) server_name: String,
+    pub(crate) call: Option<CallId>,
+    pub(crate) era: ProtocolEra,
+    pub(crate) method: RequestMethod,
+}
+
+impl Header {
+    /// The request as surfaces see it, once its kind is known.
+    pub(crate) fn into_view(self, kind: RequestKind) -> RequestView {
+        RequestView {
+            id: self.id,
+            server: self.server,
+            server_name: self.server_name,
+            call: self.call,
+            era: self.era,
+            method: self.method,
+            kind,
+        }
+    }
 }

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use interlude_engine::bridge::{BridgeEffect, ViewConfig};
 use interlude_engine::{
-    Answer, AppStage, CallId, Declared, Effect, Engine, EngineConfig, Incoming, Input, Reply,
-    RequestId, RequestKind, ServerId, ViewId, ViewInput,
+    Answer, AppFormEffect, AppFormInput, AppStage, CallId, Declared, Effect, Engine, EngineConfig,
+    Incoming, Input, Reply, RequestId, RequestKind, ServerId, ViewId, ViewInput,
 };
 use interlude_protocol::ProtocolEra;
 use serde_json::{Value, json};
@@ -255,6 +255,50 @@ fn an_answer_outside_the_schema_is_not_sent_and_the_view_is_told_why() {
     );
 }
 
+/// An accept with no content from the view is judged by the same path as a surface's answer:
+/// the required fields are missing, nothing reaches the server, and the view is asked again
+/// with the reasons (before the kinds were modules, the view was not told).
+#[test]
+fn an_empty_accept_from_the_view_is_judged_like_any_answer_and_the_view_is_told_why() {
+    let mut engine = Engine::new(EngineConfig::default());
+    ask(&mut engine, negotiated(), params());
+    open(&mut engine, 5);
+    let (_, forwarded) = start(&mut engine, json!({"elicitation": {}}));
+    let refused = from_view(
+        &mut engine,
+        json!({"jsonrpc": "2.0", "id": forwarded.clone().unwrap(), "result": {"action": "accept"}}),
+        20,
+    );
+    assert_eq!(reply(&refused), None, "nothing reaches the server");
+    assert!(
+        refused
+            .iter()
+            .any(|e| matches!(e, Effect::Invalid { errors, .. }
+            if errors.iter().any(|e| e.field == "confirmed"))),
+        "{refused:?}"
+    );
+    let again = to_view(&refused)
+        .into_iter()
+        .find(|m| m["method"] == "elicitation/create")
+        .expect("the view is asked again");
+    let told = &again["params"]["_meta"]["dev.interlude/answerErrors"];
+    assert!(
+        told.as_array()
+            .is_some_and(|e| e.iter().any(|e| e["field"] == "confirmed")),
+        "{told}"
+    );
+    // Its valid answer then goes through, with the same request still pending.
+    let answered = from_view(
+        &mut engine,
+        json!({"jsonrpc": "2.0", "id": again["id"],
+               "result": {"action": "accept", "content": {"confirmed": true, "selectedManagerId": "m-ava"}}}),
+        30,
+    );
+    assert!(
+        matches!(reply(&answered), Some(Reply::Answered(Answer::Accepted(c))) if c["confirmed"] == true)
+    );
+}
+
 #[test]
 fn a_view_without_the_capability_gives_way_to_the_plain_form() {
     let mut engine = Engine::new(EngineConfig::default());
@@ -264,7 +308,7 @@ fn a_view_without_the_capability_gives_way_to_the_plain_form() {
     assert_eq!(forwarded, None, "nothing is forwarded to it");
     assert!(
         live.iter()
-            .any(|e| matches!(e, Effect::Fallback { id: RequestId(1), reason } if reason.contains("appCapabilities.elicitation"))),
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { id: RequestId(1), reason }) if reason.contains("appCapabilities.elicitation"))),
         "{live:?}"
     );
     assert!(
@@ -314,7 +358,9 @@ fn a_view_that_does_not_start_in_time_gives_way_to_the_plain_form() {
         60_000,
     );
     assert!(
-        !idle.iter().any(|e| matches!(e, Effect::Fallback { .. })),
+        !idle
+            .iter()
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { .. }))),
         "{idle:?}"
     );
     let loading = engine.handle(
@@ -341,7 +387,11 @@ fn a_view_that_does_not_start_in_time_gives_way_to_the_plain_form() {
         },
         60_500,
     );
-    assert!(!early.iter().any(|e| matches!(e, Effect::Fallback { .. })));
+    assert!(
+        !early
+            .iter()
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { .. })))
+    );
     let late = engine.handle(
         Input::View {
             view: VIEW,
@@ -351,7 +401,7 @@ fn a_view_that_does_not_start_in_time_gives_way_to_the_plain_form() {
     );
     assert!(
         late.iter().any(
-            |e| matches!(e, Effect::Fallback { reason, .. } if reason.contains("did not start"))
+            |e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { reason, .. }) if reason.contains("did not start"))
         ),
         "{late:?}"
     );
@@ -424,25 +474,29 @@ fn the_host_can_fall_back_when_the_view_cannot_load() {
     let mut engine = Engine::new(EngineConfig::default());
     ask(&mut engine, negotiated(), params());
     let fallback = engine.handle(
-        Input::Fallback {
+        Input::AppForm(AppFormInput::Fallback {
             id: RequestId(1),
             reason: "its view could not be read".into(),
-        },
+        }),
         5,
     );
-    assert!(fallback.contains(&Effect::Fallback {
+    assert!(fallback.contains(&Effect::AppForm(AppFormEffect::Fallback {
         id: RequestId(1),
         reason: "its view could not be read".into()
-    }));
+    })));
     // Once only.
     let again = engine.handle(
-        Input::Fallback {
+        Input::AppForm(AppFormInput::Fallback {
             id: RequestId(1),
             reason: "again".into(),
-        },
+        }),
         6,
     );
-    assert!(!again.iter().any(|e| matches!(e, Effect::Fallback { .. })));
+    assert!(
+        !again
+            .iter()
+            .any(|e| matches!(e, Effect::AppForm(AppFormEffect::Fallback { .. })))
+    );
     // A view opened after the fallback does not bind.
     assert!(open(&mut engine, 7).iter().any(|e| matches!(
         e,

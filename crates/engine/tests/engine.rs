@@ -11,8 +11,8 @@
 use interlude_engine::url_safety::Verdict;
 use interlude_engine::{
     Answer, AuditEvent, AuditRecord, CallId, Declared, Effect, Engine, EngineConfig, FormRequest,
-    Incoming, Input, Reply, RequestId, RequestKind, RequestView, ServerId, UrlRequest, UrlStage,
-    codes,
+    Incoming, Input, Reply, RequestId, RequestKind, RequestView, ServerId, UrlEffect, UrlInput,
+    UrlRequest, UrlStage, codes,
 };
 use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FieldError};
@@ -1266,7 +1266,7 @@ fn resolves(effects: &[Effect]) -> Vec<(u64, &str)> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Resolve { id, host } => Some((id.0, host.as_str())),
+            Effect::Url(UrlEffect::Resolve { id, host }) => Some((id.0, host.as_str())),
             _ => None,
         })
         .collect()
@@ -1276,7 +1276,7 @@ fn opens(effects: &[Effect]) -> Vec<(u64, &str)> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Open { id, url } => Some((id.0, url.as_str())),
+            Effect::Url(UrlEffect::Open { id, url }) => Some((id.0, url.as_str())),
             _ => None,
         })
         .collect()
@@ -1316,10 +1316,10 @@ fn a_link_is_looked_up_only_after_consent_then_replied_to_and_opened() {
     assert!(e.handle(consent(1), 2).is_empty());
 
     let fx = e.handle(
-        Input::Resolved {
+        Input::Url(UrlInput::Resolved {
             id: RequestId(1),
             addresses: vec![PUBLIC.parse().unwrap()],
-        },
+        }),
         3,
     );
     assert_eq!(replies(&fx), [(1, &Reply::Consented)]);
@@ -1362,10 +1362,10 @@ fn a_link_whose_name_points_into_a_private_network_or_nowhere_is_refused_after_c
         );
         e.handle(consent(1), 1);
         let fx = e.handle(
-            Input::Resolved {
+            Input::Url(UrlInput::Resolved {
                 id: RequestId(1),
                 addresses: addresses.clone(),
-            },
+            }),
             2,
         );
         let r = replies(&fx);
@@ -1468,9 +1468,11 @@ fn completion_closes_the_flow_once_and_only_from_its_server() {
         0,
     );
     e.handle(consent(1), 1);
-    let done = |server: &str, id: &str| Input::UrlCompleted {
-        server: server_id(server),
-        elicitation_id: id.into(),
+    let done = |server: &str, id: &str| {
+        Input::Url(UrlInput::Completed {
+            server: server_id(server),
+            elicitation_id: id.into(),
+        })
     };
     assert!(
         e.handle(done("b", "flow-1"), 2).is_empty(),
@@ -1478,7 +1480,7 @@ fn completion_closes_the_flow_once_and_only_from_its_server() {
     );
     assert!(e.handle(done("a", "flow-2"), 3).is_empty(), "unknown id");
     let fx = e.handle(done("a", "flow-1"), 4);
-    assert!(fx.contains(&Effect::Completed { id: RequestId(1) }));
+    assert!(fx.contains(&Effect::Url(UrlEffect::Completed { id: RequestId(1) })));
     assert!(audits(&fx).iter().any(|a| a.event == AuditEvent::Completed));
     assert!(e.handle(done("a", "flow-1"), 5).is_empty(), "repeated");
 }
@@ -1493,22 +1495,22 @@ fn the_person_saying_done_ends_the_wait_once() {
         url_request(1, "a", ProtocolEra::Push, 7, link(&url, Some("flow-1"))),
         0,
     );
-    let done = Input::LinkDone { id: RequestId(1) };
+    let done = Input::Url(UrlInput::Done { id: RequestId(1) });
     assert!(e.handle(done.clone(), 1).is_empty(), "not consented to yet");
     e.handle(consent(1), 2);
     let fx = e.handle(done.clone(), 3);
-    assert!(fx.contains(&Effect::LinkDone { id: RequestId(1) }));
+    assert!(fx.contains(&Effect::Url(UrlEffect::Done { id: RequestId(1) })));
     assert!(audits(&fx).iter().any(|a| a.event == AuditEvent::Done));
     assert!(e.handle(done, 4).is_empty(), "repeated");
-    let late = Input::UrlCompleted {
+    let late = Input::Url(UrlInput::Completed {
         server: server_id("a"),
         elicitation_id: "flow-1".into(),
-    };
+    });
     assert!(
         e.handle(late, 5).is_empty(),
         "the server's word after the person's"
     );
-    let unknown = Input::LinkDone { id: RequestId(9) };
+    let unknown = Input::Url(UrlInput::Done { id: RequestId(9) });
     assert!(e.handle(unknown, 6).is_empty());
 }
 

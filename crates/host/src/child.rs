@@ -2,7 +2,7 @@
 //! (`AsyncRwTransport`, the codec `TokioChildProcess` uses) over the child's stdin and stdout,
 //! with two things rmcp does not keep for a person:
 //!
-//! - **what the server sent that is not a JSON-RPC message.** rmcp 3.9 skips a line that is not
+//! - **what the server sent that is not a JSON-RPC message.** rmcp 3.11 skips a line that is not
 //!   JSON (logged at debug level only), so a response lost that way leaves its request waiting
 //!   forever. The child's stdout is read through [`Watched`], which hands rmcp at most one line
 //!   per read: when rmcp asks for more after a whole line without having produced a message

@@ -46,7 +46,8 @@ use crate::host::{
     CallUpdate, HostError, HostInput, Link, ProtocolChoice, ServerUpdate, ViewUpdate,
 };
 use crate::http_client::{HttpClient, ServerStream};
-use crate::registry::{CallRecord, CallStatus, ServerIdentity, now_ms};
+use crate::progress::now_ms;
+use crate::registry::{CallRecord, CallStatus, ServerIdentity};
 use crate::spec::ServerSpec;
 use crate::tap::{CallTag, Declare, Tap};
 use crate::timer::PauseGate;

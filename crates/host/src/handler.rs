@@ -6,7 +6,7 @@
 //! into a custom request; it is caught here and sent through the same engine path, which answers
 //! -32602 naming the property instead of "method not found".
 
-use interlude_engine::{ElicitParams, Input, Reply, ServerId, ViewInput};
+use interlude_engine::{ElicitParams, Input, Reply, ServerId, UrlInput, ViewInput};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::url::{ELICITATION_COMPLETE_METHOD, ElicitationComplete};
 use rmcp::handler::client::ClientHandler;
@@ -20,7 +20,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::Value;
 
 use crate::host::{CallUpdate, HostInput, Link, ProgressOf, ServerUpdate};
-use crate::registry::{ServerLog, now_ms};
+use crate::progress::now_ms;
+use crate::registry::ServerLog;
 use crate::tap::CallLink;
 use crate::timer::PauseGate;
 
@@ -120,10 +121,12 @@ impl ClientHandler for HostClient {
             .and_then(|p| serde_json::from_value::<ElicitationComplete>(p).ok());
         match params {
             // Unknown and repeated ids are the engine's to ignore.
-            Some(done) => self.link.submit(HostInput::Engine(Input::UrlCompleted {
-                server: self.server,
-                elicitation_id: done.elicitation_id,
-            })),
+            Some(done) => self
+                .link
+                .submit(HostInput::Engine(Input::Url(UrlInput::Completed {
+                    server: self.server,
+                    elicitation_id: done.elicitation_id,
+                }))),
             None => tracing::info!(
                 server = %self.server_name,
                 "ignoring {ELICITATION_COMPLETE_METHOD} without a string `elicitationId`"

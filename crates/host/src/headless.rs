@@ -109,6 +109,8 @@ pub struct HeadlessSurface {
     on_progress: Option<OnProgress>,
     /// The progress updates already handed to `on_progress`, per call in flight.
     progress_seen: std::collections::HashMap<crate::CallId, u64>,
+    /// The requests whose link was handed over already.
+    links_given: std::collections::HashSet<crate::RequestId>,
 }
 
 /// What to do with a call's progress (see [`HeadlessSurface::on_progress`]).
@@ -132,6 +134,7 @@ impl HeadlessSurface {
             on_link: None,
             on_progress: None,
             progress_seen: std::collections::HashMap::new(),
+            links_given: std::collections::HashSet::new(),
         }
     }
 
@@ -235,9 +238,12 @@ impl Surface for HeadlessSurface {
                 };
                 sink.answer(view.id, answer);
             }
-            HostEvent::RequestOpened(record) => {
+            // A link is handed over once, when it becomes opened (its later changes are its
+            // flow's progress and end).
+            HostEvent::RequestChanged(record) => {
                 if let (Some(f), Some(crate::LinkState::Opened { url })) =
-                    (&mut self.on_link, &record.link)
+                    (&mut self.on_link, record.link())
+                    && self.links_given.insert(record.view.id)
                 {
                     f(url);
                 }
@@ -282,7 +288,7 @@ fn done_later(id: interlude_engine::RequestId, sink: &AnswerSink) {
 mod tests {
     use super::*;
     use crate::host::HostInput;
-    use crate::registry::{RequestRecord, RequestStatus};
+    use crate::request_record::{RequestRecord, RequestStatus};
     use interlude_engine::{FormRequest, Input, RequestId, RequestView, ServerId};
     use interlude_protocol::ProtocolEra;
     use interlude_schema::FormSchema;
@@ -311,9 +317,9 @@ mod tests {
             status: RequestStatus::Presented,
             errors: Vec::new(),
             received_at_ms: 0,
-            link: None,
-            requested_schema: None,
-            progress: None,
+            state: crate::RequestState::Form {
+                requested_schema: None,
+            },
         }))
     }
 

@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use interlude_engine::{
-    AuditRecord, CallId, Declared, Effect, ElicitParams, Engine, EngineConfig, Incoming, Input,
-    Reply, RequestId, ServerId, ViewId, ViewInput,
+    AppFormEffect, AppFormInput, AuditRecord, CallId, Declared, Effect, ElicitParams, Engine,
+    EngineConfig, Incoming, Input, Reply, RequestId, ServerId, UrlEffect, UrlInput, ViewId,
+    ViewInput,
 };
 use interlude_protocol::{Answer, ProtocolEra};
 use rmcp::model::{JsonObject, ProtocolVersion, Resource, Tool};
@@ -32,9 +33,10 @@ pub(crate) use views::{ViewUpdate, Views};
 use crate::connection::{CallOutcome, Connection};
 use crate::hub::Hub;
 use crate::registry::{
-    CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, RequestRecord, ServerApps,
-    ServerIdentity, ServerRecord, ServerState, ViewRecord,
+    CallRecord, CallStatus, HostEvent, HostSnapshot, Registry, ServerApps, ServerIdentity,
+    ServerRecord, ServerState, ViewRecord,
 };
+use crate::request_record::RequestRecord;
 use crate::resolve::Resolver;
 use crate::spec::ServerSpec;
 use crate::surface::{AnswerSink, Surface};
@@ -893,7 +895,8 @@ impl Host {
             .request(id)
             .is_some_and(|r| r.awaits_link());
         if awaited {
-            self.link.submit(HostInput::Engine(Input::LinkDone { id }));
+            self.link
+                .submit(HostInput::Engine(Input::Url(UrlInput::Done { id })));
         }
         awaited
     }
@@ -914,10 +917,11 @@ impl Host {
                     if app.stage == interlude_engine::AppStage::View)
         });
         if in_view {
-            self.link.submit(HostInput::Engine(Input::Fallback {
-                id,
-                reason: reason.to_owned(),
-            }));
+            self.link
+                .submit(HostInput::Engine(Input::AppForm(AppFormInput::Fallback {
+                    id,
+                    reason: reason.to_owned(),
+                })));
         }
         in_view
     }
@@ -1201,8 +1205,10 @@ impl<S: Surface> Core<S> {
                 total,
                 message,
             } => {
-                let event = self
-                    .record(|r| r.link_progress(server, &elicitation_id, progress, total, message));
+                let event = self.record(|r| {
+                    let id = r.open_flow(server, &elicitation_id)?;
+                    r.change_request(id, |req| req.link_progress(progress, total, message))
+                });
                 self.tell(event, sink);
                 return;
             }
@@ -1239,8 +1245,8 @@ impl<S: Surface> Core<S> {
                         self.open_question_view(id, server, call, uri, sink);
                     }
                 }
-                Effect::Fallback { id, reason } => {
-                    let event = self.record(|r| r.fall_back_request(id, reason));
+                Effect::AppForm(AppFormEffect::Fallback { id, reason }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.fall_back(reason)));
                     self.tell(event, sink);
                 }
                 Effect::Present(id) => {
@@ -1251,20 +1257,20 @@ impl<S: Surface> Core<S> {
                     let event = self.record(|r| r.invalid_answer(id, errors));
                     self.tell(event, sink);
                 }
-                Effect::Resolve { id, host } => self.resolve(id, host, sink),
-                Effect::Open { id, url } => {
-                    let event = self.record(|r| r.open_request(id, url));
+                Effect::Url(UrlEffect::Resolve { id, host }) => self.resolve(id, host, sink),
+                Effect::Url(UrlEffect::Open { id, url }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.link_opened(url)));
                     self.tell(event, sink);
                 }
-                Effect::Completed { id } => {
-                    let event = self.record(|r| r.complete_request(id));
+                Effect::Url(UrlEffect::Completed { id }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.link_completed()));
                     self.tell(event, sink);
                     if let Some(tx) = self.completions.remove(&id) {
                         let _ = tx.send(());
                     }
                 }
-                Effect::LinkDone { id } => {
-                    let event = self.record(|r| r.link_done(id));
+                Effect::Url(UrlEffect::Done { id }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.link_done()));
                     self.tell(event, sink);
                     if let Some(tx) = self.completions.remove(&id) {
                         let _ = tx.send(());
@@ -1336,7 +1342,10 @@ impl<S> Core<S> {
         let hub = sink.hub.clone();
         let lookup = async move {
             let addresses = resolver.lookup(host).await;
-            hub.submit(HostInput::Engine(Input::Resolved { id, addresses }));
+            hub.submit(HostInput::Engine(Input::Url(UrlInput::Resolved {
+                id,
+                addresses,
+            })));
         };
         match tokio::runtime::Handle::try_current()
             .ok()
@@ -1348,10 +1357,11 @@ impl<S> Core<S> {
             None => {
                 // No runtime anywhere: the link cannot be checked, so it is not opened.
                 tracing::warn!("no async runtime to look up a link's host name in");
-                sink.hub.submit(HostInput::Engine(Input::Resolved {
-                    id,
-                    addresses: Vec::new(),
-                }));
+                sink.hub
+                    .submit(HostInput::Engine(Input::Url(UrlInput::Resolved {
+                        id,
+                        addresses: Vec::new(),
+                    })));
             }
         }
     }

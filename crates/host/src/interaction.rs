@@ -24,7 +24,7 @@
 //!
 //! What it does not do: decide anything about a request (the engine does) or render one.
 
-use interlude_engine::{CallId, Declared, ElicitParams, Input, Reply};
+use interlude_engine::{CallId, Declared, ElicitParams, Input, Reply, UrlInput};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::interaction::{
     CreatedInteraction, InteractionType, NOTIFY_METHOD, UserInteractionCapability,
@@ -150,10 +150,10 @@ pub(crate) fn track(
         let waited = tokio::time::timeout(link.config.url_wait, handle.await_response()).await;
         link.forget_progress(server, &token);
         match waited {
-            Ok(Ok(_)) => link.submit(HostInput::Engine(Input::UrlCompleted {
+            Ok(Ok(_)) => link.submit(HostInput::Engine(Input::Url(UrlInput::Completed {
                 server,
                 elicitation_id: id,
-            })),
+            }))),
             Ok(Err(e)) => {
                 tracing::info!(server = %server_name, "interaction {id} was not tracked to its end: {e}");
             }

@@ -49,8 +49,10 @@ mod host;
 mod http_client;
 mod hub;
 mod interaction;
+mod progress;
 mod protocol_log;
 mod registry;
+mod request_record;
 mod resolve;
 mod spec;
 mod surface;
@@ -63,12 +65,13 @@ pub use eras::EraMemory;
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
+pub use progress::CallProgress;
 pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
 pub use registry::{
-    CallProgress, CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, LinkState,
-    OfferedFile, RequestRecord, RequestStatus, ServerApps, ServerIdentity, ServerLog, ServerRecord,
-    ServerState, ViewRecord, ViewState,
+    CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, OfferedFile, ServerApps,
+    ServerIdentity, ServerLog, ServerRecord, ServerState, ViewRecord, ViewState,
 };
+pub use request_record::{LinkState, RequestRecord, RequestState, RequestStatus};
 pub use resolve::Resolver;
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};
 pub use surface::{AnswerSink, Surface};

@@ -12,13 +12,14 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use interlude_engine::{
-    CallId, Notice, Reply, RequestId, RequestKind, RequestView, ServerId, ViewId,
-};
+use interlude_engine::{CallId, Notice, Reply, RequestId, RequestView, ServerId, ViewId};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::apps::{ToolUi, Visibility};
 use interlude_schema::FieldError;
 use rmcp::model::{CallToolResult, JsonObject, Resource, Tool};
+
+use crate::progress::{CallProgress, now_ms};
+use crate::request_record::{RequestRecord, RequestState, RequestStatus};
 
 /// Who a server says it is (from `initialize` / `server/discover`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,45 +211,6 @@ impl CallStatus {
     }
 }
 
-impl CallProgress {
-    /// The progress a notification reports, counted after `previous`.
-    fn after(
-        previous: Option<&CallProgress>,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    ) -> CallProgress {
-        CallProgress {
-            progress,
-            total,
-            message,
-            updates: previous.map_or(0, |p| p.updates) + 1,
-            at_ms: now_ms(),
-        }
-    }
-}
-
-impl std::fmt::Display for CallProgress {
-    /// `3 of 10 (30%) — copying`; without a total, `3 — copying`; without a message, the
-    /// amount alone.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.total.filter(|t| *t > 0.0) {
-            Some(total) => write!(
-                f,
-                "{} of {} ({:.0}%)",
-                self.progress,
-                total,
-                (self.progress / total * 100.0).clamp(0.0, 100.0)
-            )?,
-            None => write!(f, "{}", self.progress)?,
-        }
-        match &self.message {
-            Some(m) => write!(f, " — {m}"),
-            None => Ok(()),
-        }
-    }
-}
-
 /// One `notifications/message` of a server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerLog {
@@ -263,21 +225,6 @@ pub struct ServerLog {
     /// What it logged.
     pub data: serde_json::Value,
     /// When it arrived, in milliseconds since the Unix epoch.
-    pub at_ms: u64,
-}
-
-/// How far a tool call got, by its server's last `notifications/progress` for it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallProgress {
-    /// The progress so far (increases with each notification).
-    pub progress: f64,
-    /// The total, when the server knows it.
-    pub total: Option<f64>,
-    /// What the server says it is doing.
-    pub message: Option<String>,
-    /// How many progress notifications arrived for the call.
-    pub updates: u64,
-    /// When the last one arrived, in milliseconds since the Unix epoch.
     pub at_ms: u64,
 }
 
@@ -310,88 +257,6 @@ pub struct CallRecord {
     pub progress: Option<CallProgress>,
 }
 
-/// Where a request for a person stands.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum RequestStatus {
-    /// Waiting for its turn.
-    Queued,
-    /// Shown to the person now.
-    Presented,
-    /// Answered (or refused by the engine); this reply went to the server.
-    Replied(Reply),
-    /// Went away unanswered.
-    Closed(Notice),
-}
-
-impl RequestStatus {
-    /// Whether it still waits for the person.
-    pub fn is_pending(&self) -> bool {
-        matches!(self, RequestStatus::Queued | RequestStatus::Presented)
-    }
-}
-
-/// One request for a person.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RequestRecord {
-    /// What is asked, by whom, for which call.
-    pub view: RequestView,
-    /// Where it stands.
-    pub status: RequestStatus,
-    /// The engine's complaints about the last answer given, if it was refused.
-    pub errors: Vec<FieldError>,
-    /// When it was admitted, in milliseconds since the Unix epoch.
-    pub received_at_ms: u64,
-    /// A URL request's link after the person consented: handed to the person, then finished.
-    pub link: Option<LinkState>,
-    /// A form request's `requestedSchema` exactly as the server sent it (the form the person
-    /// sees is the engine's reading of it), for server authors.
-    pub requested_schema: Option<serde_json::Value>,
-    /// The server's last progress on this request's flow: a seed-000 `ua` interaction the
-    /// host tracks with `interaction/notify` after the person consented.
-    pub progress: Option<CallProgress>,
-}
-
-impl RequestRecord {
-    /// Whether the host waits for the server's word that this URL request's flow finished (a
-    /// 2025-11-25 link with an `elicitationId`, opened, not yet finished): the person may say
-    /// they are done instead ([`Host::link_done`](crate::Host::link_done)). A 2026-07-28 link
-    /// is never waited for this way: its server asks again, and the person answers that.
-    pub fn awaits_link(&self) -> bool {
-        matches!(self.link, Some(LinkState::Opened { .. }))
-            && matches!(&self.view.kind, RequestKind::Url(url) if url.elicitation_id.is_some())
-    }
-}
-
-/// What became of a URL request's link after the person consented to it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LinkState {
-    /// It passed every check and is for the person to open (the surface opens it in their own
-    /// browser or shows it); the flow goes on there.
-    Opened {
-        /// The link, as it is to be opened.
-        url: String,
-    },
-    /// The server said the flow finished.
-    Completed {
-        /// The link.
-        url: String,
-    },
-    /// The person said they were done in the browser before the server said so (for a
-    /// `-32042` link, the call is retried now).
-    Done {
-        /// The link.
-        url: String,
-    },
-    /// Its call ended before the server said anything of the flow (2026-07-28 servers never
-    /// do: the call going on is their word): nothing waits for it any more.
-    Ended {
-        /// The link.
-        url: String,
-    },
-}
-
 /// Something that changed, with the record as it is now. Surfaces receive every one of these,
 /// in order ([`Surface::on_event`](crate::Surface::on_event)).
 #[derive(Debug, Clone)]
@@ -422,17 +287,12 @@ pub enum HostEvent {
     RequestClosed(Arc<RequestRecord>),
     /// The request was answered; its status holds the reply that went to the server.
     RequestReplied(Arc<RequestRecord>),
-    /// A URL request's link passed every check after the person consented: open it in the
-    /// person's own browser, or show it to them (see [`LinkState::Opened`]).
-    RequestOpened(Arc<RequestRecord>),
-    /// A URL request's flow finished: the server said so ([`LinkState::Completed`]), or the
-    /// person did ([`LinkState::Done`]).
-    RequestCompleted(Arc<RequestRecord>),
-    /// The server reported progress on a URL request's flow ([`RequestRecord::progress`]).
-    RequestProgressed(Arc<RequestRecord>),
-    /// An app-rendered form is shown as the plain form from now on: its view could not be used
-    /// (the reason is in its kind's [`AppStage::Form`](interlude_engine::AppStage::Form)).
-    RequestFellBack(Arc<RequestRecord>),
+    /// What the request's kind has become changed ([`RequestRecord::state`], or an app form's
+    /// stage): a link passed every check after the person consented and is for them to open
+    /// ([`LinkState::Opened`](crate::LinkState::Opened)), its flow finished or the person said
+    /// they were done, its server reported progress on it; an app form is shown as the plain
+    /// form from now on ([`AppStage::Form`](interlude_engine::AppStage::Form)).
+    RequestChanged(Arc<RequestRecord>),
     /// A call opened an app view (loading its resource).
     ViewOpened(Arc<ViewRecord>),
     /// An app view changed: opened, resized, said something, failed or closed.
@@ -569,14 +429,6 @@ pub struct HostSnapshot {
 /// How many finished calls and finished requests the record keeps (running calls and pending
 /// requests are always kept).
 pub(crate) const FINISHED_KEPT: usize = 500;
-
-/// Milliseconds since the Unix epoch, now.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
 
 /// The record itself.
 #[derive(Debug, Default)]
@@ -750,10 +602,9 @@ impl Registry {
         // Links of the call still "opened" are no longer waited for.
         for request in &record.requests {
             if let Some(req) = self.requests.get_mut(request)
-                && let Some(LinkState::Opened { url }) = &req.link
+                && matches!(req.link(), Some(crate::LinkState::Opened { .. }))
             {
-                let url = url.clone();
-                Arc::make_mut(req).link = Some(LinkState::Ended { url });
+                Arc::make_mut(req).link_ended();
             }
         }
         self.finished_calls.push_back(id);
@@ -791,13 +642,11 @@ impl Registry {
             Arc::make_mut(call).requests.push(view.id);
         }
         let record = Arc::new(RequestRecord {
-            view,
             status: RequestStatus::Queued,
             errors: Vec::new(),
             received_at_ms: now_ms(),
-            link: None,
-            requested_schema,
-            progress: None,
+            state: RequestState::new(&view.kind, requested_schema),
+            view,
         });
         self.requests.insert(record.view.id, record.clone());
         HostEvent::RequestQueued(record)
@@ -810,13 +659,29 @@ impl Registry {
         Some(HostEvent::RequestPresented(record.clone()))
     }
 
-    pub(crate) fn fall_back_request(&mut self, id: RequestId, reason: String) -> Option<HostEvent> {
+    /// Changes what request `id`'s kind has become with `change` (one of its kind's
+    /// transitions, which says whether it applied): a [`HostEvent::RequestChanged`] when it did.
+    pub(crate) fn change_request(
+        &mut self,
+        id: RequestId,
+        change: impl FnOnce(&mut RequestRecord) -> bool,
+    ) -> Option<HostEvent> {
         let record = self.requests.get_mut(&id)?;
-        let r = Arc::make_mut(record);
-        if let interlude_engine::RequestKind::AppForm(app) = &mut r.view.kind {
-            app.stage = interlude_engine::AppStage::Form { reason };
+        let mut next = RequestRecord::clone(record);
+        if !change(&mut next) {
+            return None;
         }
-        Some(HostEvent::RequestFellBack(record.clone()))
+        *record = Arc::new(next);
+        Some(HostEvent::RequestChanged(record.clone()))
+    }
+
+    /// The latest request of `server` whose link's flow is `elicitation_id` and still open.
+    pub(crate) fn open_flow(&self, server: ServerId, elicitation_id: &str) -> Option<RequestId> {
+        self.requests
+            .values()
+            .rev()
+            .find(|r| r.is_open_flow(server, elicitation_id))
+            .map(|r| r.view.id)
     }
 
     pub(crate) fn invalid_answer(
@@ -832,59 +697,6 @@ impl Registry {
     pub(crate) fn reply_request(&mut self, id: RequestId, reply: Reply) -> Option<HostEvent> {
         self.finish_request(id, RequestStatus::Replied(reply))
             .map(HostEvent::RequestReplied)
-    }
-
-    pub(crate) fn open_request(&mut self, id: RequestId, url: String) -> Option<HostEvent> {
-        let record = self.requests.get_mut(&id)?;
-        Arc::make_mut(record).link = Some(LinkState::Opened { url });
-        Some(HostEvent::RequestOpened(record.clone()))
-    }
-
-    pub(crate) fn complete_request(&mut self, id: RequestId) -> Option<HostEvent> {
-        let record = self.requests.get_mut(&id)?;
-        // A notification may come after the call's end: the flow finished all the same.
-        let url = match &record.link {
-            Some(LinkState::Opened { url } | LinkState::Ended { url }) => url.clone(),
-            _ => return None,
-        };
-        Arc::make_mut(record).link = Some(LinkState::Completed { url });
-        Some(HostEvent::RequestCompleted(record.clone()))
-    }
-
-    /// Progress on the flow of server `server`'s link `elicitation_id` (a seed-000 `ua`
-    /// interaction's id), while the host waits for the flow's end.
-    pub(crate) fn link_progress(
-        &mut self,
-        server: ServerId,
-        elicitation_id: &str,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    ) -> Option<HostEvent> {
-        let record = self.requests.values_mut().rev().find(|r| {
-            r.view.server == server
-                && matches!(r.link, Some(LinkState::Opened { .. }))
-                && matches!(&r.view.kind, RequestKind::Url(url)
-                    if url.elicitation_id.as_deref() == Some(elicitation_id))
-        })?;
-        let r = Arc::make_mut(record);
-        r.progress = Some(CallProgress::after(
-            r.progress.as_ref(),
-            progress,
-            total,
-            message,
-        ));
-        Some(HostEvent::RequestProgressed(record.clone()))
-    }
-
-    pub(crate) fn link_done(&mut self, id: RequestId) -> Option<HostEvent> {
-        let record = self.requests.get_mut(&id)?;
-        let url = match &record.link {
-            Some(LinkState::Opened { url } | LinkState::Ended { url }) => url.clone(),
-            _ => return None,
-        };
-        Arc::make_mut(record).link = Some(LinkState::Done { url });
-        Some(HostEvent::RequestCompleted(record.clone()))
     }
 
     pub(crate) fn close_request(&mut self, id: RequestId, notice: Notice) -> Option<HostEvent> {

@@ -1,5 +1,5 @@
 //! Looking up a link's host name, which the engine asks for only after the person consented to
-//! open it ([`Effect::Resolve`](interlude_engine::Effect::Resolve)): a name that points into a
+//! open it ([`UrlEffect::Resolve`](interlude_engine::UrlEffect::Resolve)): a name that points into a
 //! private network refuses the link even though it looked public.
 //!
 //! What it does not do: judge the addresses (the engine's URL rules do) or open anything.

@@ -249,7 +249,7 @@ async fn a_view_that_never_starts_gives_the_person_the_plain_form() {
         // A surface loads it, and it never says `ui/initialize`.
         host.view_loading(view);
         let (id, reason) = next(&mut events, |e| match e {
-            HostEvent::RequestFellBack(r) => match &r.view.kind {
+            HostEvent::RequestChanged(r) => match &r.view.kind {
                 RequestKind::AppForm(app) => match &app.stage {
                     AppStage::Form { reason } => Some((r.view.id, reason.clone())),
                     AppStage::View => None,

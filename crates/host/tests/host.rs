@@ -713,7 +713,11 @@ async fn a_push_url_request_is_consented_opened_and_completed() {
     let call_id = call.id();
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestOpened(r) => Some(r.clone()),
+        HostEvent::RequestChanged(r)
+            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
+        {
+            Some(r.clone())
+        }
         _ => None,
     })
     .await;
@@ -725,14 +729,24 @@ async fn a_push_url_request_is_consented_opened_and_completed() {
     assert_eq!(url.url, link_server::LINK);
     assert_eq!(url.elicitation_id.as_deref(), Some("flow-1"));
     assert_eq!(
-        opened.link,
-        Some(interlude_host::LinkState::Opened {
+        opened.link(),
+        Some(&interlude_host::LinkState::Opened {
             url: link_server::LINK.into()
         })
     );
     server.finish.notify_one();
     let completed = wait_for(&mut events, |e| match e {
-        HostEvent::RequestCompleted(r) => Some(r.clone()),
+        HostEvent::RequestChanged(r)
+            if matches!(
+                r.link(),
+                Some(
+                    interlude_host::LinkState::Completed { .. }
+                        | interlude_host::LinkState::Done { .. }
+                )
+            ) =>
+        {
+            Some(r.clone())
+        }
         _ => None,
     })
     .await;
@@ -759,7 +773,11 @@ async fn url_required_then_retry(tool: &str) {
     let call_id = call.id();
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestOpened(r) => Some(r.clone()),
+        HostEvent::RequestChanged(r)
+            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
+        {
+            Some(r.clone())
+        }
         _ => None,
     })
     .await;
@@ -774,7 +792,7 @@ async fn url_required_then_retry(tool: &str) {
     let record = host.call(call_id).unwrap();
     assert_eq!(record.requests, [opened.view.id]);
     assert!(matches!(
-        host.request(opened.view.id).unwrap().link,
+        host.request(opened.view.id).unwrap().link(),
         Some(interlude_host::LinkState::Completed { .. })
     ));
 }
@@ -789,19 +807,33 @@ async fn a_url_required_call_is_retried_when_the_person_says_done() {
     let call = conn.start_call("needs_key", None);
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestOpened(r) => Some(r.clone()),
+        HostEvent::RequestChanged(r)
+            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
+        {
+            Some(r.clone())
+        }
         _ => None,
     })
     .await;
     assert!(!running.is_finished(), "the call waits for the link");
     assert!(host.link_done(opened.view.id));
     let done = wait_for(&mut events, |e| match e {
-        HostEvent::RequestCompleted(r) => Some(r.clone()),
+        HostEvent::RequestChanged(r)
+            if matches!(
+                r.link(),
+                Some(
+                    interlude_host::LinkState::Completed { .. }
+                        | interlude_host::LinkState::Done { .. }
+                )
+            ) =>
+        {
+            Some(r.clone())
+        }
         _ => None,
     })
     .await;
     assert!(matches!(
-        done.link,
+        done.link(),
         Some(interlude_host::LinkState::Done { .. })
     ));
     let outcome = tokio::time::timeout(Duration::from_secs(5), running)
@@ -817,7 +849,7 @@ async fn a_url_required_call_is_retried_when_the_person_says_done() {
     server.finish.notify_one();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(matches!(
-        host.request(opened.view.id).unwrap().link,
+        host.request(opened.view.id).unwrap().link(),
         Some(interlude_host::LinkState::Done { .. })
     ));
 }
@@ -831,7 +863,11 @@ async fn the_same_required_link_again_after_the_retry_ends_the_call() {
     let call = conn.start_call("always_needs_key", None);
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestOpened(r) => Some(r.clone()),
+        HostEvent::RequestChanged(r)
+            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
+        {
+            Some(r.clone())
+        }
         _ => None,
     })
     .await;

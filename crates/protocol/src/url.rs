@@ -1,4 +1,4 @@
-//! URL-mode pieces of 2025-11-25 that rmcp 3.9 does not model (both removed in 2026-07-28).
+//! URL-mode pieces of 2025-11-25 that rmcp 3.11 does not model (both removed in 2026-07-28).
 
 use rmcp::model::ErrorCode;
 use serde::{Deserialize, Serialize};

@@ -6,7 +6,7 @@
 //! needs to know beyond an event (how many requests wait, which tool a call was) it reads from
 //! the host's record, never from a registry of its own.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
@@ -54,11 +54,79 @@ pub(crate) enum UiEvent {
 #[derive(Debug)]
 pub struct TerminalSurface {
     tx: mpsc::Sender<UiEvent>,
+    /// What the terminal was told of each request's kind state so far, so that a
+    /// [`HostEvent::RequestChanged`] is told as the one thing that changed.
+    told: HashMap<RequestId, Told>,
+}
+
+/// What the terminal thread heard of a request's kind state.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Told {
+    /// Its link waits for the server's word.
+    waiting: bool,
+    /// The progress updates of its link's flow.
+    progress: u64,
+    /// Its link's flow finished.
+    finished: bool,
+    /// It fell back to the plain form.
+    fell_back: bool,
 }
 
 impl TerminalSurface {
     pub(crate) fn new(tx: mpsc::Sender<UiEvent>) -> Self {
-        TerminalSurface { tx }
+        TerminalSurface {
+            tx,
+            told: HashMap::new(),
+        }
+    }
+
+    /// Tells the terminal thread what changed in `record`'s kind state since it last heard.
+    fn changed(&mut self, record: &interlude_host::RequestRecord) {
+        let id = record.view.id;
+        let before = self.told.get(&id).copied().unwrap_or_default();
+        let mut now = before;
+        if record.awaits_link()
+            && !before.waiting
+            && let Some(LinkState::Opened { url }) = record.link()
+        {
+            now.waiting = true;
+            self.send(UiEvent::LinkWaiting {
+                id,
+                server: record.view.server_name.clone(),
+                url: url.clone(),
+            });
+        }
+        if let Some(progress) = record.progress()
+            && progress.updates != before.progress
+        {
+            now.progress = progress.updates;
+            self.send(UiEvent::LinkProgress(id, progress.to_string()));
+        }
+        if matches!(
+            record.link(),
+            Some(LinkState::Completed { .. } | LinkState::Done { .. })
+        ) && !before.finished
+        {
+            now.finished = true;
+            self.send(UiEvent::LinkFinished(id));
+        }
+        if let RequestKind::AppForm(app) = &record.view.kind
+            && let AppStage::Form { reason } = &app.stage
+            && !before.fell_back
+        {
+            now.fell_back = true;
+            self.send(UiEvent::FellBack(id, reason.clone()));
+        }
+        // A link whose flow is over hears nothing more: it is forgotten.
+        let over = matches!(
+            record.link(),
+            Some(LinkState::Completed { .. } | LinkState::Done { .. } | LinkState::Ended { .. })
+        );
+        if over {
+            self.told.remove(&id);
+        } else if now != before {
+            self.told.insert(id, now);
+        }
     }
 
     fn send(&self, event: UiEvent) {
@@ -78,12 +146,17 @@ impl Surface for TerminalSurface {
                 self.send(UiEvent::Invalid(record.view.id, record.errors.clone()));
             }
             HostEvent::RequestClosed(record) => {
+                self.told.remove(&record.view.id);
                 if let RequestStatus::Closed(notice) = &record.status {
                     self.send(UiEvent::Closed(record.view.id, notice.clone()));
                 }
             }
             HostEvent::RequestReplied(record) => {
                 if let RequestStatus::Replied(reply) = &record.status {
+                    // A consented link still has its flow ahead; anything else is over.
+                    if *reply != Reply::Consented {
+                        self.told.remove(&record.view.id);
+                    }
                     self.send(UiEvent::Replied(record.view.id, reply.clone()));
                 }
             }
@@ -91,30 +164,7 @@ impl Surface for TerminalSurface {
             HostEvent::CallProgressed(record) if record.progress.is_some() => {
                 self.send(UiEvent::Progress(record.clone()));
             }
-            HostEvent::RequestOpened(record) if record.awaits_link() => {
-                if let Some(LinkState::Opened { url }) = &record.link {
-                    self.send(UiEvent::LinkWaiting {
-                        id: record.view.id,
-                        server: record.view.server_name.clone(),
-                        url: url.clone(),
-                    });
-                }
-            }
-            HostEvent::RequestProgressed(record) => {
-                if let Some(progress) = &record.progress {
-                    self.send(UiEvent::LinkProgress(record.view.id, progress.to_string()));
-                }
-            }
-            HostEvent::RequestCompleted(record) => {
-                self.send(UiEvent::LinkFinished(record.view.id));
-            }
-            HostEvent::RequestFellBack(record) => {
-                if let RequestKind::AppForm(app) = &record.view.kind
-                    && let AppStage::Form { reason } = &app.stage
-                {
-                    self.send(UiEvent::FellBack(record.view.id, reason.clone()));
-                }
-            }
+            HostEvent::RequestChanged(record) => self.changed(record),
             // Servers, calls starting, requests joining the queue: read from the record when
             // needed.
             _ => {}

@@ -499,7 +499,7 @@ fn request_entry(
             url.message.clone(),
             Vec::new(),
             serde_json::Map::new(),
-            Some(link_entry(url, r.link.as_ref(), r.awaits_link())),
+            Some(link_entry(url, r.link(), r.awaits_link())),
         ),
     };
     let (status, outcome, sent, notice) = match &r.status {
@@ -544,13 +544,13 @@ fn request_entry(
             Vec::new()
         },
         received_at_ms: r.received_at_ms,
-        requested_schema: r.requested_schema.clone(),
+        requested_schema: r.requested_schema().cloned(),
         method: match view.method {
             RequestMethod::Elicitation => "elicitation",
             RequestMethod::Interaction => "interaction",
         },
         method_label: view.method.label(),
-        progress: r.progress.as_ref().map(ToString::to_string),
+        progress: r.progress().map(ToString::to_string),
     }
 }
 

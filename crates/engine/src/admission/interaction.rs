@@ -13,7 +13,7 @@ use interlude_protocol::interaction::{InteractionType, parse_create};
 use serde_json::Value;
 
 use super::{Admitted, Limits, Refusal, admit_json};
-use crate::engine::Declared;
+use crate::config::Declared;
 
 /// Admits `params`, the params of an `interaction/create`.
 pub(super) fn admit(

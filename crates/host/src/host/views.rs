@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex};
 use interlude_engine::bridge::{BridgeEffect, PersonQuestion, ViewConfig};
 use interlude_engine::csp::{CspProfile, view_policy};
 use interlude_engine::{
-    CallId, Declared, ElicitParams, Incoming, Input, Reply, RequestId, ServerId, ViewId, ViewInput,
+    AppFormInput, CallId, Declared, ElicitParams, Incoming, Input, Reply, RequestId, ServerId,
+    ViewId, ViewInput,
 };
 use interlude_protocol::apps::{ResourceUi, UiDialect, Visibility, is_app_mime};
 use interlude_protocol::{Answer, ProtocolEra};
@@ -239,7 +240,11 @@ impl<S: Surface> Core<S> {
                 self.tell(event, sink);
                 if let Some(id) = request {
                     let reason = format!("its app view could not be opened ({reason})");
-                    self.run(Input::Fallback { id, reason }, now_ms, sink);
+                    self.run(
+                        Input::AppForm(AppFormInput::Fallback { id, reason }),
+                        now_ms,
+                        sink,
+                    );
                 }
             }
         }
@@ -266,10 +271,10 @@ impl<S: Surface> Core<S> {
         let (Some(record), Some(peer)) = (self.record(|r| r.server(server)), peer) else {
             let reason = "its server's app views cannot be reached".to_owned();
             self.run(
-                Input::Fallback {
+                Input::AppForm(AppFormInput::Fallback {
                     id: request,
                     reason,
-                },
+                }),
                 now_ms,
                 sink,
             );
@@ -397,7 +402,7 @@ impl<S: Surface> Core<S> {
                 self.tell(event, sink);
             }
             BridgeEffect::Live => {
-                let at = crate::registry::now_ms();
+                let at = crate::progress::now_ms();
                 let event = self.record(|r| r.change_view(view, |v| v.live_at_ms = Some(at)));
                 self.tell(event, sink);
             }
@@ -907,7 +912,7 @@ impl Opening {
             call_burst: apps.call_burst,
             calls_per_minute: apps.calls_per_minute,
             max_height: apps.max_height,
-            elicitation: None,
+            renders_question: false,
         };
         let record = ViewRecord {
             id: view,
@@ -933,7 +938,7 @@ impl Opening {
             downloads: Vec::new(),
             app_tools: Vec::new(),
             app_tool_results: Default::default(),
-            opened_at_ms: crate::registry::now_ms(),
+            opened_at_ms: crate::progress::now_ms(),
             live_at_ms: None,
         };
         Opening {

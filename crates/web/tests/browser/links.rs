@@ -71,7 +71,7 @@ async fn opened_link(page: &Page) -> String {
             .requests
             .iter()
             .rev()
-            .find_map(|r| match &r.link {
+            .find_map(|r| match r.link() {
                 Some(interlude_host::LinkState::Opened { url }) => Some(url.clone()),
                 _ => None,
             })

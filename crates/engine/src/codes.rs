@@ -1,0 +1,8 @@
+//! JSON-RPC error codes the engine answers with.
+
+/// Invalid params: undeclared mode, schema outside the subset, oversized request.
+pub const INVALID_PARAMS: i32 = -32602;
+/// Implementation-defined server error, used for "rate limited".
+pub const RATE_LIMITED: i32 = -32000;
+/// Internal error: a driver bug such as a reused request id.
+pub const INTERNAL_ERROR: i32 = -32603;

@@ -1,0 +1,54 @@
+//! **Form**: a form to fill in (form-mode elicitation in either era; a seed-000 `prompt`).
+//!
+//! A pending form keeps its schema, to judge the answer. [`FormPending::judge`] is the one
+//! answer path of every kind that carries a form (a plain form, and an app form whether it is
+//! answered in its view or outside it): `null` dropped, defaults applied, then validated by the
+//! same rules as the server toolkit's.
+
+use std::sync::Arc;
+
+use interlude_schema::{Content, FieldError, FormSchema};
+
+use crate::out::Out;
+use crate::request::{FormRequest, Header};
+
+/// What a pending form keeps: the schema its answer must fit.
+#[derive(Debug)]
+pub(crate) struct FormPending {
+    pub(crate) schema: Arc<FormSchema>,
+}
+
+impl FormPending {
+    /// Admits form `message` with `schema` (audited as received): what the surfaces see, and
+    /// what the engine keeps to judge the answer.
+    pub(crate) fn queue(
+        header: &Header,
+        message: String,
+        schema: Arc<FormSchema>,
+        out: &mut Out,
+    ) -> (FormRequest, FormPending) {
+        let fields = schema.fields.iter().map(|f| f.name.clone()).collect();
+        out.received(header, &message, fields, None);
+        let prefill = schema.prefill();
+        let pending = FormPending {
+            schema: schema.clone(),
+        };
+        let form = FormRequest {
+            message,
+            schema,
+            prefill,
+        };
+        (form, pending)
+    }
+
+    /// Judges accepted `content`: the content that goes to the server (defaults applied), or
+    /// one error per field. `null` is not a content value on the wire (string, number,
+    /// boolean, string[]); validation treats it as omitted, so the reply does too, and defaults
+    /// apply to it.
+    pub(crate) fn judge(&self, mut content: Content) -> Result<Content, Vec<FieldError>> {
+        content.retain(|_, v| !v.is_null());
+        self.schema.apply_defaults(&mut content);
+        self.schema.validate(&content)?;
+        Ok(content)
+    }
+}
