@@ -127,7 +127,8 @@ pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     let http_listener = TcpListener::bind("127.0.0.1:0").await?;
     let http_addr = http_listener.local_addr()?;
     let flows_base = format!("http://{http_addr}/flows");
-    let store_path = std::env::temp_dir().join("interlude-demo-flows.sqlite");
+    let store_path = interlude_demo::flows::store_path("demo-flows.sqlite")
+        .context("cannot find a place for the demo's flow store")?;
     let store = interlude_demo::flows::open_store(&store_path)
         .with_context(|| format!("cannot open the demo's flow store {}", store_path.display()))?;
     let mut key = vec![0u8; 32];

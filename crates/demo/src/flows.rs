@@ -3,7 +3,9 @@
 //! `interlude demo` runs the demo twice (over stdio and over HTTP); both keep their flows in one
 //! SQLite file and the HTTP one serves the pages (`/flows/…`) and a sign-in page (`/sign-in`),
 //! so one loopback origin is all the host has to allow. The stdio one learns where from its
-//! environment ([`FLOWS_ENV`], [`STORE_ENV`], [`KEY_ENV`]).
+//! environment ([`FLOWS_ENV`], [`STORE_ENV`], [`KEY_ENV`]). The file is in the user's own data
+//! folder ([`store_path`]), never in a shared one such as `/tmp`, and its secrets are sealed
+//! with the key file beside it (`<file>.key`), which both processes read.
 //!
 //! The sign-in page signs anyone who can reach it in as the demo's user: this is a demo on
 //! loopback. A real server's login decides who a person is; the flow pages only compare.
@@ -132,6 +134,72 @@ pub fn from_env() -> Option<UrlFlows> {
     demo_flows(&base, Arc::new(store), &key, cloud.as_ref()).ok()
 }
 
+/// Where the demo keeps its flow store called `file`: in `$XDG_DATA_HOME/interlude`, or
+/// `~/.local/share/interlude` when `XDG_DATA_HOME` is unset (or not an absolute path). The
+/// folder is created readable by its owner only (`0700`); one that exists and belongs to
+/// another user is refused.
+///
+/// ```no_run
+/// let path = interlude_demo::flows::store_path("demo-flows.sqlite")?;
+/// assert!(path.ends_with("interlude/demo-flows.sqlite"));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn store_path(file: &str) -> std::io::Result<std::path::PathBuf> {
+    let data = data_folder(std::env::var_os("XDG_DATA_HOME"), std::env::var_os("HOME"))
+        .ok_or_else(|| {
+            std::io::Error::other(
+                "cannot tell where your data folder is: set HOME or XDG_DATA_HOME",
+            )
+        })?;
+    let folder = data.join("interlude");
+    private_folder(&folder)?;
+    Ok(folder.join(file))
+}
+
+/// The user's data folder: `$XDG_DATA_HOME` when it is an absolute path, else
+/// `$HOME/.local/share`.
+fn data_folder(
+    xdg_data_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<std::path::PathBuf> {
+    xdg_data_home
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            home.map(std::path::PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|home| home.join(".local").join("share"))
+        })
+}
+
+/// Creates `folder` (and its parents) with mode `0700` for the folder itself, or checks that
+/// the existing one is the user's.
+fn private_folder(folder: &std::path::Path) -> std::io::Result<()> {
+    if let Some(parent) = folder.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    match builder.create(folder) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let metadata = std::fs::symlink_metadata(folder)?;
+        if !metadata.is_dir() || metadata.uid() != rustix::process::geteuid().as_raw() {
+            return Err(std::io::Error::other(format!(
+                "{} is not a folder of yours; refusing to keep the demo's flows there",
+                folder.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Opens (or creates) the demo's flow store at `path`.
 pub fn open_store(path: &std::path::Path) -> Result<Arc<dyn FlowStore>, StoreError> {
     Ok(Arc::new(SqliteStore::open(path)?))
@@ -199,4 +267,54 @@ async fn sign_in(State(s): State<SignIn>, Query(q): Query<Next>) -> Response {
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn the_data_folder_is_xdg_s_or_under_home_never_relative() {
+        let data = |xdg: Option<&str>, home: Option<&str>| {
+            data_folder(xdg.map(Into::into), home.map(Into::into))
+        };
+        assert_eq!(
+            data(Some("/data"), Some("/u/ada")).as_deref(),
+            Some(Path::new("/data"))
+        );
+        assert_eq!(
+            data(None, Some("/u/ada")).as_deref(),
+            Some(Path::new("/u/ada/.local/share"))
+        );
+        // A relative XDG_DATA_HOME is to be ignored (XDG Base Directory specification).
+        assert_eq!(
+            data(Some("data"), Some("/u/ada")).as_deref(),
+            Some(Path::new("/u/ada/.local/share"))
+        );
+        assert_eq!(data(None, Some("home")), None);
+        assert_eq!(data(None, None), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_store_folder_is_created_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let base =
+            std::env::temp_dir().join(format!("interlude-demo-folder-{}", std::process::id()));
+        let folder = base.join("interlude");
+        private_folder(&folder).unwrap();
+        let mode = std::fs::metadata(&folder).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        // Found again: fine.
+        private_folder(&folder).unwrap();
+        // A file in its place is not a folder of the user's.
+        let file = base.join("not-a-folder");
+        std::fs::write(&file, b"").unwrap();
+        assert!(private_folder(&file).is_err());
+        let _ = std::fs::remove_dir_all(&base);
+    }
 }

@@ -54,8 +54,10 @@ async fn serve_tcp(addr: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     eprintln!("interlude-demo: streamable HTTP at http://{local}/mcp");
-    // URL flows, their pages on the same origin, kept in a file of this port's own.
-    let store_path = std::env::temp_dir().join(format!("interlude-demo-{}.sqlite", local.port()));
+    // URL flows, their pages on the same origin, kept in a file of this port's own in the user's
+    // data folder.
+    let store_path = interlude_demo::flows::store_path(&format!("demo-{}.sqlite", local.port()))
+        .map_err(|e| format!("cannot find a place for the flow store: {e}"))?;
     let store = interlude_demo::flows::open_store(&store_path)
         .map_err(|e| format!("cannot open {}: {e}", store_path.display()))?;
     let mut key = [0u8; 32];

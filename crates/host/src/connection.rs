@@ -43,7 +43,7 @@ use crate::failure::{self, EndReason};
 use crate::handler::HostClient;
 use crate::host::views::{Opening, ViewFor};
 use crate::host::{
-    CallUpdate, HostError, HostInput, Link, ProtocolChoice, ServerUpdate, ViewUpdate,
+    CallUpdate, HostError, HostInput, ProtocolChoice, ServerUpdate, Shared, ViewUpdate,
 };
 use crate::http_client::{HttpClient, ServerStream};
 use crate::progress::now_ms;
@@ -100,7 +100,7 @@ pub struct Connection {
 }
 
 struct Inner {
-    link: Link,
+    shared: Shared,
     id: ServerId,
     info: ConnectionInfo,
     peer: Peer<RoleClient>,
@@ -128,8 +128,8 @@ fn install_crypto() {
 }
 
 /// Records that server `id` could not connect, and says so as an error.
-fn connect_failed(link: &Link, id: ServerId, name: &str, reason: String) -> HostError {
-    link.submit(HostInput::Server(ServerUpdate::Failed {
+fn connect_failed(shared: &Shared, id: ServerId, name: &str, reason: String) -> HostError {
+    shared.submit(HostInput::Server(ServerUpdate::Failed {
         id,
         reason: reason.clone(),
     }));
@@ -141,13 +141,13 @@ fn connect_failed(link: &Link, id: ServerId, name: &str, reason: String) -> Host
 
 impl Connection {
     pub(crate) async fn open_spec(
-        link: Link,
+        shared: Shared,
         id: ServerId,
         name: String,
         spec: ServerSpec,
         protocol: ProtocolChoice,
     ) -> Result<Connection, HostError> {
-        let failed = |reason: String| connect_failed(&link, id, &name, reason);
+        let failed = |reason: String| connect_failed(&shared, id, &name, reason);
         let transport_name = spec.transport();
         match spec {
             ServerSpec::Stdio { command, args, env } => {
@@ -172,7 +172,7 @@ impl Connection {
                 let stderr = child.stderr.take();
                 let ended = EndReason::default();
                 let log = LogTo {
-                    log: link.log.clone(),
+                    log: shared.log.clone(),
                     server: id,
                     name: name.clone(),
                 };
@@ -193,7 +193,7 @@ impl Connection {
                     ended: Some(ended),
                     ..TransportExtras::default()
                 };
-                Self::open_transport(link.clone(), id, name, transport, protocol, extras).await
+                Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
             }
             ServerSpec::Http { url, headers } => {
                 install_crypto();
@@ -211,7 +211,9 @@ impl Connection {
                 }
                 let client = HttpClient::new()
                     .map_err(failed)?
-                    .declaring_user_interaction(crate::interaction::declared(link.config.declare));
+                    .declaring_user_interaction(crate::interaction::declared(
+                        shared.config.declare,
+                    ));
                 let extras = TransportExtras {
                     transport_name: Some(transport_name),
                     server_stream: Some(client.stream_state()),
@@ -219,13 +221,13 @@ impl Connection {
                     ended: None,
                 };
                 let transport = StreamableHttpClientTransport::with_client(client, config);
-                Self::open_transport(link.clone(), id, name, transport, protocol, extras).await
+                Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
             }
         }
     }
 
     pub(crate) async fn open_transport<T, E, A>(
-        link: Link,
+        shared: Shared,
         id: ServerId,
         name: String,
         transport: T,
@@ -236,7 +238,7 @@ impl Connection {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let failed = |reason: String| connect_failed(&link, id, &name, reason);
+        let failed = |reason: String| connect_failed(&shared, id, &name, reason);
         let (lifecycle, version) = match &protocol {
             ProtocolChoice::Auto => (
                 ClientLifecycleMode::Auto {
@@ -257,7 +259,7 @@ impl Connection {
         let gate = PauseGate::new();
         let answered = Arc::new(crate::tap::Answered::default());
         let handler = HostClient {
-            link: link.clone(),
+            shared: shared.clone(),
             server: id,
             server_name: name.clone(),
             version,
@@ -266,7 +268,7 @@ impl Connection {
         };
         let closed = CancellationToken::new();
         let declare = match (
-            crate::interaction::declared(link.config.declare),
+            crate::interaction::declared(shared.config.declare),
             extras.http_client.is_some(),
         ) {
             (false, _) => Declare::No,
@@ -274,7 +276,7 @@ impl Connection {
             (true, true) => Declare::Below,
         };
         let tap = Tap::new(transport.into_transport(), closed.clone())
-            .logged(link.log.clone(), id, name.clone())
+            .logged(shared.log.clone(), id, name.clone())
             .declaring(declare, answered);
         let service = handler
             .serve_with_lifecycle(tap, lifecycle)
@@ -350,25 +352,25 @@ impl Connection {
             protocol_version: negotiated.to_string(),
             era,
         };
-        link.submit(HostInput::Server(ServerUpdate::Ready {
+        shared.submit(HostInput::Server(ServerUpdate::Ready {
             id,
             identity,
             tools,
             apps,
             resources,
         }));
-        if let Ok(mut peers) = link.peers.lock() {
+        if let Ok(mut peers) = shared.peers.lock() {
             peers.insert(id, peer.clone());
         }
-        if link.config.declare.apps {
-            link.view_cache.prefetch(&link, &peer, id);
+        if shared.config.declare.apps {
+            shared.view_cache.prefetch(&shared, &peer, id);
         }
         let closing = Arc::new(AtomicBool::new(false));
         {
             // The end of the connection, as a signal: the tap cancels the token when the
             // server's stream ends or the service drops the transport.
-            let (link, closed, closing, name, ended) = (
-                link.clone(),
+            let (shared, closed, closing, name, ended) = (
+                shared.clone(),
                 closed.clone(),
                 closing.clone(),
                 name.clone(),
@@ -376,21 +378,21 @@ impl Connection {
             );
             tokio::spawn(async move {
                 closed.cancelled().await;
-                if let Ok(mut peers) = link.peers.lock() {
+                if let Ok(mut peers) = shared.peers.lock() {
                     peers.remove(&id);
                 }
                 if closing.load(Ordering::SeqCst) {
-                    link.submit(HostInput::Server(ServerUpdate::Closed { id }));
+                    shared.submit(HostInput::Server(ServerUpdate::Closed { id }));
                 } else {
                     let reason = failure::disconnected(&ended);
                     tracing::warn!(server = %name, "{reason}");
-                    link.submit(HostInput::Server(ServerUpdate::Failed { id, reason }));
+                    shared.submit(HostInput::Server(ServerUpdate::Failed { id, reason }));
                 }
             });
         }
         Ok(Connection {
             inner: Arc::new(Inner {
-                link,
+                shared,
                 id,
                 info,
                 peer,
@@ -488,7 +490,7 @@ impl Connection {
             .await
             .map_err(|e| self.service_error("listing its tools".into(), e))?;
         self.inner
-            .link
+            .shared
             .submit(HostInput::Server(ServerUpdate::Tools {
                 id: self.inner.id,
                 tools: tools.clone(),
@@ -526,7 +528,7 @@ impl Connection {
         tool: &str,
         arguments: Option<&JsonObject>,
     ) -> Result<(), Vec<crate::ArgumentError>> {
-        match self.inner.link.registry().server(self.inner.id) {
+        match self.inner.shared.registry().server(self.inner.id) {
             Some(record) => record.check_arguments(tool, arguments),
             None => Ok(()),
         }
@@ -562,9 +564,9 @@ impl Connection {
 
     /// Gives a call its id and puts it in the host's record; the guard ends the record.
     fn begin_call(&self, tool: &str, arguments: Option<&JsonObject>) -> (CallId, CallEnd) {
-        let link = &self.inner.link;
-        let id = link.next_call();
-        link.submit(HostInput::Call(CallUpdate::Started(Box::new(CallRecord {
+        let shared = &self.inner.shared;
+        let id = shared.next_call();
+        shared.submit(HostInput::Call(CallUpdate::Started(Box::new(CallRecord {
             id,
             server: self.inner.id,
             server_name: self.inner.info.name.clone(),
@@ -579,7 +581,7 @@ impl Connection {
             progress: None,
         }))));
         let end = CallEnd {
-            link: link.clone(),
+            shared: shared.clone(),
             id,
             armed: true,
         };
@@ -590,8 +592,8 @@ impl Connection {
     /// read on a task of its own while the call runs (the view's bridge gets the call's input
     /// then, and its result when the call ends).
     fn open_view(&self, call: CallId, tool: &str, arguments: Option<&JsonObject>) {
-        let link = &self.inner.link;
-        let Some(record) = link.registry().server(self.inner.id) else {
+        let shared = &self.inner.shared;
+        let Some(record) = shared.registry().server(self.inner.id) else {
             return;
         };
         let Some(uri) = record.tool_ui(tool).and_then(|ui| ui.resource_uri.clone()) else {
@@ -601,28 +603,28 @@ impl Connection {
         let opening = Opening::new(
             &record,
             capabilities.as_ref(),
-            link.next_view(),
+            shared.next_view(),
             uri,
             ViewFor::Call {
                 call,
                 tool: tool.to_owned(),
                 arguments: arguments.cloned(),
             },
-            &link.config.apps,
-            &link.config.client_name,
+            &shared.config.apps,
+            &shared.config.client_name,
         );
-        let link = link.clone();
+        let shared = shared.clone();
         let record = opening.record();
-        link.submit(HostInput::View(ViewUpdate::Start(Box::new(record))));
-        let (cache, peer) = (link.view_cache.clone(), self.inner.peer.clone());
+        shared.submit(HostInput::View(ViewUpdate::Start(Box::new(record))));
+        let (cache, peer) = (shared.view_cache.clone(), self.inner.peer.clone());
         // Read ahead at connect: most views open without waiting for their server.
         if let Some(ready) = opening.ready_from(&cache) {
-            link.submit(HostInput::View(ready));
+            shared.submit(HostInput::View(ready));
             return;
         }
         tokio::spawn(async move {
             let ready = opening.read(&cache, &peer).await;
-            link.submit(HostInput::View(ready));
+            shared.submit(HostInput::View(ready));
         });
     }
 
@@ -632,16 +634,16 @@ impl Connection {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
-        let link = &self.inner.link;
-        let cancelled = link.cancel_token(call);
+        let shared = &self.inner.shared;
+        let cancelled = shared.cancel_token(call);
         // However the call ends (even dropped unfinished), its token goes.
-        let _forget = ForgetCall { link, id: call };
-        if link.config.declare.apps {
+        let _forget = ForgetCall { shared, id: call };
+        if shared.config.declare.apps {
             self.open_view(call, name, arguments.as_ref());
         }
         let run = async {
             let run = self.drive(call, name, arguments);
-            match link.config.call_timeout {
+            match shared.config.call_timeout {
                 None => run.await,
                 Some(budget) => self
                     .inner
@@ -686,10 +688,10 @@ impl Connection {
             id: handle.id.clone(),
         };
         // Its server's progress notifications land on the call's record.
-        let link = &self.inner.link;
-        link.watch_progress(self.inner.id, handle.progress_token.clone(), call);
+        let shared = &self.inner.shared;
+        shared.watch_progress(self.inner.id, handle.progress_token.clone(), call);
         let _watching = ForgetProgress {
-            link,
+            shared,
             server: self.inner.id,
             token: handle.progress_token.clone(),
         };
@@ -712,10 +714,10 @@ impl Connection {
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
         let server = &self.inner.info.name;
-        let link = &self.inner.link;
+        let shared = &self.inner.shared;
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = arguments;
-        let max_rounds = link.config.max_rounds;
+        let max_rounds = shared.config.max_rounds;
         let mut state_only_rounds = 0u32;
         // 2025-11-25 `-32042` answers handled so far, and every link they listed.
         let mut url_required = 0usize;
@@ -724,7 +726,7 @@ impl Connection {
         let mut interaction_required = 0usize;
         for round in 0..=max_rounds {
             if round > 0 {
-                link.submit(HostInput::Call(CallUpdate::Round(call)));
+                shared.submit(HostInput::Call(CallUpdate::Round(call)));
             }
             let response = match self.send_call(call, params.clone()).await {
                 Ok(response) => response,
@@ -758,7 +760,7 @@ impl Connection {
                 }
                 Err(rmcp::ServiceError::McpError(error))
                     if error.code == INTERACTION_REQUIRED
-                        && crate::interaction::declared(link.config.declare) =>
+                        && crate::interaction::declared(shared.config.declare) =>
                 {
                     // The User Interaction draft (seed 000): present the interaction, wait for
                     // its end, retry once.
@@ -773,7 +775,7 @@ impl Connection {
                     }
                     let _paused = self.inner.gate.pause();
                     crate::interaction::required(
-                        link,
+                        shared,
                         self.inner.id,
                         server,
                         &self.inner.peer,
@@ -833,14 +835,15 @@ impl Connection {
                 }
                 let reply = {
                     let _paused = self.inner.gate.pause();
-                    link.elicit(
-                        self.inner.id,
-                        server,
-                        ProtocolEra::Mrtr,
-                        ElicitParams::from(params),
-                        Some(call),
-                    )
-                    .await
+                    shared
+                        .elicit(
+                            self.inner.id,
+                            server,
+                            ProtocolEra::Mrtr,
+                            ElicitParams::from(params),
+                            Some(call),
+                        )
+                        .await
                 };
                 let result = reply.into_result().map_err(|e| HostError::Refused {
                     server: server.clone(),
@@ -869,7 +872,7 @@ impl Connection {
     /// consent to every link.
     async fn url_required(&self, call: CallId, error: &ErrorData) -> Result<(), HostError> {
         let server = &self.inner.info.name;
-        let link = &self.inner.link;
+        let shared = &self.inner.shared;
         let required = error
             .data
             .as_ref()
@@ -887,7 +890,7 @@ impl Connection {
         let mut waits = Vec::new();
         for elicitation in required.iter().take(MAX_REQUIRED_URLS) {
             let (tx, rx) = tokio::sync::oneshot::channel();
-            let reply = link
+            let reply = shared
                 .elicit_tracked(
                     self.inner.id,
                     server,
@@ -916,11 +919,11 @@ impl Connection {
             }
         }
         let all = futures::future::join_all(waits);
-        if tokio::time::timeout(link.config.url_wait, all)
+        if tokio::time::timeout(shared.config.url_wait, all)
             .await
             .is_err()
         {
-            tracing::info!(%server, "no completion for every required link within {:?}; retrying anyway", link.config.url_wait);
+            tracing::info!(%server, "no completion for every required link within {:?}; retrying anyway", shared.config.url_wait);
         }
         Ok(())
     }
@@ -979,26 +982,26 @@ fn required_links(error: &ErrorData) -> Vec<String> {
 
 /// Forgets a call's cancellation token when the call is over.
 struct ForgetCall<'a> {
-    link: &'a Link,
+    shared: &'a Shared,
     id: CallId,
 }
 
 impl Drop for ForgetCall<'_> {
     fn drop(&mut self) {
-        self.link.forget_call(self.id);
+        self.shared.forget_call(self.id);
     }
 }
 
 /// Stops routing a request's progress notifications to its call once it is answered.
 struct ForgetProgress<'a> {
-    link: &'a Link,
+    shared: &'a Shared,
     server: ServerId,
     token: rmcp::model::ProgressToken,
 }
 
 impl Drop for ForgetProgress<'_> {
     fn drop(&mut self) {
-        self.link.forget_progress(self.server, &self.token);
+        self.shared.forget_progress(self.server, &self.token);
     }
 }
 
@@ -1029,7 +1032,7 @@ impl Drop for Abandon {
 
 /// Ends a call's record when the call finishes, or as abandoned when it is dropped unfinished.
 struct CallEnd {
-    link: Link,
+    shared: Shared,
     id: CallId,
     armed: bool,
 }
@@ -1037,7 +1040,7 @@ struct CallEnd {
 impl CallEnd {
     fn finish(&mut self, status: CallStatus) {
         self.armed = false;
-        self.link
+        self.shared
             .submit(HostInput::Call(CallUpdate::Ended(self.id, status)));
     }
 

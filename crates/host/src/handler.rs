@@ -19,7 +19,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::Value;
 
-use crate::host::{CallUpdate, HostInput, Link, ProgressOf, ServerUpdate};
+use crate::host::{CallUpdate, HostInput, ProgressOf, ServerUpdate, Shared};
 use crate::progress::now_ms;
 use crate::registry::ServerLog;
 use crate::tap::CallLink;
@@ -27,7 +27,7 @@ use crate::timer::PauseGate;
 
 #[derive(Clone)]
 pub(crate) struct HostClient {
-    pub(crate) link: Link,
+    pub(crate) shared: Shared,
     pub(crate) server: ServerId,
     pub(crate) server_name: String,
     pub(crate) version: ProtocolVersion,
@@ -49,7 +49,7 @@ impl HostClient {
         let call = context.extensions.get::<CallLink>().map(|l| l.0);
         let _paused = self.gate.pause();
         let ask = self
-            .link
+            .shared
             .elicit(self.server, &self.server_name, era, params, call);
         let reply = tokio::select! {
             reply = ask => reply,
@@ -122,7 +122,7 @@ impl ClientHandler for HostClient {
         match params {
             // Unknown and repeated ids are the engine's to ignore.
             Some(done) => self
-                .link
+                .shared
                 .submit(HostInput::Engine(Input::Url(UrlInput::Completed {
                     server: self.server,
                     elicitation_id: done.elicitation_id,
@@ -140,15 +140,17 @@ impl ClientHandler for HostClient {
         _context: NotificationContext<RoleClient>,
     ) {
         // Only a request of ours in flight: a stray or late token is nobody's progress.
-        match self.link.progress_of(self.server, &params.progress_token) {
-            Some(ProgressOf::Call(id)) => self.link.submit(HostInput::Call(CallUpdate::Progress {
-                id,
-                progress: params.progress,
-                total: params.total,
-                message: params.message,
-            })),
+        match self.shared.progress_of(self.server, &params.progress_token) {
+            Some(ProgressOf::Call(id)) => {
+                self.shared.submit(HostInput::Call(CallUpdate::Progress {
+                    id,
+                    progress: params.progress,
+                    total: params.total,
+                    message: params.message,
+                }))
+            }
             Some(ProgressOf::Interaction(elicitation_id)) => {
-                self.link.submit(HostInput::LinkProgress {
+                self.shared.submit(HostInput::LinkProgress {
                     server: self.server,
                     elicitation_id,
                     progress: params.progress,
@@ -158,7 +160,7 @@ impl ClientHandler for HostClient {
             }
             // A view's own request: its bridge tells the view, under the view's token.
             Some(ProgressOf::View(view, proxy)) => {
-                self.link.submit(HostInput::Engine(Input::View {
+                self.shared.submit(HostInput::Engine(Input::View {
                     view,
                     input: ViewInput::ServerProgress {
                         proxy,
@@ -183,7 +185,7 @@ impl ClientHandler for HostClient {
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_else(|| "info".to_owned());
-        self.link
+        self.shared
             .submit(HostInput::Server(ServerUpdate::Logged(ServerLog {
                 server: self.server,
                 server_name: self.server_name.clone(),
@@ -196,7 +198,7 @@ impl ClientHandler for HostClient {
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
         match context.peer.list_all_tools().await {
-            Ok(tools) => self.link.submit(HostInput::Server(ServerUpdate::Tools {
+            Ok(tools) => self.shared.submit(HostInput::Server(ServerUpdate::Tools {
                 id: self.server,
                 tools,
             })),
@@ -209,16 +211,17 @@ impl ClientHandler for HostClient {
 
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
         // Views read ahead may be stale now: they are read again when next opened.
-        self.link.view_cache.forget(self.server);
+        self.shared.view_cache.forget(self.server);
         let resources = crate::connection::list_resources(&context.peer, &self.server_name).await;
-        self.link.submit(HostInput::Server(ServerUpdate::Resources {
-            id: self.server,
-            resources,
-        }));
+        self.shared
+            .submit(HostInput::Server(ServerUpdate::Resources {
+                id: self.server,
+                resources,
+            }));
     }
 
     fn get_info(&self) -> ClientConfig {
-        let declare = self.link.config.declare;
+        let declare = self.shared.config.declare;
         let mut capabilities = ClientCapabilities::default();
         if declare.form || declare.url {
             let mut elicitation = ElicitationCapability::new();
@@ -244,7 +247,7 @@ impl ClientHandler for HostClient {
         info.protocol_version = self.version.clone();
         info.capabilities = capabilities;
         info.client_info = Implementation::new(
-            self.link.config.client_name.clone(),
+            self.shared.config.client_name.clone(),
             env!("CARGO_PKG_VERSION"),
         );
         info

@@ -38,7 +38,7 @@ use rmcp::service::{Peer, PeerRequestOptions, RequestContext, RoleClient};
 use serde_json::Value;
 
 use crate::handler::HostClient;
-use crate::host::{HostError, HostInput, Link, ProgressOf};
+use crate::host::{HostError, HostInput, ProgressOf, Shared};
 
 /// The capability Interlude declares when the draft is on: both types, with progress.
 pub(crate) fn capability() -> UserInteractionCapability {
@@ -73,7 +73,7 @@ pub(crate) async fn on_create(
     request: CustomRequest,
     context: RequestContext<RoleClient>,
 ) -> Result<CustomResult, ErrorData> {
-    if !declared(client.link.config.declare) {
+    if !declared(client.shared.config.declare) {
         return Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
             format!(
@@ -96,7 +96,7 @@ pub(crate) async fn on_create(
         && let Some(id) = ua_id
     {
         track(
-            client.link.clone(),
+            client.shared.clone(),
             client.server,
             client.server_name.clone(),
             context.peer.clone(),
@@ -114,7 +114,7 @@ pub(crate) async fn on_create(
 /// for an id it did not create, and a server without progress support answers nothing) costs a
 /// task until the connection ends or `url_wait` passes.
 pub(crate) fn track(
-    link: Link,
+    shared: Shared,
     server: interlude_engine::ServerId,
     server_name: String,
     peer: Peer<RoleClient>,
@@ -146,11 +146,11 @@ pub(crate) fn track(
             }
         };
         let token = handle.progress_token.clone();
-        link.watch(server, token.clone(), ProgressOf::Interaction(id.clone()));
-        let waited = tokio::time::timeout(link.config.url_wait, handle.await_response()).await;
-        link.forget_progress(server, &token);
+        shared.watch(server, token.clone(), ProgressOf::Interaction(id.clone()));
+        let waited = tokio::time::timeout(shared.config.url_wait, handle.await_response()).await;
+        shared.forget_progress(server, &token);
         match waited {
-            Ok(Ok(_)) => link.submit(HostInput::Engine(Input::Url(UrlInput::Completed {
+            Ok(Ok(_)) => shared.submit(HostInput::Engine(Input::Url(UrlInput::Completed {
                 server,
                 elicitation_id: id,
             }))),
@@ -158,7 +158,7 @@ pub(crate) fn track(
                 tracing::info!(server = %server_name, "interaction {id} was not tracked to its end: {e}");
             }
             Err(_) => {
-                tracing::info!(server = %server_name, "no word on interaction {id} within {:?}", link.config.url_wait);
+                tracing::info!(server = %server_name, "no word on interaction {id} within {:?}", shared.config.url_wait);
             }
         }
     });
@@ -172,7 +172,7 @@ pub(crate) fn track(
 /// gives the retried request no field for it), so a required prompt ends the call with that
 /// said rather than asking the person for nothing.
 pub(crate) async fn required(
-    link: &Link,
+    shared: &Shared,
     server: interlude_engine::ServerId,
     server_name: &str,
     peer: &Peer<RoleClient>,
@@ -196,7 +196,7 @@ pub(crate) async fn required(
         ));
     }
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let reply = link
+    let reply = shared
         .elicit_tracked(
             server,
             server_name,
@@ -221,18 +221,18 @@ pub(crate) async fn required(
         }
     }
     track(
-        link.clone(),
+        shared.clone(),
         server,
         server_name.to_owned(),
         peer.clone(),
         created.id.clone(),
         None,
     );
-    if tokio::time::timeout(link.config.url_wait, rx)
+    if tokio::time::timeout(shared.config.url_wait, rx)
         .await
         .is_err()
     {
-        tracing::info!(server = %server_name, "no word that interaction {} finished within {:?}; retrying anyway", created.id, link.config.url_wait);
+        tracing::info!(server = %server_name, "no word that interaction {} finished within {:?}; retrying anyway", created.id, shared.config.url_wait);
     }
     Ok(())
 }

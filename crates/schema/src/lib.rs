@@ -8,7 +8,10 @@
 //!   multi-select with `items.enum`, `items.anyOf` or the `items.oneOf` alias), `default` on every
 //!   type, property order kept; `$schema`, `pattern` and unknown keywords are tolerated and
 //!   reported as [`Diagnostic`]s; unsupported shapes are refused with a [`SchemaError`] that names
-//!   the property;
+//!   the property; every size a schema can carry is capped ([`limits`]: 1 000 choices per
+//!   field, 256 properties, a few thousand characters per text…), so parsing, validating and
+//!   presenting take time linear in a bounded input, and a schema over a cap is refused naming
+//!   the property and the cap;
 //! - **validate** an answer against every constraint with one message per field, a sentence
 //!   that names the field by its label ([`FormSchema::validate`]);
 //! - **defaults**: prefill ([`FormSchema::prefill`]) and apply on accept
@@ -51,6 +54,7 @@
 
 mod derive;
 mod formats;
+pub mod limits;
 mod model;
 mod parse;
 mod present;

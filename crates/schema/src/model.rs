@@ -24,7 +24,8 @@ pub struct FormSchema {
 pub struct Parsed {
     /// The form model.
     pub schema: FormSchema,
-    /// Keywords that were ignored or relaxed, for logs and developer surfaces.
+    /// Keywords that were ignored or relaxed, for logs and developer surfaces: at most
+    /// [`MAX_DIAGNOSTICS`](crate::limits::MAX_DIAGNOSTICS), then one that counts the rest.
     pub diagnostics: Vec<Diagnostic>,
 }
 

@@ -10,8 +10,15 @@
 //! Sources: 2025-11-25 and 2026-07-28 `schema.ts` (`PrimitiveSchemaDefinition`), SEP-1034
 //! (defaults), SEP-1330 (enum variants).
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
+use crate::limits::{
+    MAX_CHOICES, MAX_DEFAULT_CHARS, MAX_DESCRIPTION_CHARS, MAX_DIAGNOSTICS, MAX_DIALECT_CHARS,
+    MAX_NAME_CHARS, MAX_PATTERN_CHARS, MAX_PROPERTIES, MAX_TITLE_CHARS, MAX_VALUE_CHARS, echo,
+    over,
+};
 use crate::model::{
     Choice, Diagnostic, EnumStyle, Field, FieldKind, FormSchema, MultiStyle, Parsed, StringFormat,
 };
@@ -98,14 +105,102 @@ pub enum SchemaErrorKind {
     /// `required` names a property that does not exist.
     #[error("listed in `required` but not defined in `properties`")]
     RequiredUndefined,
+    /// A field with more choices than [`MAX_CHOICES`](crate::limits::MAX_CHOICES).
+    #[error("has {count} choices; the limit is {limit}")]
+    TooManyChoices {
+        /// How many the schema lists.
+        count: usize,
+        /// The cap.
+        limit: usize,
+    },
+    /// A list with more entries than its cap: `properties` or `required`
+    /// ([`MAX_PROPERTIES`](crate::limits::MAX_PROPERTIES)).
+    #[error("{what} has {count} entries; the limit is {limit}")]
+    TooMany {
+        /// The list, as the message names it (`` `properties` ``).
+        what: &'static str,
+        /// How many entries it has.
+        count: usize,
+        /// The cap.
+        limit: usize,
+    },
+    /// A string longer than its cap (see [`limits`](crate::limits)), in characters.
+    #[error("{what} is {len} characters long; the limit is {limit}")]
+    TooLong {
+        /// The string, as the message names it (`` `description` ``, "a choice's value").
+        what: &'static str,
+        /// Its length in characters.
+        len: usize,
+        /// The cap.
+        limit: usize,
+    },
 }
 
 type PResult<T> = Result<T, SchemaError>;
 
+/// An error about `property`. A name over [`MAX_NAME_CHARS`] (which is itself refused) or an
+/// undefined one quoted from `required` is quoted cut, so an error never carries a megabyte of
+/// the peer's text back.
 fn err(property: &str, kind: SchemaErrorKind) -> SchemaError {
+    let property = if over(property, MAX_NAME_CHARS).is_none() {
+        property.to_owned()
+    } else {
+        echo(property)
+    };
     SchemaError {
-        property: Some(property.to_owned()),
+        property: Some(property),
         kind,
+    }
+}
+
+fn top(kind: SchemaErrorKind) -> SchemaError {
+    SchemaError {
+        property: None,
+        kind,
+    }
+}
+
+/// Refuses `text` when it is longer than `limit` characters.
+fn check_len(property: Option<&str>, what: &'static str, text: &str, limit: usize) -> PResult<()> {
+    match over(text, limit) {
+        None => Ok(()),
+        Some(len) => {
+            let kind = SchemaErrorKind::TooLong { what, len, limit };
+            Err(match property {
+                Some(p) => err(p, kind),
+                None => top(kind),
+            })
+        }
+    }
+}
+
+/// The diagnostics of one parse, at most [`MAX_DIAGNOSTICS`] kept; the rest are counted.
+#[derive(Default)]
+struct Diags {
+    kept: Vec<Diagnostic>,
+    dropped: usize,
+}
+
+impl Diags {
+    fn push(&mut self, property: Option<&str>, message: String) {
+        if self.kept.len() < MAX_DIAGNOSTICS {
+            self.kept.push(Diagnostic {
+                property: property.map(str::to_owned),
+                message,
+            });
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<Diagnostic> {
+        if self.dropped > 0 {
+            self.kept.push(Diagnostic {
+                property: None,
+                message: format!("{} more diagnostics not kept", self.dropped),
+            });
+        }
+        self.kept
     }
 }
 
@@ -138,37 +233,48 @@ const COMPOSITION: &[&str] = &["$ref", "allOf", "not", "if", "then", "else", "$d
 
 impl FormSchema {
     /// Parses a wire `requestedSchema`. See the module documentation of this crate for what is
-    /// tolerated and what is refused.
+    /// tolerated and what is refused, and [`limits`](crate::limits) for the size caps: a schema
+    /// over any of them is refused naming the property and the cap.
+    ///
+    /// Takes time linear in the size of `value` (duplicate choices are found with a hash set,
+    /// `required` is read once into one).
+    ///
+    /// ```
+    /// use interlude_schema::FormSchema;
+    /// use serde_json::json;
+    ///
+    /// let parsed = FormSchema::parse(&json!({"type": "object", "properties": {
+    ///     "name": {"type": "string", "pattern": "^[a-z]+$"}}}))?;
+    /// assert_eq!(parsed.schema.fields[0].name, "name");
+    /// assert_eq!(parsed.diagnostics.len(), 1, "pattern is shown, not enforced");
+    ///
+    /// let err = FormSchema::parse(&json!({"type": "object", "properties": {
+    ///     "note": {"type": "string", "description": "x".repeat(5_000)}}})).unwrap_err();
+    /// assert_eq!(err.to_string(),
+    ///     "property `note`: `description` is 5000 characters long; the limit is 4096");
+    /// # Ok::<(), interlude_schema::SchemaError>(())
+    /// ```
     pub fn parse(value: &Value) -> Result<Parsed, SchemaError> {
-        let mut diags = Vec::new();
-        let root = value.as_object().ok_or(SchemaError {
-            property: None,
-            kind: SchemaErrorKind::NotAnObject {
-                found: json_type(value),
-            },
-        })?;
+        let mut diags = Diags::default();
+        let root = value.as_object().ok_or(top(SchemaErrorKind::NotAnObject {
+            found: json_type(value),
+        }))?;
         match root.get("type") {
-            None => diags.push(Diagnostic {
-                property: None,
-                message: "missing top-level `type`, read as \"object\"".into(),
-            }),
+            None => diags.push(None, "missing top-level `type`, read as \"object\"".into()),
             Some(Value::String(t)) if t == "object" => {}
             Some(other) => {
-                return Err(SchemaError {
-                    property: None,
-                    kind: SchemaErrorKind::TopLevelNotObject {
-                        found: other.to_string(),
-                    },
-                });
+                return Err(top(SchemaErrorKind::TopLevelNotObject {
+                    found: echo(&other.to_string()),
+                }));
             }
         }
         let dialect = match root.get("$schema") {
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => {
+                check_len(None, "`$schema`", s, MAX_DIALECT_CHARS)?;
+                Some(s.clone())
+            }
             Some(_) => {
-                diags.push(Diagnostic {
-                    property: None,
-                    message: "ignored non-string `$schema`".into(),
-                });
+                diags.push(None, "ignored non-string `$schema`".into());
                 None
             }
             None => None,
@@ -178,71 +284,67 @@ impl FormSchema {
                 key.as_str(),
                 "type" | "properties" | "required" | "$schema" | "title" | "description"
             ) {
-                diags.push(Diagnostic {
-                    property: None,
-                    message: format!("ignored top-level keyword `{key}`"),
-                });
+                diags.push(None, format!("ignored top-level keyword `{}`", echo(key)));
             }
         }
         let props = match root.get("properties") {
             None => &Map::new(),
             Some(Value::Object(m)) => m,
-            Some(_) => {
-                return Err(SchemaError {
-                    property: None,
-                    kind: SchemaErrorKind::BadProperties,
-                });
-            }
+            Some(_) => return Err(top(SchemaErrorKind::BadProperties)),
         };
-        let required: Vec<&str> = match root.get("required") {
-            None => Vec::new(),
-            Some(Value::Array(a)) => {
-                let mut out = Vec::with_capacity(a.len());
-                for v in a {
-                    match v.as_str() {
-                        Some(s) => out.push(s),
-                        None => {
-                            return Err(SchemaError {
-                                property: None,
-                                kind: SchemaErrorKind::BadKeyword {
-                                    keyword: "required",
-                                    expected: "an array of property names",
-                                },
-                            });
-                        }
-                    }
-                }
-                out
-            }
-            Some(_) => {
-                return Err(SchemaError {
-                    property: None,
-                    kind: SchemaErrorKind::BadKeyword {
-                        keyword: "required",
-                        expected: "an array of property names",
-                    },
-                });
-            }
-        };
-        for r in &required {
-            if !props.contains_key(*r) {
-                return Err(err(r, SchemaErrorKind::RequiredUndefined));
-            }
+        if props.len() > MAX_PROPERTIES {
+            return Err(top(SchemaErrorKind::TooMany {
+                what: "`properties`",
+                count: props.len(),
+                limit: MAX_PROPERTIES,
+            }));
         }
+        let bad_required = || {
+            top(SchemaErrorKind::BadKeyword {
+                keyword: "required",
+                expected: "an array of property names",
+            })
+        };
+        let required: HashSet<&str> = match root.get("required") {
+            None => HashSet::new(),
+            Some(Value::Array(a)) => {
+                if a.len() > MAX_PROPERTIES {
+                    return Err(top(SchemaErrorKind::TooMany {
+                        what: "`required`",
+                        count: a.len(),
+                        limit: MAX_PROPERTIES,
+                    }));
+                }
+                let names = a
+                    .iter()
+                    .map(|v| v.as_str().ok_or_else(bad_required))
+                    .collect::<PResult<HashSet<&str>>>()?;
+                if let Some(undefined) = a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .find(|name| !props.contains_key(*name))
+                {
+                    return Err(err(undefined, SchemaErrorKind::RequiredUndefined));
+                }
+                names
+            }
+            Some(_) => return Err(bad_required()),
+        };
         let mut fields = Vec::with_capacity(props.len());
         for (name, prop) in props {
             let mut field = parse_property(name, prop, &mut diags)?;
-            field.required = required.contains(&name.as_str());
+            field.required = required.contains(name.as_str());
             fields.push(field);
         }
         Ok(Parsed {
             schema: FormSchema { fields, dialect },
-            diagnostics: diags,
+            diagnostics: diags.finish(),
         })
     }
 }
 
-fn parse_property(name: &str, prop: &Value, diags: &mut Vec<Diagnostic>) -> PResult<Field> {
+fn parse_property(name: &str, prop: &Value, diags: &mut Diags) -> PResult<Field> {
+    check_len(Some(name), "the property name", name, MAX_NAME_CHARS)?;
     let o = prop.as_object().ok_or_else(|| {
         err(
             name,
@@ -261,8 +363,8 @@ fn parse_property(name: &str, prop: &Value, diags: &mut Vec<Diagnostic>) -> PRes
             ));
         }
     }
-    let title = opt_str(name, o, "title")?;
-    let description = opt_str(name, o, "description")?;
+    let title = opt_str(name, o, "title", MAX_TITLE_CHARS)?;
+    let description = opt_str(name, o, "description", MAX_DESCRIPTION_CHARS)?;
     let ty = match o.get("type") {
         Some(Value::String(t)) => t.as_str(),
         Some(Value::Array(types)) => {
@@ -275,17 +377,17 @@ fn parse_property(name: &str, prop: &Value, diags: &mut Vec<Diagnostic>) -> PRes
                 .collect();
             match *non_null.as_slice() {
                 [one] => {
-                    diags.push(Diagnostic {
-                        property: Some(name.to_owned()),
-                        message: "read nullable type list as its non-null type".into(),
-                    });
+                    diags.push(
+                        Some(name),
+                        "read nullable type list as its non-null type".into(),
+                    );
                     one
                 }
                 _ => {
                     return Err(err(
                         name,
                         SchemaErrorKind::UnsupportedType {
-                            found: Value::Array(types.clone()).to_string(),
+                            found: echo(&Value::Array(types.clone()).to_string()),
                         },
                     ));
                 }
@@ -295,7 +397,7 @@ fn parse_property(name: &str, prop: &Value, diags: &mut Vec<Diagnostic>) -> PRes
             return Err(err(
                 name,
                 SchemaErrorKind::UnsupportedType {
-                    found: other.to_string(),
+                    found: echo(&other.to_string()),
                 },
             ));
         }
@@ -339,17 +441,14 @@ fn parse_property(name: &str, prop: &Value, diags: &mut Vec<Diagnostic>) -> PRes
             return Err(err(
                 name,
                 SchemaErrorKind::UnsupportedType {
-                    found: format!("\"{other}\""),
+                    found: echo(&format!("\"{other}\"")),
                 },
             ));
         }
     };
     for key in o.keys() {
         if !ANNOTATIONS.contains(&key.as_str()) && !known.contains(&key.as_str()) {
-            diags.push(Diagnostic {
-                property: Some(name.to_owned()),
-                message: format!("ignored keyword `{key}`"),
-            });
+            diags.push(Some(name), format!("ignored keyword `{}`", echo(key)));
         }
     }
     Ok(Field {
@@ -361,10 +460,25 @@ fn parse_property(name: &str, prop: &Value, diags: &mut Vec<Diagnostic>) -> PRes
     })
 }
 
-fn opt_str(name: &str, o: &Map<String, Value>, key: &'static str) -> PResult<Option<String>> {
+/// An optional string keyword of at most `limit` characters.
+fn opt_str(
+    name: &str,
+    o: &Map<String, Value>,
+    key: &'static str,
+    limit: usize,
+) -> PResult<Option<String>> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => {
+            let what = match key {
+                "title" => "`title`",
+                "description" => "`description`",
+                "pattern" => "`pattern`",
+                _ => "a keyword",
+            };
+            check_len(Some(name), what, s, limit)?;
+            Ok(Some(s.clone()))
+        }
         Some(_) => Err(err(
             name,
             SchemaErrorKind::BadKeyword {
@@ -421,17 +535,13 @@ fn bad_default(name: &str, v: &Value, reason: impl Into<String>) -> SchemaError 
     err(
         name,
         SchemaErrorKind::BadDefault {
-            value: v.to_string(),
+            value: echo(&v.to_string()),
             reason: reason.into(),
         },
     )
 }
 
-fn parse_text(
-    name: &str,
-    o: &Map<String, Value>,
-    diags: &mut Vec<Diagnostic>,
-) -> PResult<FieldKind> {
+fn parse_text(name: &str, o: &Map<String, Value>, diags: &mut Diags) -> PResult<FieldKind> {
     let min_length = opt_u64(name, o, "minLength")?;
     let max_length = opt_u64(name, o, "maxLength")?;
     let format = match o.get("format") {
@@ -439,10 +549,10 @@ fn parse_text(
         Some(Value::String(f)) => match StringFormat::from_wire(f) {
             Some(f) => Some(f),
             None => {
-                diags.push(Diagnostic {
-                    property: Some(name.to_owned()),
-                    message: format!("ignored unknown string format `{f}`"),
-                });
+                diags.push(
+                    Some(name),
+                    format!("ignored unknown string format `{}`", echo(f)),
+                );
                 None
             }
         },
@@ -456,16 +566,19 @@ fn parse_text(
             ));
         }
     };
-    let pattern = opt_str(name, o, "pattern")?;
+    let pattern = opt_str(name, o, "pattern", MAX_PATTERN_CHARS)?;
     if pattern.is_some() {
-        diags.push(Diagnostic {
-            property: Some(name.to_owned()),
-            message: "`pattern` is not part of the elicitation subset; shown, not enforced".into(),
-        });
+        diags.push(
+            Some(name),
+            "`pattern` is not part of the elicitation subset; shown, not enforced".into(),
+        );
     }
     let default = match o.get("default") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => {
+            check_len(Some(name), "`default`", s, MAX_DEFAULT_CHARS)?;
+            Some(s.clone())
+        }
         Some(v) => return Err(bad_default(name, v, "expected a string")),
     };
     Ok(FieldKind::Text {
@@ -500,6 +613,30 @@ fn parse_number(name: &str, o: &Map<String, Value>, integer: bool) -> PResult<Fi
     })
 }
 
+/// Refuses a list of more than [`MAX_CHOICES`] choices, before anything in it is read.
+fn check_choice_count(name: &str, count: usize) -> PResult<()> {
+    if count > MAX_CHOICES {
+        return Err(err(
+            name,
+            SchemaErrorKind::TooManyChoices {
+                count,
+                limit: MAX_CHOICES,
+            },
+        ));
+    }
+    Ok(())
+}
+
+fn choice_value(name: &str, value: &str) -> PResult<String> {
+    check_len(Some(name), "a choice's value", value, MAX_VALUE_CHARS)?;
+    Ok(value.to_owned())
+}
+
+fn choice_title(name: &str, title: &str) -> PResult<String> {
+    check_len(Some(name), "a choice's title", title, MAX_TITLE_CHARS)?;
+    Ok(title.to_owned())
+}
+
 /// Reads `[{"const": "v", "title": "T"}, …]`.
 fn titled_choices(name: &str, list: &Value, keyword: &'static str) -> PResult<Vec<Choice>> {
     let arr = list.as_array().ok_or_else(|| {
@@ -511,29 +648,39 @@ fn titled_choices(name: &str, list: &Value, keyword: &'static str) -> PResult<Ve
             },
         )
     })?;
+    check_choice_count(name, arr.len())?;
     arr.iter()
         .map(|item| {
-            let value = item
-                .get("const")
+            let value = item.get("const").and_then(Value::as_str).ok_or_else(|| {
+                err(
+                    name,
+                    SchemaErrorKind::BadKeyword {
+                        keyword,
+                        expected: "an array of {const, title} objects with string consts",
+                    },
+                )
+            })?;
+            let title = item
+                .get("title")
                 .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    err(
-                        name,
-                        SchemaErrorKind::BadKeyword {
-                            keyword,
-                            expected: "an array of {const, title} objects with string consts",
-                        },
-                    )
-                })?
-                .to_owned();
-            let title = item.get("title").and_then(Value::as_str).map(str::to_owned);
-            Ok(Choice { value, title })
+                .map(|t| choice_title(name, t))
+                .transpose()?;
+            Ok(Choice {
+                value: choice_value(name, value)?,
+                title,
+            })
         })
         .collect()
 }
 
-fn string_list(name: &str, v: &Value, keyword: &'static str) -> PResult<Vec<String>> {
-    let arr = v.as_array().ok_or_else(|| {
+/// Reads an array of strings, each checked by `each`.
+fn string_list(
+    name: &str,
+    v: &Value,
+    keyword: &'static str,
+    each: fn(&str, &str) -> PResult<String>,
+) -> PResult<Vec<String>> {
+    let bad = || {
         err(
             name,
             SchemaErrorKind::BadKeyword {
@@ -541,22 +688,15 @@ fn string_list(name: &str, v: &Value, keyword: &'static str) -> PResult<Vec<Stri
                 expected: "an array of strings",
             },
         )
-    })?;
+    };
+    let arr = v.as_array().ok_or_else(bad)?;
+    check_choice_count(name, arr.len())?;
     arr.iter()
-        .map(|s| {
-            s.as_str().map(str::to_owned).ok_or_else(|| {
-                err(
-                    name,
-                    SchemaErrorKind::BadKeyword {
-                        keyword,
-                        expected: "an array of strings",
-                    },
-                )
-            })
-        })
+        .map(|s| s.as_str().ok_or_else(bad).and_then(|s| each(name, s)))
         .collect()
 }
 
+/// Refuses an empty list of choices, or one that lists a value twice (a hash set: linear).
 fn check_choices(name: &str, options: &[Choice]) -> PResult<()> {
     if options.is_empty() {
         return Err(err(
@@ -566,15 +706,14 @@ fn check_choices(name: &str, options: &[Choice]) -> PResult<()> {
             },
         ));
     }
-    for (i, c) in options.iter().enumerate() {
-        if options.iter().take(i).any(|p| p.value == c.value) {
-            return Err(err(
-                name,
-                SchemaErrorKind::BadChoices {
-                    reason: "must be unique",
-                },
-            ));
-        }
+    let mut seen = HashSet::with_capacity(options.len());
+    if !options.iter().all(|c| seen.insert(c.value.as_str())) {
+        return Err(err(
+            name,
+            SchemaErrorKind::BadChoices {
+                reason: "must be unique",
+            },
+        ));
     }
     Ok(())
 }
@@ -583,19 +722,22 @@ fn parse_single_select(name: &str, o: &Map<String, Value>) -> PResult<FieldKind>
     let (options, style) = if let Some(list) = o.get("oneOf").or_else(|| o.get("anyOf")) {
         (titled_choices(name, list, "oneOf")?, EnumStyle::Titled)
     } else if let Some(values) = o.get("enum") {
-        let values = string_list(name, values, "enum")?;
+        let values = string_list(name, values, "enum", choice_value)?;
         match o.get("enumNames") {
             Some(names) => {
-                let names = string_list(name, names, "enumNames")?;
-                if names.len() != values.len() {
-                    return Err(err(
+                let as_long = || {
+                    err(
                         name,
                         SchemaErrorKind::BadKeyword {
                             keyword: "enumNames",
                             expected: "as long as `enum`",
                         },
-                    ));
+                    )
+                };
+                if names.as_array().is_some_and(|n| n.len() != values.len()) {
+                    return Err(as_long());
                 }
+                let names = string_list(name, names, "enumNames", choice_title)?;
                 (
                     values
                         .into_iter()
@@ -649,7 +791,7 @@ fn parse_multi_select(name: &str, o: &Map<String, Value>) -> PResult<FieldKind> 
             return Err(err(name, SchemaErrorKind::ArrayOfNonEnum));
         }
         (
-            string_list(name, values, "items.enum")?
+            string_list(name, values, "items.enum", choice_value)?
                 .into_iter()
                 .map(|value| Choice { value, title: None })
                 .collect(),
@@ -663,19 +805,7 @@ fn parse_multi_select(name: &str, o: &Map<String, Value>) -> PResult<FieldKind> 
     let max_items = opt_u64(name, o, "maxItems")?;
     let default = match o.get("default") {
         None | Some(Value::Null) => None,
-        Some(v) => {
-            let list = v
-                .as_array()
-                .ok_or_else(|| bad_default(name, v, "expected an array of enum values"))?;
-            let mut out = Vec::with_capacity(list.len());
-            for item in list {
-                match item.as_str() {
-                    Some(s) if options.iter().any(|c| c.value == s) => out.push(s.to_owned()),
-                    _ => return Err(bad_default(name, v, "expected an array of enum values")),
-                }
-            }
-            Some(out)
-        }
+        Some(v) => Some(multi_default(name, v, &options)?),
     };
     Ok(FieldKind::MultiSelect {
         options,
@@ -684,4 +814,29 @@ fn parse_multi_select(name: &str, o: &Map<String, Value>) -> PResult<FieldKind> 
         max_items,
         default,
     })
+}
+
+/// A multi-select's `default`: distinct values, each one of the choices (hash sets: linear).
+fn multi_default(name: &str, v: &Value, options: &[Choice]) -> PResult<Vec<String>> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| bad_default(name, v, "expected an array of enum values"))?;
+    if list.len() > options.len() {
+        return Err(bad_default(name, v, "expected distinct enum values"));
+    }
+    let values: HashSet<&str> = options.iter().map(|c| c.value.as_str()).collect();
+    let mut seen = HashSet::with_capacity(list.len());
+    let mut out = Vec::with_capacity(list.len());
+    for item in list {
+        match item.as_str() {
+            Some(s) if values.contains(s) => {
+                if !seen.insert(s) {
+                    return Err(bad_default(name, v, "expected distinct enum values"));
+                }
+                out.push(s.to_owned());
+            }
+            _ => return Err(bad_default(name, v, "expected an array of enum values")),
+        }
+    }
+    Ok(out)
 }

@@ -8,6 +8,7 @@
 //! business), or escape anything (surfaces render text as text).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -238,16 +239,20 @@ impl Field {
     /// assert_eq!(s.fields[1].display_value(&json!(true)), "yes");
     /// ```
     pub fn display_value(&self, v: &Value) -> String {
-        let choice = |s: &str| -> String {
-            match &self.kind {
-                FieldKind::SingleSelect { options, .. }
-                | FieldKind::MultiSelect { options, .. } => options
-                    .iter()
-                    .find(|c| c.value == s)
-                    .map_or_else(|| s.to_owned(), |c| c.label().to_owned()),
-                _ => s.to_owned(),
-            }
+        // One map of the choices (the first of a repeated value wins, as a search would find
+        // it), so a list of n values reads in time linear in n and the choices.
+        let labels: HashMap<&str, &str> = match (&self.kind, v) {
+            (
+                FieldKind::SingleSelect { options, .. } | FieldKind::MultiSelect { options, .. },
+                Value::String(_) | Value::Array(_),
+            ) => options
+                .iter()
+                .rev()
+                .map(|c| (c.value.as_str(), c.label()))
+                .collect(),
+            _ => HashMap::new(),
         };
+        let choice = |s: &str| -> String { labels.get(s).copied().unwrap_or(s).to_owned() };
         match v {
             Value::String(s) => choice(s),
             Value::Bool(true) => "yes".into(),

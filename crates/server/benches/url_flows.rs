@@ -159,13 +159,29 @@ async fn one_flow(rig: &Rig) {
     let requests = serde_json::to_value(&ir.input_requests).unwrap();
     let (key, request) = requests.as_object().unwrap().iter().next().unwrap();
     let url = request["params"]["url"].as_str().unwrap();
+    // The page first: its form carries the token the post must send back.
+    let page = rig
+        .http
+        .get(url)
+        .header("cookie", &rig.cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let token = page
+        .split_once("name=\"token\" value=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(token, _)| token.to_owned())
+        .unwrap();
     let response = rig
         .http
         .post(url)
         .header("cookie", &rig.cookie)
         .header("origin", &rig.origin)
         .header("content-type", "application/x-www-form-urlencoded")
-        .body("secret=sk-bench-0123456789")
+        .body(format!("secret=sk-bench-0123456789&token={token}"))
         .send()
         .await
         .unwrap();

@@ -53,6 +53,21 @@ pub enum AskError {
     /// or it has expired.
     #[error("invalid or expired requestState: {0}")]
     RequestState(String),
+    /// 2026-07-28: the `requestState` was sealed for another call (another tool, or other
+    /// arguments), by this server's key.
+    #[error(
+        "this requestState belongs to another call (another tool or other arguments); send the \
+         state this call's last result gave"
+    )]
+    StateOfAnotherCall,
+    /// 2026-07-28: the `requestState` was already used. The URL flow it names was completed,
+    /// and a request with this same state already took its outcome: a state is good for one
+    /// retry. The call must start again (a new flow, a new confirmation).
+    #[error(
+        "this requestState was already used: the outcome of the URL flow it names was taken by \
+         an earlier request; call the tool again to start a new flow"
+    )]
+    StateConsumed,
     /// The push-era request failed (transport closed, timeout, error reply).
     #[error("elicitation request failed: {0}")]
     Service(#[from] ServiceError),
@@ -84,6 +99,14 @@ impl AskError {
             e @ (AskError::InvalidAnswer(_)
             | AskError::Deserialize(_)
             | AskError::RequestState(_)) => ErrorData::invalid_params(e.to_string(), None),
+            e @ AskError::StateOfAnotherCall => ErrorData::invalid_params(
+                e.to_string(),
+                Some(serde_json::json!({ "requestState": "another_call" })),
+            ),
+            e @ AskError::StateConsumed => ErrorData::invalid_params(
+                e.to_string(),
+                Some(serde_json::json!({ "requestState": "consumed" })),
+            ),
             AskError::InputRequired(_) => ErrorData::internal_error(
                 "input_required result escaped its handler: return `ToolResult` from a tool in an \
                  `#[asking]` impl block, or pass the handler's result through `respond`",

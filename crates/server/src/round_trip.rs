@@ -3,10 +3,20 @@
 //!
 //! Questions are keyed by their order within the handler (`q0`, `q1`, …), so re-running the same
 //! handler code meets the same keys. Answers of earlier rounds are kept in the sealed
-//! `requestState` (HMAC via rmcp's `RequestStateCodec`, bound to the tool name and a digest of
-//! its arguments, with a time limit). Only the key the previous round asked is taken from
+//! `requestState` (HMAC via rmcp's `RequestStateCodec`, with a time limit) together with the
+//! call it belongs to (a digest of the tool name and its arguments): a state sent with another
+//! call is refused as such. Only the key the previous round asked is taken from
 //! `inputResponses`; anything else the client sends there is ignored (2026-07-28 MRTR, "Server
 //! Requirements").
+//!
+//! A sealed state can be sent again: the server keeps nothing per call. For form answers that
+//! gives a client nothing it could not send anyway (the answers are the client's own). For a URL
+//! flow it would: the flow's outcome (a payment confirmed on the server's page) is something the
+//! client cannot produce. So each round that reads a completed flow takes its outcome with a
+//! compare-and-set in the store ([`FlowStore::claim`](crate::url::FlowStore::claim)): the state
+//! carries the token of the previous take (none before the first), the store moves it to a new
+//! one, and only the state sealed after that carries the new token. A state sent a second time
+//! — in this process or another sharing the store — finds the token moved on and is refused.
 
 use std::collections::BTreeMap;
 
@@ -34,6 +44,30 @@ struct SealedState {
     /// server's store; the seal keeps a client from swapping in another).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     flows: BTreeMap<String, String>,
+    /// The call it belongs to: the digest of the tool name and its arguments, base64url.
+    #[serde(default)]
+    call: String,
+    /// For each URL question whose completed flow this call took, the token of the last take
+    /// (see the module documentation).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    claims: BTreeMap<String, String>,
+}
+
+/// What every state is sealed with as associated data: the call itself is in the payload (so
+/// that a state of another call can be told apart from a forged one).
+const STATE_CONTEXT: &[u8] = b"interlude/ask/state/v2";
+
+impl SealedState {
+    /// The state to seal for the next round, asking `pending`.
+    fn next_round(&self, binding: &[u8], pending: String) -> SealedState {
+        SealedState {
+            answers: self.answers.clone(),
+            pending: Some(pending),
+            flows: self.flows.clone(),
+            call: crate::url::store::base64url(binding),
+            claims: self.claims.clone(),
+        }
+    }
 }
 
 /// The answer to a URL question: the person's action, and the flow it is about.
@@ -42,6 +76,8 @@ pub(crate) struct UrlRound {
     pub(crate) key: String,
     pub(crate) flow: String,
     pub(crate) result: ElicitResult,
+    /// The token of this call's last take of the flow's outcome, if it took it before.
+    pub(crate) claim: Option<String>,
 }
 
 /// The round-trip state of one tool call. Boxed, and absent for push-era calls: every `Ask` has
@@ -110,6 +146,14 @@ impl RoundTrip {
         }
     }
 
+    /// Records that this round took the outcome of URL question `key`'s flow with `token`: a
+    /// state sealed later in this call carries it.
+    pub(crate) fn claimed(&mut self, key: &str, token: String) {
+        if let Some(state) = self.0.as_mut().and_then(|r| r.state.as_mut()) {
+            state.claims.insert(key.to_owned(), token);
+        }
+    }
+
     /// The state of a push-era call, which never asks through round trips.
     pub(crate) fn unused() -> Self {
         RoundTrip(None)
@@ -171,10 +215,20 @@ impl Rounds {
         if self.state.is_none() {
             let mut state = match &self.request_state {
                 None => SealedState::default(),
-                Some(sealed) => config
-                    .codec
-                    .open_json_with::<SealedState>(sealed, &self.binding)
-                    .map_err(|e| AskError::RequestState(e.to_string()))?,
+                Some(sealed) => {
+                    let state = config
+                        .codec
+                        .open_json_with::<SealedState>(sealed, STATE_CONTEXT)
+                        .map_err(|e| AskError::RequestState(e.to_string()))?;
+                    if state.call != crate::url::store::base64url(&self.binding) {
+                        tracing::warn!(
+                            era = "mrtr",
+                            "a requestState sealed for another call was sent; refused"
+                        );
+                        return Err(AskError::StateOfAnotherCall);
+                    }
+                    state
+                }
             };
             if let (Some(pending), Some(responses)) =
                 (state.pending.take(), self.input_responses.take())
@@ -207,6 +261,7 @@ impl Rounds {
                 }])
             })?;
             return Ok(UrlRound {
+                claim: state.claims.get(&key).cloned(),
                 key,
                 flow: flow.clone(),
                 result,
@@ -251,17 +306,13 @@ impl Rounds {
                 None => wire_schema(schema)?,
             },
         };
-        let sealed = SealedState {
-            answers: state.answers.clone(),
-            pending: Some(key.clone()),
-            flows: state.flows.clone(),
-        };
+        let sealed = state.next_round(&binding, key.clone());
         let request_state = config
             .codec
             .seal_json_with(
                 &sealed,
                 &SealOptions::new()
-                    .associated_data(&binding)
+                    .associated_data(STATE_CONTEXT)
                     .ttl(config.state_ttl),
             )
             .map_err(|e| AskError::RequestState(e.to_string()))?;
@@ -286,15 +337,11 @@ fn url_question(
     url: String,
 ) -> AskError {
     state.flows.insert(key.clone(), flow);
-    let sealed = SealedState {
-        answers: state.answers.clone(),
-        pending: Some(key.clone()),
-        flows: state.flows.clone(),
-    };
+    let sealed = state.next_round(binding, key.clone());
     let request_state = match config.codec.seal_json_with(
         &sealed,
         &SealOptions::new()
-            .associated_data(binding)
+            .associated_data(STATE_CONTEXT)
             .ttl(config.state_ttl),
     ) {
         Ok(s) => s,

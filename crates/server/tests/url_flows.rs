@@ -376,13 +376,23 @@ impl Browser {
         self.post_form(url, origin, format!("secret={key}")).await
     }
 
+    /// The form token of the page at `url`, as this browser sees it (empty when it sees no
+    /// form there).
+    async fn token(&self, url: &str) -> String {
+        let (_, page) = self.get(url).await;
+        form_token(&page).unwrap_or_default()
+    }
+
+    /// Posts `body` to the page at `url` as its own form would: from `origin`, with the token
+    /// the page carries.
     async fn post_form(&self, url: &str, origin: &str, body: String) -> (u16, String) {
+        let token = self.token(url).await;
         let mut r = self
             .http
             .post(url)
             .header("content-type", "application/x-www-form-urlencoded")
             .header("origin", origin)
-            .body(body);
+            .body(format!("{body}&token={token}"));
         if let Some(c) = &self.cookie {
             r = r.header("cookie", c);
         }
@@ -390,6 +400,13 @@ impl Browser {
         let status = resp.status().as_u16();
         (status, resp.text().await.unwrap())
     }
+}
+
+/// The form token a flow page embeds (its hidden `token` field).
+fn form_token(page: &str) -> Option<String> {
+    let (_, rest) = page.split_once("name=\"token\" value=\"")?;
+    let (token, _) = rest.split_once('"')?;
+    Some(token.to_owned())
 }
 
 async fn next<T>(rx: &mut mpsc::UnboundedReceiver<T>) -> T {
@@ -979,4 +996,129 @@ async fn a_draft_ua_is_the_users_flow_and_its_notify_ends_with_it() {
             .unwrap()
             .ends_with(data["id"].as_str().unwrap())
     );
+}
+
+/// Issue 21, hole 4: a flow page's form post counts only when it comes from the page itself —
+/// a same-origin `Origin` (or, without one, `Sec-Fetch-Site: same-origin`) and the page's
+/// form token. `Origin: null`, no origin at all, another origin, a cross-site fetch, a missing
+/// or another flow's token: refused, nothing saved, the flow still pending.
+#[tokio::test]
+async fn a_flow_form_post_needs_its_own_origin_and_its_token() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, origin) = pages(store.clone(), &AskConfig::new()).await;
+    let s = connect(
+        server,
+        ProtocolVersion::V_2026_07_28,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let link = |result: &ServerResult| input_required(result).2["url"].as_str().unwrap().to_owned();
+    let url = link(&call(&peer(&s), "set_api_key", None, None).await.unwrap());
+    let other = link(&call(&peer(&s), "set_api_key", None, None).await.unwrap());
+    let ada = Browser::signed_in_as("ada");
+    // Browsers send `Origin: null` with a page's own post under `no-referrer`; the pages say
+    // `same-origin`, which leaks the flow's URL to no other origin either.
+    let shown = http_client()
+        .get(&url)
+        .header("cookie", cookie().header_value(&UserId::new("ada")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shown.headers()["referrer-policy"], "same-origin");
+    let token = ada.token(&url).await;
+    let other_token = ada.token(&other).await;
+    assert!(!token.is_empty() && token != other_token);
+    let cookie = cookie().header_value(&UserId::new("ada"));
+
+    type Headers = Vec<(&'static str, String)>;
+    let post = |url: String, headers: Headers, token: String| {
+        let cookie = cookie.clone();
+        let http = http_client();
+        async move {
+            let mut r = http
+                .post(&url)
+                .header("cookie", cookie)
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(format!("secret=sk-stolen&token={token}"));
+            for (name, value) in headers {
+                r = r.header(name, value);
+            }
+            let resp = r.send().await.unwrap();
+            (resp.status().as_u16(), resp.text().await.unwrap())
+        }
+    };
+    let refused: Vec<(&str, Headers, String)> = vec![
+        (
+            "Origin: null",
+            vec![("origin", "null".into())],
+            token.clone(),
+        ),
+        ("no Origin, no Sec-Fetch-Site", vec![], token.clone()),
+        (
+            "another origin",
+            vec![("origin", "http://evil.example".into())],
+            token.clone(),
+        ),
+        (
+            "an origin that only starts like ours",
+            vec![("origin", format!("{origin}.evil.example"))],
+            token.clone(),
+        ),
+        (
+            "cross-site fetch with our Origin",
+            vec![
+                ("origin", origin.clone()),
+                ("sec-fetch-site", "cross-site".into()),
+            ],
+            token.clone(),
+        ),
+        (
+            "Sec-Fetch-Site: same-site (a sibling origin)",
+            vec![("sec-fetch-site", "same-site".into())],
+            token.clone(),
+        ),
+        ("no token", vec![("origin", origin.clone())], String::new()),
+        (
+            "another flow's token",
+            vec![("origin", origin.clone())],
+            other_token.clone(),
+        ),
+        (
+            "a forged token",
+            vec![("origin", origin.clone())],
+            "A".repeat(43),
+        ),
+    ];
+    for (case, headers, token) in refused {
+        let (status, body) = post(url.clone(), headers, token).await;
+        assert_eq!(status, 403, "{case}: {body}");
+        assert!(body.contains("Nothing was saved"), "{case}: {body}");
+    }
+    assert!(
+        store
+            .secret(&UserId::new("ada"), "openai")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        store
+            .pending_flows_of(&UserId::new("ada"), 0)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // From the page itself: our Origin and the token; or no Origin but the browser's
+    // `Sec-Fetch-Site: same-origin`, and the token.
+    let (status, body) = post(url, vec![("origin", origin.clone())], token).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = post(
+        other,
+        vec![("sec-fetch-site", "same-origin".into())],
+        other_token,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
 }

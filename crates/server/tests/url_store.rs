@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use interlude_server::url::{
-    Flow, FlowId, FlowStatus, FlowStore, MemoryStore, Secret, SqliteStore, StoreError, UserId,
+    Flow, FlowId, FlowStatus, FlowStore, MemoryStore, Secret, SqliteStore, StoreError, StoreKey,
+    UserId,
 };
 use serde_json::json;
 
@@ -71,7 +72,40 @@ suite!(
     times_beyond_i64_are_refused,
     completing_with_a_secret_keeps_both_or_neither,
     a_failing_call_leaves_the_others_made_with_it,
+    a_completed_flow_s_outcome_is_claimed_by_compare_and_set,
 );
+
+/// `claim`: only a completed flow's outcome, and only from the token recorded now; of several
+/// requests presenting the same token, one wins.
+async fn a_completed_flow_s_outcome_is_claimed_by_compare_and_set(store: &dyn FlowStore) {
+    let flow = flow_at(alice(), T0);
+    store.insert_flow(&flow).await.unwrap();
+    assert!(!store.claim(&flow.id, None, "t1").await.unwrap(), "pending");
+    assert!(
+        store
+            .transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, T0)
+            .await
+            .unwrap()
+    );
+    let racers = ["a", "b", "c", "d"].map(|to| store.claim(&flow.id, None, to));
+    let won = futures::future::join_all(racers)
+        .await
+        .into_iter()
+        .filter(|r| *r.as_ref().unwrap())
+        .count();
+    assert_eq!(won, 1);
+    assert!(!store.claim(&flow.id, None, "e").await.unwrap(), "taken");
+    assert!(!store.claim(&flow.id, Some("zz"), "e").await.unwrap());
+    let unknown = FlowId::new_random();
+    assert!(!store.claim(&unknown, None, "e").await.unwrap());
+    let declined = flow_at(alice(), T0);
+    store.insert_flow(&declined).await.unwrap();
+    store
+        .transition(&declined.id, &FlowStatus::Pending, FlowStatus::Declined, T0)
+        .await
+        .unwrap();
+    assert!(!store.claim(&declined.id, None, "e").await.unwrap());
+}
 
 async fn insert_and_read(store: &dyn FlowStore) {
     let mut flow = flow_at(alice(), T0);
@@ -636,7 +670,7 @@ impl TempDb {
 
 impl Drop for TempDb {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
+        for suffix in ["", "-wal", "-shm", "-journal", ".key"] {
             let mut path = self.path.clone().into_os_string();
             path.push(suffix);
             let _ = std::fs::remove_file(path);
@@ -723,6 +757,11 @@ fn sqlite_refuses_a_corrupt_file() {
     let db = TempDb::new("corrupt");
     let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7 + 13) as u8).collect();
     std::fs::write(&db.path, &garbage).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&db.path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
     match SqliteStore::open(&db.path) {
         Err(StoreError::Backend(e)) => assert!(!e.to_string().is_empty()),
         other => panic!("expected a backend error, got {other:?}"),
@@ -742,7 +781,7 @@ fn sqlite_refuses_a_file_of_a_newer_schema() {
     }
     match SqliteStore::open(&db.path) {
         Err(StoreError::NewerSchema { found, known }) => {
-            assert_eq!((found, known), (99, 2));
+            assert_eq!((found, known), (99, 3));
         }
         other => panic!("expected NewerSchema, got {other:?}"),
     }
@@ -767,4 +806,105 @@ async fn sqlite_file_is_private_to_its_owner() {
         .unwrap();
     let mode = std::fs::metadata(&db.path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+}
+
+/// Issue 21, hole 3: a store file someone created in advance, open to others (`0666`, as
+/// another local user would leave it in a shared folder), is refused — it is not used, and no
+/// secret reaches it. So is a `-wal` beside a private database, and an open key file.
+#[cfg(unix)]
+#[test]
+fn sqlite_refuses_files_others_may_read_or_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let open_to_all = |path: &std::path::Path| {
+        std::fs::write(path, b"").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).unwrap();
+    };
+    let db = TempDb::new("pre-created");
+    open_to_all(&db.path);
+    match SqliteStore::open(&db.path) {
+        Err(e @ StoreError::NotPrivate { .. }) => {
+            let message = e.to_string();
+            assert!(
+                message.contains(&db.path.display().to_string()),
+                "{message}"
+            );
+            assert!(message.contains("other users"), "{message}");
+        }
+        other => panic!("expected NotPrivate, got {other:?}"),
+    }
+    assert_eq!(std::fs::read(&db.path).unwrap(), b"", "left as it was");
+
+    // The database is private, but its write-ahead log was made by someone else.
+    let db = TempDb::new("pre-created-wal");
+    let mut wal = db.path.clone().into_os_string();
+    wal.push("-wal");
+    open_to_all(std::path::Path::new(&wal));
+    assert!(matches!(
+        SqliteStore::open(&db.path),
+        Err(StoreError::NotPrivate { .. })
+    ));
+
+    // A key file others may read.
+    let db = TempDb::new("open-key");
+    let key = SqliteStore::key_path(&db.path);
+    std::fs::write(&key, "00".repeat(32)).unwrap();
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(matches!(
+        SqliteStore::open(&db.path),
+        Err(StoreError::NotPrivate { .. })
+    ));
+}
+
+/// Issue 21, hole 3: a secret is sealed at rest — its text is in none of the store's files (the
+/// database, its `-wal`, its `-shm`) — and still reads back; the key is a file of its own
+/// (`0600`), and a store opened with another key cannot read it.
+#[tokio::test]
+async fn sqlite_seals_secrets_at_rest_with_a_key_kept_apart() {
+    let db = TempDb::new("sealed");
+    let store = SqliteStore::open(&db.path).unwrap();
+    let secret = "sk-live-PLAINTEXT-0123456789";
+    store
+        .put_secret(&alice(), "openai", &Secret::from(secret), T0)
+        .await
+        .unwrap();
+    let flow = flow_at(alice(), T0);
+    store.insert_flow(&flow).await.unwrap();
+    assert!(
+        store
+            .complete_with_secret(&flow.id, &alice(), "github", &Secret::from(secret), T0)
+            .await
+            .unwrap()
+    );
+    for suffix in ["", "-wal", "-shm"] {
+        let mut path = db.path.clone().into_os_string();
+        path.push(suffix);
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "the secret is in {path:?} in plain text"
+        );
+    }
+    for name in ["openai", "github"] {
+        let read = store.secret(&alice(), name).await.unwrap().unwrap();
+        assert_eq!(read.expose_str(), Some(secret));
+    }
+    drop(store);
+    let store = SqliteStore::open(&db.path).unwrap();
+    let read = store.secret(&alice(), "openai").await.unwrap().unwrap();
+    assert_eq!(read.expose_str(), Some(secret), "after a restart");
+    drop(store);
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let key = SqliteStore::key_path(&db.path);
+        let mode = std::fs::metadata(&key).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+    // Another key reads no secret (an error, never garbage).
+    let other = SqliteStore::open_with_key(&db.path, StoreKey::random()).unwrap();
+    assert!(matches!(
+        other.secret(&alice(), "openai").await,
+        Err(StoreError::Corrupt(_))
+    ));
 }

@@ -74,14 +74,29 @@ pub fn exchange(
     })
 }
 
-/// The demo's URL flow, done by "the person": sign in at `<origin>/sign-in`, then post `key` to
-/// the flow page `link`. Returns the page's answer.
+/// The form token a flow page embeds (its hidden `token` field), which its form post must send
+/// back.
+///
+/// ```
+/// let page = r#"<form method="post"><input type="hidden" name="token" value="abc-_1"></form>"#;
+/// assert_eq!(interlude_test_support::http1::form_token(page).as_deref(), Some("abc-_1"));
+/// ```
+pub fn form_token(page: &str) -> Option<String> {
+    let (_, rest) = page.split_once("name=\"token\" value=\"")?;
+    let (token, _) = rest.split_once('"')?;
+    Some(token.to_owned())
+}
+
+/// The demo's URL flow, done by "the person": sign in at `<origin>/sign-in`, open the flow page
+/// `link`, then post `key` with the page's form token. Returns the page's answer.
 pub fn complete_demo_flow(origin: &str, link: &str, key: &str) -> std::io::Result<Exchange> {
     let signed_in = exchange("GET", &format!("{origin}/sign-in"), &[], "")?;
     let cookie = signed_in
         .cookie()
         .ok_or_else(|| std::io::Error::other("the sign-in set no cookie"))?
         .to_owned();
+    let page = exchange("GET", link, &[("cookie", cookie.as_str())], "")?;
+    let token = form_token(&page.body).unwrap_or_default();
     exchange(
         "POST",
         link,
@@ -90,6 +105,6 @@ pub fn complete_demo_flow(origin: &str, link: &str, key: &str) -> std::io::Resul
             ("origin", origin),
             ("content-type", "application/x-www-form-urlencoded"),
         ],
-        &format!("secret={key}"),
+        &format!("secret={key}&token={token}"),
     )
 }

@@ -1,6 +1,10 @@
-//! A small script classifier for host labels: enough to tell when a label mixes writing systems
-//! or is written entirely in letters that pass for Latin ones. Not UTS #39, on purpose: a table
-//! of the scripts that matter for look-alike names, by Unicode block.
+//! A small script classifier for host labels: enough to tell when a label mixes writing systems,
+//! is written entirely in letters that pass for Latin ones, or holds a character names rarely
+//! use. Not UTS #39, on purpose: a table of the scripts that matter for look-alike names, by
+//! Unicode block, and the rules of Chromium's IDN display policy restated over it (mixing as
+//! UTS #39's "highly restrictive" level with Latin kept apart from Cyrillic and Greek;
+//! whole-script look-alikes allowed under a suffix of their own script; characters outside
+//! those allowed in identifiers; a few patterns that hide or imitate).
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -226,7 +230,8 @@ const LOOKALIKES: &[(Script, &[char])] = &[
     (
         Script::Cyrillic,
         &[
-            'а', 'с', 'ԁ', 'е', 'һ', 'і', 'ј', 'ӏ', 'о', 'р', 'ԛ', 'ѕ', 'у', 'х', 'ԝ', 'ү',
+            'а', 'с', 'ԁ', 'е', 'һ', 'і', 'ј', 'ӏ', 'о', 'р', 'ԛ', 'ѕ', 'у', 'х', 'ԝ', 'ү', 'ъ',
+            'ь', 'ҽ', 'п', 'г', 'ѵ', 'ѡ',
         ],
     ),
     (
@@ -254,6 +259,18 @@ impl Scripts {
     /// More than one script, and not one of the natural combinations.
     pub(crate) fn is_mixed(self) -> bool {
         self.0.count_ones() > 1 && !NATURAL_MIXES.iter().any(|&m| self.0 & !m == 0)
+    }
+
+    /// [`is_mixed`](Scripts::is_mixed) for these scripts of `label`, where Latin mixes with
+    /// Chinese, Japanese or Korean only in the ASCII range (`bücher例` is mixed, `ソニーsony` is
+    /// not).
+    pub(crate) fn is_mixed_in(self, label: &str) -> bool {
+        self.is_mixed()
+            || (self.0.count_ones() > 1
+                && self.0 & Script::Latin.bit() != 0
+                && label
+                    .chars()
+                    .any(|c| !c.is_ascii() && Script::of(c) == Some(Script::Latin)))
     }
 
     /// The scripts, in a fixed order.
@@ -284,6 +301,113 @@ pub(crate) fn lookalike_script(label: &str, scripts: Scripts) -> Option<Script> 
         .then_some(script)
 }
 
+/// Whether `suffix` (the last label, in Unicode) is written in `script` or is the country code
+/// of a country that writes it, where a name in `script` letters is expected.
+pub(crate) fn suffix_of_script(script: Script, suffix: &str) -> bool {
+    let countries: &[&str] = match script {
+        Script::Cyrillic => &[
+            "bg", "by", "kg", "kz", "mk", "mn", "rs", "ru", "su", "tj", "ua", "uz",
+        ],
+        Script::Greek => &["cy", "gr"],
+        Script::Armenian => &["am"],
+        _ => &[],
+    };
+    countries.contains(&suffix) || Scripts::of(suffix).single() == Some(script)
+}
+
+/// Characters identifiers should not use (outside UTS #39's "allowed" set, or kept out by
+/// Chromium), which pass for common letters or punctuation: Latin letters of phonetics and
+/// rarely written languages (`ɡ`, small capitals, hooks and strokes), Pinyin tone letters,
+/// polytonic Greek, old Cyrillic, hyphens and apostrophes that are letters. Sorted and disjoint
+/// (binary-searched).
+const UNUSUAL: &[(u32, u32)] = &[
+    (0x0180, 0x019F),
+    (0x01A2, 0x01AE),
+    (0x01B1, 0x01DD),
+    (0x01E4, 0x01E5),
+    (0x01F1, 0x01F3),
+    (0x01F6, 0x01F7),
+    (0x021C, 0x021D),
+    (0x0220, 0x0225),
+    (0x0234, 0x0258),
+    (0x025A, 0x0291),
+    (0x0293, 0x02AF),
+    (0x02BB, 0x02BC),
+    (0x0338, 0x0338),
+    (0x058A, 0x058A),
+    (0x1C80, 0x1C8F),
+    (0x1D00, 0x1DBF),
+    (0x1E90, 0x1E9B),
+    (0x1F00, 0x1FFF),
+    (0x2010, 0x2010),
+    (0x2019, 0x2019),
+    (0x2027, 0x2027),
+    (0x2C60, 0x2C7F),
+    (0x30A0, 0x30A0),
+    (0xA640, 0xA69F),
+    (0xA720, 0xA7FF),
+    (0xAB30, 0xAB6F),
+];
+
+/// Katakana that look like a slash or a stroke: fine among Japanese text, deceptive beside
+/// Latin letters (`loginノexample`).
+const SLASH_LIKE: [char; 4] = ['ノ', 'ソ', 'ゾ', 'ン'];
+
+/// Marks that combine with the character before them.
+fn is_combining(c: char) -> bool {
+    matches!(u32::from(c),
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F
+        | 0x3099..=0x309A)
+}
+
+fn is_japanese(c: char) -> bool {
+    c == '\u{30FC}'
+        || matches!(
+            Script::of(c),
+            Some(Script::Hiragana | Script::Katakana | Script::Han)
+        )
+}
+
+/// The first character of `label` that names rarely use and that passes for another or hides,
+/// described (`ɡ (U+0261)`, `◌́ (U+0301) twice in a row`); `None` when there is none. One pass.
+pub(crate) fn unusual_characters(label: &str) -> Option<String> {
+    let describe = |c: char| format!("{c} (U+{:04X})", u32::from(c));
+    let mut prev: Option<char> = None;
+    let mut chars = label.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let cp = u32::from(c);
+        let listed = UNUSUAL
+            .binary_search_by(|&(lo, hi)| {
+                if hi < cp {
+                    Ordering::Less
+                } else if lo > cp {
+                    Ordering::Greater
+                } else {
+                    Ordering::Equal
+                }
+            })
+            .is_ok();
+        let deceives = listed
+            || matches!(c, '\u{200C}' | '\u{200D}')
+            || (c == '\u{00B7}' && !(prev == Some('l') && next == Some('l')))
+            || (SLASH_LIKE.contains(&c)
+                && [prev, next].into_iter().flatten().any(|n| !is_japanese(n)));
+        let found = if deceives {
+            Some(describe(c))
+        } else if is_combining(c) && prev == Some(c) {
+            Some(format!("{} twice in a row", describe(c)))
+        } else {
+            None
+        };
+        if found.is_some() {
+            return found;
+        }
+        prev = Some(c);
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,6 +422,12 @@ mod tests {
         }
         for (lo, hi) in SHARED {
             assert!(lo <= hi);
+        }
+        for pair in UNUSUAL.windows(2) {
+            let [(lo, hi), (next, _)] = pair else {
+                unreachable!()
+            };
+            assert!(lo <= hi && hi < next, "{lo:#x}..={hi:#x} then {next:#x}");
         }
     }
 
@@ -338,5 +468,38 @@ mod tests {
         assert_eq!(lookalike("ελληνικά"), None);
         assert_eq!(lookalike("123"), None);
         assert_eq!(lookalike("apple"), None);
+        assert_eq!(lookalike("пор"), Some(Script::Cyrillic));
+    }
+
+    #[test]
+    fn suffixes_of_a_script() {
+        assert!(suffix_of_script(Script::Cyrillic, "рф"));
+        assert!(suffix_of_script(Script::Cyrillic, "ru"));
+        assert!(!suffix_of_script(Script::Cyrillic, "com"));
+        assert!(!suffix_of_script(Script::Cyrillic, "ελ"));
+        assert!(suffix_of_script(Script::Greek, "ελ"));
+        assert!(!suffix_of_script(Script::Armenian, "ru"));
+        assert!(suffix_of_script(Script::Armenian, "am"));
+    }
+
+    #[test]
+    fn unusual_characters_in_labels() {
+        assert_eq!(unusual_characters("bücher"), None);
+        assert_eq!(unusual_characters("ıstanbul"), None);
+        assert_eq!(unusual_characters("colꞏlegi"), Some("ꞏ (U+A78F)".into()));
+        assert_eq!(unusual_characters("col·legi"), None);
+        assert_eq!(unusual_characters("a·b"), Some("· (U+00B7)".into()));
+        assert_eq!(unusual_characters("·"), Some("· (U+00B7)".into()));
+        assert_eq!(unusual_characters("ɡoogle"), Some("ɡ (U+0261)".into()));
+        assert_eq!(unusual_characters("ə"), None, "Azerbaijani");
+        assert_eq!(unusual_characters("ș"), None, "Romanian");
+        assert_eq!(unusual_characters("ソニー"), None);
+        assert_eq!(unusual_characters("ノ"), None);
+        assert_eq!(unusual_characters("aノb"), Some("ノ (U+30CE)".into()));
+        assert_eq!(
+            unusual_characters("x\u{0301}\u{0301}"),
+            Some("\u{0301} (U+0301) twice in a row".into())
+        );
+        assert_eq!(unusual_characters("x\u{0301}\u{0300}"), None);
     }
 }

@@ -780,15 +780,15 @@ impl ViewCache {
     /// tools and resources).
     pub(crate) fn prefetch(
         &self,
-        link: &crate::host::Link,
+        shared: &crate::host::Shared,
         peer: &Peer<RoleClient>,
         server: ServerId,
     ) {
-        let (link, peer) = (link.clone(), peer.clone());
+        let (shared, peer) = (shared.clone(), peer.clone());
         tokio::spawn(async move {
             // The record takes the server's tools from the same queue this came after.
             tokio::task::yield_now().await;
-            let Some(record) = link.registry().server(server) else {
+            let Some(record) = shared.registry().server(server) else {
                 return;
             };
             let views: Vec<(String, Option<JsonObject>)> = record
@@ -808,8 +808,8 @@ impl ViewCache {
                 })
                 .collect();
             for (uri, listing) in views {
-                if link.view_cache.get(server, &uri).is_none()
-                    && let Err(e) = link.view_cache.read(&peer, server, listing, &uri).await
+                if shared.view_cache.get(server, &uri).is_none()
+                    && let Err(e) = shared.view_cache.read(&peer, server, listing, &uri).await
                 {
                     tracing::info!(%uri, "cannot read an app view ahead: {e}");
                 }

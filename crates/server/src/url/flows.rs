@@ -204,6 +204,8 @@ pub(crate) struct Inner {
     pub(crate) http: Option<reqwest::Client>,
     ttl: Duration,
     waiting: Mutex<HashMap<FlowId, Waiting>>,
+    /// The key of the pages' form tokens (`pages.rs`).
+    pub(crate) form_key: [u8; 32],
 }
 
 /// The URL flows of one server: start them from tools, serve their pages
@@ -264,6 +266,11 @@ impl UrlFlows {
                 http: None,
                 ttl: DEFAULT_FLOW_TTL,
                 waiting: Mutex::new(HashMap::new()),
+                form_key: {
+                    let mut key = [0u8; 32];
+                    rand::RngCore::fill_bytes(&mut rand::rng(), &mut key);
+                    key
+                },
             }),
         }
     }
@@ -273,6 +280,28 @@ impl UrlFlows {
     pub fn with_ttl(mut self, ttl: Duration) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.ttl = ttl;
+        }
+        self
+    }
+
+    /// The key of the form tokens the pages embed and check on a post (an HMAC of the flow and
+    /// its user). Random by default, which is right when one process serves the pages; servers
+    /// whose pages are served by several replicas (a page shown by one, its form posted to
+    /// another) give them all the same key. Call before cloning.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use interlude_server::url::{LocalUser, MemoryStore, SignedCookie, UrlFlows, UserId};
+    ///
+    /// let identity = LocalUser::new(UserId::new("ada"), SignedCookie::random("user"));
+    /// let flows = UrlFlows::new(Arc::new(MemoryStore::default()), "https://mcp.example.com/flows", identity)
+    ///     .with_form_key([9u8; 32]); // in real life: shared by the replicas, kept secret
+    /// # let _ = flows;
+    /// ```
+    #[must_use]
+    pub fn with_form_key(mut self, key: [u8; 32]) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.form_key = key;
         }
         self
     }
@@ -515,10 +544,35 @@ impl UrlFlows {
             .await
             .map_err(FlowError::from)?
             .filter(|f| &f.user == user)
-            .ok_or_else(|| AskError::RequestState("the flow it names is not this user's".into()))?;
+            .ok_or_else(|| {
+                AskError::RequestState(
+                    "the flow it names is unknown (finished and forgotten) or not this user's"
+                        .into(),
+                )
+            })?;
         match round.result.action {
             ElicitationAction::Accept => match flow.status {
-                FlowStatus::Completed => Ok(Answer::Accepted(flow)),
+                FlowStatus::Completed => {
+                    // The outcome is taken once per state: a state sent again finds the token
+                    // moved on (`round_trip.rs`).
+                    let token = crate::url::oauth::random_token();
+                    let taken = self
+                        .inner
+                        .store
+                        .claim(&flow.id, round.claim.as_deref(), &token)
+                        .await
+                        .map_err(FlowError::from)?;
+                    if !taken {
+                        tracing::warn!(
+                            flow = %flow.id,
+                            "a requestState whose completed flow was already taken was sent \
+                             again; refused"
+                        );
+                        return Err(AskError::StateConsumed);
+                    }
+                    ask.round_trip()?.claimed(&round.key, token);
+                    Ok(Answer::Accepted(flow))
+                }
                 FlowStatus::Pending if !flow.is_expired(now_ms()) => {
                     let url = self.url_of(&flow.id);
                     Err(ask

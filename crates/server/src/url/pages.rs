@@ -5,8 +5,11 @@
 //! the person opening it is signed in (else 401) as the user the flow was started for (else
 //! 403, and the attempt is logged: the spec's phishing scenario, someone else opening a link
 //! that was forwarded to them); the flow is still pending and in time (else 410). A form post
-//! must also come from the page's own origin. Pages are plain HTML without scripts, sent with
-//! a CSP that allows nothing else, no referrer and no caching.
+//! must also come from the page's own origin (a same-origin `Origin`, or without one
+//! `Sec-Fetch-Site: same-origin`; `Origin: null` is refused) and carry the page's form token, an
+//! HMAC of the flow and its user under a key of this server (else 403). Pages are plain HTML
+//! without scripts, sent with a CSP that allows nothing else, no referrer to other origins and
+//! no caching.
 //!
 //! What it does not do: sign anyone in (the server's own login sets the cookie
 //! [`Identity::page_user`](crate::url::Identity::page_user) reads).
@@ -16,6 +19,7 @@ use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use hmac::{KeyInit, Mac};
 use serde::Deserialize;
 
 use crate::url::flows::{FlowKind, UrlFlows, now_ms};
@@ -222,9 +226,12 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
              frame-ancestors 'none'; base-uri 'none'",
         ),
     );
+    // `same-origin`, not `no-referrer`: no other site learns a flow's URL either way, but under
+    // `no-referrer` browsers send `Origin: null` with the page's own form post, which is what a
+    // sandboxed frame of another site sends too (refused, `cross_origin`).
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
@@ -361,10 +368,11 @@ fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
             &title,
             &format!(
                 "<p>{server} asks you to confirm:</p><p><strong>{}</strong></p>\
-                 <form method=\"post\"><button type=\"submit\" name=\"decision\" \
+                 <form method=\"post\">{token}<button type=\"submit\" name=\"decision\" \
                  value=\"confirm\">Confirm</button> <button type=\"submit\" \
                  name=\"decision\" value=\"decline\" class=\"secondary\">Decline</button></form>",
-                escape(&detail)
+                escape(&detail),
+                token = token_field(flows, flow),
             ),
         ),
         Some(FlowKind::ApiKey { label, .. }) => {
@@ -382,10 +390,11 @@ fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
                 &format!(
                     "<p>{server} asks for your {label}. It goes to {server} only: your \
                      assistant and the app you use it in never see it.</p>{error}\
-                     <form method=\"post\"><label for=\"secret\">{label}</label>\
+                     <form method=\"post\">{token}<label for=\"secret\">{label}</label>\
                      <input id=\"secret\" name=\"secret\" type=\"password\" \
                      autocomplete=\"off\" required autofocus>\
-                     <button type=\"submit\">Save</button></form>"
+                     <button type=\"submit\">Save</button></form>",
+                    token = token_field(flows, flow),
                 ),
             )
         }
@@ -401,23 +410,73 @@ fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
 struct Submitted {
     secret: Option<String>,
     decision: Option<String>,
+    /// The page's form token ([`form_token`]).
+    token: Option<String>,
 }
 
-/// Whether a form post comes from the flow page's own origin. Browsers say so with `Origin`
-/// (`null` under some referrer policies) and `Sec-Fetch-Site`; a client that sends neither is
-/// not a browser carrying someone's cookie across sites.
-fn same_origin(flows: &UrlFlows, headers: &HeaderMap) -> bool {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(site) = header("sec-fetch-site") {
-        return site == "same-origin";
+/// The name of the form token's hidden field.
+const TOKEN_FIELD: &str = "token";
+
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
+
+fn token_mac(flows: &UrlFlows, flow: &Flow) -> Option<HmacSha256> {
+    let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&flows.inner.form_key).ok()?;
+    mac.update(b"interlude/flow-form/v1\0");
+    mac.update(flow.id.as_str().as_bytes());
+    mac.update(b"\0");
+    mac.update(flow.user.as_str().as_bytes());
+    Some(mac)
+}
+
+/// The token a flow page's form carries and its post must send back: an HMAC of the flow and
+/// its user under this server's form key. Another site cannot read it (the page is only shown
+/// to the flow's signed-in user, and no page of another origin can read it), so a form that
+/// another site makes the browser post lacks it.
+fn form_token(flows: &UrlFlows, flow: &Flow) -> String {
+    token_mac(flows, flow).map_or_else(String::new, |mac| {
+        crate::url::store::base64url(&mac.finalize().into_bytes())
+    })
+}
+
+fn token_field(flows: &UrlFlows, flow: &Flow) -> String {
+    format!(
+        "<input type=\"hidden\" name=\"{TOKEN_FIELD}\" value=\"{}\">",
+        escape(&form_token(flows, flow))
+    )
+}
+
+/// Whether `token` is `flow`'s form token (compared in constant time).
+fn token_matches(flows: &UrlFlows, flow: &Flow, token: Option<&str>) -> bool {
+    let Some(tag) = token.and_then(crate::url::store::unbase64url) else {
+        return false;
+    };
+    token_mac(flows, flow).is_some_and(|mac| mac.verify_slice(&tag).is_ok())
+}
+
+/// Why a form post does not come from the flow page's own origin, if it does not. A browser
+/// says where a post comes from with `Origin` and `Sec-Fetch-Site`: the `Origin` must be the
+/// pages' own (`null`, sent from sandboxed frames, `data:` and `file:` pages and some
+/// redirects, is refused); without it, `Sec-Fetch-Site` must say `same-origin`; with neither,
+/// nothing shows where it came from, and it is refused.
+fn cross_origin(flows: &UrlFlows, headers: &HeaderMap) -> Option<&'static str> {
+    let header = |name: &str| headers.get(name).map(|v| v.to_str().unwrap_or("?"));
+    if let Some(site) = header("sec-fetch-site")
+        && site != "same-origin"
+    {
+        return Some("Sec-Fetch-Site is not same-origin");
     }
     match header("origin") {
-        None | Some("null") => true,
-        Some(origin) => flows
-            .inner
-            .base
-            .strip_prefix(origin)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/')),
+        Some("null") => Some("Origin is null"),
+        Some(origin) => {
+            let ours = flows
+                .inner
+                .base
+                .strip_prefix(origin)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+            (!ours).then_some("Origin is another origin")
+        }
+        None if header("sec-fetch-site").is_some() => None,
+        None => Some("neither Origin nor Sec-Fetch-Site was sent"),
     }
 }
 
@@ -431,12 +490,17 @@ async fn submit(
         Ok(flow) => flow,
         Err(refusal) => return refusal,
     };
-    if !same_origin(&flows, &headers) {
-        tracing::warn!(flow = %flow.id, "a flow form was posted from another origin; refused");
+    let refused = cross_origin(&flows, &headers).or_else(|| {
+        (!token_matches(&flows, &flow, form.token.as_deref()))
+            .then_some("the form token is missing or wrong")
+    });
+    if let Some(why) = refused {
+        tracing::warn!(flow = %flow.id, "a flow form post was refused: {why}");
         return page(
             StatusCode::FORBIDDEN,
             "Not sent from this page",
-            "<p>This form must be sent from its own page. Nothing was saved.</p>",
+            "<p>This form must be sent from its own page. Nothing was saved. Open the link \
+             again and send the form from there.</p>",
         );
     }
     let name = match FlowKind::of(&flow) {

@@ -21,9 +21,11 @@ use rand::RngCore;
 use serde_json::Value;
 
 mod memory;
+mod sealing;
 mod sqlite;
 
 pub use memory::MemoryStore;
+pub use sealing::{STORE_KEY_LEN, StoreKey};
 pub use sqlite::SqliteStore;
 
 /// How many random bytes a [`FlowId`] carries (128 bits).
@@ -115,6 +117,24 @@ pub(crate) fn base64url(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The bytes that unpadded base64url `text` spells, or None when it is not such text (or its
+/// last character carries bits beyond the last byte).
+pub(crate) fn unbase64url(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut bits, mut count) = (0u32, 0u32);
+    for &byte in text.as_bytes() {
+        bits = (bits << 6) | u32::from(sextet_value(byte)?);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push(((bits >> count) & 0xff) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    // Leftover bits (at most 4) must be zero, and one character alone spells nothing.
+    (bits == 0 && count < 6).then_some(out)
 }
 
 /// The base64url character of a 6-bit value.
@@ -391,6 +411,28 @@ pub enum StoreError {
     /// The file could not be created.
     #[error("cannot create the flow store file: {0}")]
     Io(#[source] std::io::Error),
+    /// A file of the store (the database, its `-wal` or `-shm`, its key file) exists but is not
+    /// the user's own: it belongs to someone else, or others may read or write it. It is left
+    /// as it is and not used: whoever made it could read what the store would keep there.
+    #[error(
+        "refusing the flow store file {}: it {reason}; a store's files must belong to you and \
+         be readable and writable by you only (remove it, or `chmod 600` it if it is yours)",
+        path.display()
+    )]
+    NotPrivate {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The key file does not hold a key.
+    #[error("the flow store's key file {} {reason}", path.display())]
+    KeyFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// The call was dropped unanswered (the code running it panicked); nothing is known of
     /// its effect.
     #[error("the flow store has stopped")]
@@ -471,6 +513,35 @@ pub trait FlowStore: Send + Sync + 'static {
         from: &'a FlowStatus,
         to: FlowStatus,
         now_ms: u64,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Compare-and-set of the token of whoever last took a completed flow's outcome: records
+    /// `to` if the flow is `Completed` and the token recorded now is `from` (`None`: nobody took
+    /// it yet), atomically. Returns whether it moved; `false` for an unknown id, a flow in
+    /// another status, and a token that moved on. So of two requests that present the same
+    /// token, exactly one gets `true`: the 2026-07-28 round trips use it so that a sealed
+    /// `requestState` naming a completed flow is good for one request (a replay is refused).
+    ///
+    /// ```
+    /// use interlude_server::url::{Flow, FlowStatus, FlowStore, MemoryStore, UserId};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = MemoryStore::default();
+    /// let flow = Flow::new(UserId::new("ada"), "confirm:payment", 0, 60_000);
+    /// store.insert_flow(&flow).await?;
+    /// assert!(!store.claim(&flow.id, None, "t1").await?); // still pending
+    /// store.transition(&flow.id, &FlowStatus::Pending, FlowStatus::Completed, 1).await?;
+    /// assert!(store.claim(&flow.id, None, "t1").await?);
+    /// assert!(!store.claim(&flow.id, None, "t2").await?); // the same state again
+    /// assert!(store.claim(&flow.id, Some("t1"), "t2").await?); // the next round
+    /// # Ok(()) }
+    /// ```
+    fn claim<'a>(
+        &'a self,
+        id: &'a FlowId,
+        from: Option<&'a str>,
+        to: &'a str,
     ) -> StoreFuture<'a, bool>;
 
     /// Replaces the flow's `data`. Returns whether the flow is stored.
@@ -564,6 +635,17 @@ mod tests {
         }
         // The two characters where base64url differs from base64.
         assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+    }
+
+    #[test]
+    fn base64url_decodes_what_it_encodes_only() {
+        for len in 0..40 {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            assert_eq!(unbase64url(&base64url(&bytes)), Some(bytes));
+        }
+        assert_eq!(unbase64url("Zm9v+"), None);
+        assert_eq!(unbase64url("Zh"), None);
+        assert_eq!(unbase64url("Z"), None);
     }
 
     #[test]

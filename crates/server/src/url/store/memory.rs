@@ -11,8 +11,9 @@ use super::{
     ready,
 };
 
-/// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`], nothing survives the
-/// process. For tests, and for servers whose flows may be lost on a restart.
+/// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`](super::SqliteStore), nothing
+/// survives the process. For tests, and for servers whose flows may be lost on a restart. It
+/// keeps nothing on disk, so it seals nothing.
 #[derive(Default)]
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
@@ -30,6 +31,8 @@ struct MemoryFlow {
     flow: Flow,
     /// When it left `Pending` (for [`FlowStore::expire`]).
     finished_at_ms: Option<u64>,
+    /// The token of the last take of its outcome ([`FlowStore::claim`]).
+    claim: Option<String>,
 }
 
 impl MemoryStore {
@@ -69,6 +72,7 @@ impl MemoryState {
             MemoryFlow {
                 flow: flow.clone(),
                 finished_at_ms,
+                claim: None,
             },
         );
         Ok(())
@@ -103,6 +107,17 @@ impl MemoryState {
         }
         stored.finished_at_ms = to.is_finished().then_some(now_ms);
         stored.flow.status = to;
+        Ok(true)
+    }
+
+    fn claim(&mut self, id: &FlowId, from: Option<&str>, to: &str) -> Result<bool, StoreError> {
+        let Some(stored) = self.flows.get_mut(id) else {
+            return Ok(false);
+        };
+        if stored.flow.status != FlowStatus::Completed || stored.claim.as_deref() != from {
+            return Ok(false);
+        }
+        stored.claim = Some(to.to_owned());
         Ok(true)
     }
 
@@ -201,6 +216,15 @@ impl FlowStore for MemoryStore {
         now_ms: u64,
     ) -> StoreFuture<'a, bool> {
         ready(self.state().transition(id, from, to, now_ms))
+    }
+
+    fn claim<'a>(
+        &'a self,
+        id: &'a FlowId,
+        from: Option<&'a str>,
+        to: &'a str,
+    ) -> StoreFuture<'a, bool> {
+        ready(self.state().claim(id, from, to))
     }
 
     fn set_data<'a>(&'a self, id: &'a FlowId, data: Value) -> StoreFuture<'a, bool> {

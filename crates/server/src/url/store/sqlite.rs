@@ -9,14 +9,15 @@
 //! so it is still all or nothing; a call that fails leaves the others of its batch untouched.
 
 use std::fmt;
-use std::path::Path;
-use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use super::sealing::{StoreKey, check_database_files, key_path};
 use super::{
     Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, StoreFuture, UserId, check_times,
     clamp_time, to_db_time,
@@ -75,6 +76,11 @@ const MIGRATIONS: &[&str] = &[
     DROP TABLE flows;
     ALTER TABLE flows_v2 RENAME TO flows;
     CREATE INDEX flows_by_user ON flows (user_id, status);",
+    // Version 3: the token of the last take of a completed flow's outcome (`claim`), and
+    // secrets sealed at rest (`sealed` = 1; rows written before are sealed when the store is
+    // opened with its key).
+    "ALTER TABLE flows ADD COLUMN claim TEXT;
+    ALTER TABLE secrets ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// A `SELECT` of a whole flow, in [`RawFlow`]'s column order, followed by `$tail`.
@@ -92,8 +98,14 @@ macro_rules! select_flows {
 /// so a restart of the server mid-flow loses nothing.
 ///
 /// The file is the store's own (its tables are `flows`, `secrets` and `schema_version`). Secrets
-/// are kept as they are, not encrypted: on Unix a file the store creates is readable by its owner
-/// only; keep it somewhere backups and other users do not reach.
+/// are sealed at rest (ChaCha20-Poly1305, a random nonce each, bound to their user and name)
+/// with a [`StoreKey`] kept apart from the database: by default the file `<database>.key`
+/// beside it ([`SqliteStore::open`]), or a key the server supplies
+/// ([`SqliteStore::open_with_key`]). A copy of the database alone (a backup, a leftover `-wal`)
+/// reveals no secret; flows themselves (who started what, an OAuth flow's PKCE verifier until
+/// it completes) are not sealed. On Unix every file of the store must be the user's own and
+/// private (`0600`): the store creates them so, and refuses to use one that exists otherwise
+/// ([`StoreError::NotPrivate`]). Keep it in a folder other users cannot write to.
 ///
 /// One connection serves every call; calls that meet are committed together (see the module
 /// documentation). A call's work is done on the thread of whoever holds the connection, briefly
@@ -102,6 +114,8 @@ macro_rules! select_flows {
 /// the other's lock.
 pub struct SqliteStore {
     conn: Mutex<Connection>,
+    /// Seals the secrets.
+    key: Arc<StoreKey>,
     /// Calls waiting for the connection, run by whoever holds it before it lets go.
     queue: Mutex<Vec<Job>>,
 }
@@ -125,7 +139,11 @@ impl fmt::Debug for SqliteStore {
 
 impl SqliteStore {
     /// Opens the store in the file at `path`, creating the file (its folder must exist) and the
-    /// schema if needed, and bringing an older schema up to date. The journal is write-ahead
+    /// schema if needed, and bringing an older schema up to date. Secrets are sealed with the
+    /// key in `<path>.key` ([`StoreKey::load_or_create`]: created beside the database when
+    /// missing); [`SqliteStore::open_with_key`] takes a key from elsewhere. Any of the store's
+    /// files that exists but belongs to another user or is open to others is refused
+    /// ([`StoreError::NotPrivate`]). The journal is write-ahead
     /// (WAL) with `synchronous = NORMAL`: every committed change survives the server process
     /// stopping or crashing at any point (what a restart mid-flow needs); only a crash of the
     /// whole machine may lose the last few commits, which then read as flows still pending (the
@@ -157,7 +175,48 @@ impl SqliteStore {
     /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let path = path.as_ref();
+        check_database_files(path)?;
+        let key = StoreKey::load_or_create(key_path(path))?;
+        Self::open_with_key(path, key)
+    }
+
+    /// Where [`SqliteStore::open`] keeps the key of the database at `path`: `<path>.key`.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use interlude_server::url::SqliteStore;
+    ///
+    /// let key = SqliteStore::key_path(Path::new("/srv/mcp/flows.sqlite"));
+    /// assert_eq!(key, Path::new("/srv/mcp/flows.sqlite.key"));
+    /// ```
+    pub fn key_path(path: &Path) -> PathBuf {
+        key_path(path)
+    }
+
+    /// [`SqliteStore::open`] with secrets sealed by `key` (from a secrets manager, say, kept
+    /// away from the database's backups) instead of a key file beside the database. A store
+    /// opened with another key than the one its secrets were sealed with reads them as
+    /// [`StoreError::Corrupt`].
+    ///
+    /// ```
+    /// use interlude_server::url::{FlowStore, Secret, SqliteStore, StoreKey, UserId};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let path = std::env::temp_dir().join(format!("flows-key-doc-{}.sqlite", std::process::id()));
+    /// let key = StoreKey::from_bytes([42u8; 32]); // in real life: from your secrets manager
+    /// let store = SqliteStore::open_with_key(&path, key)?;
+    /// store.put_secret(&UserId::new("ada"), "openai", &Secret::from("sk-1"), 0).await?;
+    /// # drop(store);
+    /// # for suffix in ["", "-wal", "-shm"] {
+    /// #     let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    /// # }
+    /// # Ok(()) }
+    /// ```
+    pub fn open_with_key(path: impl AsRef<Path>, key: StoreKey) -> Result<Self, StoreError> {
+        let path = path.as_ref();
         create_private(path)?;
+        check_database_files(path)?;
         let conn = Connection::open(path).map_err(backend)?;
         conn.busy_timeout(Duration::from_secs(5)).map_err(backend)?;
         let mode: String = conn
@@ -172,18 +231,27 @@ impl SqliteStore {
         }
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(backend)?;
-        Self::with_connection(conn)
+        Self::with_connection(conn, key)
     }
 
     /// A store in memory with the SQLite implementation (nothing survives it being dropped).
     pub fn in_memory() -> Result<Self, StoreError> {
-        Self::with_connection(Connection::open_in_memory().map_err(backend)?)
+        Self::with_connection(
+            Connection::open_in_memory().map_err(backend)?,
+            StoreKey::random(),
+        )
     }
 
-    fn with_connection(mut conn: Connection) -> Result<Self, StoreError> {
+    fn with_connection(mut conn: Connection, key: StoreKey) -> Result<Self, StoreError> {
+        // What is deleted or replaced (a secret written before sealing, an old value) is
+        // overwritten, not left in free pages.
+        conn.pragma_update(None, "secure_delete", "ON")
+            .map_err(backend)?;
         migrate(&mut conn)?;
+        seal_plain_secrets(&mut conn, &key)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
+            key: Arc::new(key),
             queue: Mutex::new(Vec::new()),
         })
     }
@@ -343,19 +411,54 @@ fn transition(
 
 fn put_secret(
     conn: &Connection,
+    key: &StoreKey,
     user: &UserId,
     name: &str,
     secret: &Secret,
     now_ms: u64,
 ) -> Result<(), StoreError> {
+    let sealed = key.seal(user, name, secret.expose())?;
     execute(
         conn,
-        "INSERT INTO secrets (user_id, name, value, updated_at_ms) VALUES (?1, ?2, ?3, ?4) \
-         ON CONFLICT (user_id, name) \
-         DO UPDATE SET value = excluded.value, updated_at_ms = excluded.updated_at_ms",
-        params![user.as_str(), name, secret.expose(), clamp_time(now_ms)],
+        "INSERT INTO secrets (user_id, name, value, updated_at_ms, sealed) \
+         VALUES (?1, ?2, ?3, ?4, 1) \
+         ON CONFLICT (user_id, name) DO UPDATE SET value = excluded.value, \
+         updated_at_ms = excluded.updated_at_ms, sealed = 1",
+        params![user.as_str(), name, sealed, clamp_time(now_ms)],
     )
     .map_err(backend)?;
+    Ok(())
+}
+
+/// Seals the secrets a store of schema version 2 or older kept as they were, in one
+/// transaction.
+fn seal_plain_secrets(conn: &mut Connection, key: &StoreKey) -> Result<(), StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(backend)?;
+    let plain: Vec<(String, String, Vec<u8>)> = {
+        let mut statement = tx
+            .prepare("SELECT user_id, name, value FROM secrets WHERE sealed = 0")
+            .map_err(backend)?;
+        statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .map_err(backend)?
+            .collect::<Result<_, _>>()
+            .map_err(backend)?
+    };
+    if plain.is_empty() {
+        return Ok(());
+    }
+    for (user, name, value) in &plain {
+        let sealed = key.seal(&UserId(user.clone()), name, value)?;
+        tx.execute(
+            "UPDATE secrets SET value = ?1, sealed = 1 WHERE user_id = ?2 AND name = ?3",
+            params![sealed, user, name],
+        )
+        .map_err(backend)?;
+    }
+    tx.commit().map_err(backend)?;
+    tracing::info!(count = plain.len(), "sealed the flow store's older secrets");
     Ok(())
 }
 
@@ -429,6 +532,25 @@ impl FlowStore for SqliteStore {
         self.call(true, move |conn| transition(conn, &id, &from, &to, now_ms))
     }
 
+    fn claim<'a>(
+        &'a self,
+        id: &'a FlowId,
+        from: Option<&'a str>,
+        to: &'a str,
+    ) -> StoreFuture<'a, bool> {
+        let (id, from, to) = (id.clone(), from.map(str::to_owned), to.to_owned());
+        self.call(true, move |conn| {
+            let changed = execute(
+                conn,
+                "UPDATE flows SET claim = ?1 \
+                 WHERE id = ?2 AND status = 'completed' AND claim IS ?3",
+                params![to, id.as_str(), from],
+            )
+            .map_err(backend)?;
+            Ok(changed == 1)
+        })
+    }
+
     fn set_data<'a>(&'a self, id: &'a FlowId, data: Value) -> StoreFuture<'a, bool> {
         let id = id.clone();
         self.call(true, move |conn| {
@@ -492,22 +614,42 @@ impl FlowStore for SqliteStore {
         now_ms: u64,
     ) -> StoreFuture<'a, ()> {
         let (user, name, secret) = (user.clone(), name.to_owned(), secret.clone());
+        let key = self.key.clone();
         self.call(true, move |conn| {
-            put_secret(conn, &user, &name, &secret, now_ms)
+            put_secret(conn, &key, &user, &name, &secret, now_ms)
         })
     }
 
     fn secret<'a>(&'a self, user: &'a UserId, name: &'a str) -> StoreFuture<'a, Option<Secret>> {
         let (user, name) = (user.clone(), name.to_owned());
+        let key = self.key.clone();
         self.call(false, move |conn| {
-            let value: Option<Vec<u8>> = conn
-                .prepare_cached("SELECT value FROM secrets WHERE user_id = ?1 AND name = ?2")
+            let row: Option<(Vec<u8>, bool)> = conn
+                .prepare_cached(
+                    "SELECT value, sealed FROM secrets WHERE user_id = ?1 AND name = ?2",
+                )
                 .and_then(|mut statement| {
-                    statement.query_row(params![user.as_str(), name], |row| row.get(0))
+                    statement.query_row(params![user.as_str(), name], |row| {
+                        Ok((row.get(0)?, row.get(1)?))
+                    })
                 })
                 .optional()
                 .map_err(backend)?;
-            Ok(value.map(Secret))
+            match row {
+                None => Ok(None),
+                // Written by an older version while this store was open.
+                Some((value, false)) => Ok(Some(Secret(value))),
+                Some((value, true)) => key
+                    .open(&user, &name, &value)
+                    .map(Secret)
+                    .map(Some)
+                    .ok_or_else(|| {
+                        StoreError::Corrupt(
+                            "secrets.value (sealed with another key than this store's, or altered)"
+                                .to_owned(),
+                        )
+                    }),
+            }
         })
     }
 
@@ -534,13 +676,14 @@ impl FlowStore for SqliteStore {
     ) -> StoreFuture<'a, bool> {
         let (id, user) = (id.clone(), user.clone());
         let (name, secret) = (name.to_owned(), secret.clone());
+        let key = self.key.clone();
         self.call(true, move |conn| {
             atomically(conn, || {
                 let completed = FlowStatus::Completed;
                 if !transition(conn, &id, &FlowStatus::Pending, &completed, now_ms)? {
                     return Ok(false);
                 }
-                put_secret(conn, &user, &name, &secret, now_ms)?;
+                put_secret(conn, &key, &user, &name, &secret, now_ms)?;
                 Ok(true)
             })
         })
@@ -552,7 +695,8 @@ fn backend(e: rusqlite::Error) -> StoreError {
 }
 
 /// On Unix, creates the file at `path` readable and writable by its owner only, unless it exists
-/// (SQLite gives its `-wal` and `-shm` files the same permissions). Elsewhere SQLite creates it.
+/// (SQLite gives its `-wal` and `-shm` files the same permissions; an existing file is checked
+/// by the caller). Elsewhere SQLite creates it.
 fn create_private(path: &Path) -> Result<(), StoreError> {
     #[cfg(unix)]
     {
@@ -673,6 +817,31 @@ mod tests {
     use super::*;
 
     #[tokio::test]
+    async fn secrets_kept_in_plain_text_by_schema_version_2_are_sealed_on_open() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch(MIGRATIONS[1]).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_version (version INTEGER NOT NULL) STRICT;
+             INSERT INTO schema_version (version) VALUES (2);
+             INSERT INTO secrets (user_id, name, value, updated_at_ms)
+                 VALUES ('ada', 'openai', CAST('sk-old-plain' AS BLOB), 1);",
+        )
+        .unwrap();
+        let store = SqliteStore::with_connection(conn, StoreKey::random()).unwrap();
+        let read = store.secret(&UserId::new("ada"), "openai").await.unwrap();
+        assert_eq!(read.unwrap().expose_str(), Some("sk-old-plain"));
+        let conn = store.conn.lock().unwrap();
+        let (value, sealed): (Vec<u8>, bool) = conn
+            .query_row("SELECT value, sealed FROM secrets", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .unwrap();
+        assert!(sealed);
+        assert!(!value.windows(12).any(|w| w == b"sk-old-plain"));
+    }
+
+    #[tokio::test]
     async fn a_store_of_schema_version_1_is_brought_up_to_date_with_its_flows() {
         // A file as the first release wrote it: version 1's tables and one flow in them.
         let conn = Connection::open_in_memory().unwrap();
@@ -698,7 +867,7 @@ mod tests {
         )
         .unwrap();
 
-        let store = SqliteStore::with_connection(conn).unwrap();
+        let store = SqliteStore::with_connection(conn, StoreKey::random()).unwrap();
         assert_eq!(store.flow(&flow.id).await.unwrap(), Some(flow.clone()));
         assert_eq!(
             store.flow_by_lookup("state-1").await.unwrap(),
@@ -708,7 +877,7 @@ mod tests {
         let version: i64 = conn
             .query_row("SELECT version FROM schema_version", [], |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 2);
+        assert_eq!(version, 3);
         let without_rowid: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'flows' AND sql LIKE '%WITHOUT ROWID%'",

@@ -1,0 +1,157 @@
+//! The host's settings ([`HostConfig`], [`ProtocolChoice`]) and its errors ([`HostError`]).
+
+use std::time::Duration;
+
+use interlude_engine::{Declared, EngineConfig, ServerId};
+use rmcp::model::ProtocolVersion;
+
+use super::views::AppsConfig;
+use crate::resolve::Resolver;
+
+/// Which protocol a host speaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProtocolChoice {
+    /// Prefer 2026-07-28 (discover); fall back to 2025-11-25 (initialize) for older servers.
+    Auto,
+    /// Use exactly this version (2026-07-28 via discover, anything older via initialize).
+    Pin(ProtocolVersion),
+}
+
+/// Host settings.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// Engine policy (limits, rate limiting).
+    pub engine: EngineConfig,
+    /// Protocol negotiation.
+    pub protocol: ProtocolChoice,
+    /// What the host declares to servers (and therefore admits): form elicitation by default.
+    pub declare: Declared,
+    /// Limit on a tool call's active time (time nobody is being asked anything). None by default.
+    pub call_timeout: Option<Duration>,
+    /// Most `input_required` rounds one call may take.
+    pub max_rounds: usize,
+    /// The name this host gives in `clientInfo`.
+    pub client_name: String,
+    /// How a link's host name is looked up after the person consented to open it.
+    pub resolver: Resolver,
+    /// After a `-32042` (URL elicitation required) error to which the person consented, how
+    /// long to wait for the servers' completion notifications before retrying the call once.
+    pub url_wait: Duration,
+    /// MCP Apps views (used when [`Declared::apps`](interlude_engine::Declared) is set).
+    pub apps: AppsConfig,
+    /// How many messages the protocol log keeps per server ([`Host::protocol_log`](crate::Host::protocol_log); 0 keeps
+    /// none).
+    pub protocol_log: usize,
+    /// Where to write every message to and from every server as JSON Lines (`{"t_ms",
+    /// "server", "dir", "message"}`), when set. The file is created (or truncated) when the
+    /// host starts; if it cannot be, the host runs without it and says so in the log.
+    pub trace: Option<std::path::PathBuf>,
+    /// Which protocol version each server spoke last time, so that a negotiated
+    /// ([`ProtocolChoice::Auto`]) connection to a server known to speak a 2025 version starts
+    /// with `initialize` instead of waiting on `server/discover` (see [`EraMemory`](crate::EraMemory)). This
+    /// process only by default; the CLI keeps it in a file.
+    pub eras: std::sync::Arc<crate::EraMemory>,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            engine: EngineConfig::default(),
+            protocol: ProtocolChoice::Auto,
+            declare: Declared::default(),
+            call_timeout: None,
+            max_rounds: 32,
+            client_name: "interlude".into(),
+            resolver: Resolver::system(),
+            url_wait: Duration::from_secs(60),
+            apps: AppsConfig::default(),
+            protocol_log: crate::protocol_log::KEPT_PER_SERVER,
+            trace: None,
+            eras: std::sync::Arc::new(crate::EraMemory::in_memory()),
+        }
+    }
+}
+
+/// Host failures. Peer-caused failures never panic: they end up here.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// Could not start or reach the server.
+    #[error("cannot connect to `{server}`: {reason}")]
+    Connect {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// A live server already has this name.
+    #[error("a server named `{server}` is already connected")]
+    DuplicateName {
+        /// The name.
+        server: String,
+    },
+    /// No live server has this id.
+    #[error("no connected server with id {server}")]
+    NoSuchServer {
+        /// The id.
+        server: ServerId,
+    },
+    /// A request failed at the transport or protocol level: the server answered with an
+    /// error, went away, or sent something that is not a message.
+    #[error("{what} on `{server}` failed: {reason}")]
+    Service {
+        /// The server's name.
+        server: String,
+        /// What failed, e.g. "the call to `ask`".
+        what: String,
+        /// Why, in a sentence (the server's error, how it ended, what it sent).
+        reason: String,
+        /// The rmcp error, for programs (its words are in `reason`).
+        error: Box<rmcp::ServiceError>,
+    },
+    /// The call exceeded its active-time budget.
+    #[error("tool call to `{server}` timed out after {budget:?} of active time")]
+    Timeout {
+        /// The server's name.
+        server: String,
+        /// The budget.
+        budget: Duration,
+    },
+    /// The server asked for something the host refused (e.g. a schema outside the subset in an
+    /// `input_required` round, or a request kind the host did not declare).
+    #[error("server `{server}` asked for input the host refused: {reason}")]
+    Refused {
+        /// The server's name.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// A value the host was given is not one it can use.
+    #[error("{reason}")]
+    Invalid {
+        /// What is wrong, in a sentence naming the value.
+        reason: String,
+    },
+    /// The server kept returning `input_required`.
+    #[error("server `{server}` did not finish the call within {rounds} input rounds")]
+    TooManyRounds {
+        /// The server's name.
+        server: String,
+        /// The cap.
+        rounds: usize,
+    },
+    /// The server answered with something the host does not handle (e.g. a task).
+    #[error("unexpected response from `{server}`: {what}")]
+    Unexpected {
+        /// The server's name.
+        server: String,
+        /// What came.
+        what: String,
+    },
+    /// The person cancelled the call ([`Host::cancel_call`](crate::Host::cancel_call)); the server was told.
+    #[error("the call to `{server}` was cancelled")]
+    Cancelled {
+        /// The server's name.
+        server: String,
+    },
+}

@@ -1,0 +1,373 @@
+//! The core: the engine, the record and the surface, fed one [`HostInput`] at a time with the
+//! hub's lock held, in submission order; it applies each to the engine and the record and tells
+//! the surface.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use interlude_engine::{
+    AppFormEffect, AuditRecord, Effect, ElicitParams, Engine, Input, Reply, RequestId, UrlEffect,
+    UrlInput,
+};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::inputs::{CallUpdate, HostInput, ServerUpdate};
+use super::shared::Ids;
+use super::views::{self, AppsConfig, Views};
+use crate::registry::{HostEvent, Registry, ServerState};
+use crate::resolve::Resolver;
+use crate::surface::{AnswerSink, Surface};
+
+/// How many audit records a host keeps in memory (older ones are only in the log).
+pub(super) const AUDIT_KEPT: usize = 10_000;
+
+/// The engine, the surface, the record and the callers waiting for replies: touched only with
+/// the hub's core lock held.
+pub(super) struct Core<S> {
+    pub(super) engine: Engine,
+    pub(super) surface: S,
+    pub(super) registry: Arc<Mutex<Registry>>,
+    pub(super) responders: HashMap<RequestId, oneshot::Sender<Reply>>,
+    /// Each request's `requestedSchema` as sent, until it is queued (or refused).
+    pub(super) requested_schemas: HashMap<RequestId, serde_json::Value>,
+    /// Who waits for word that a URL request's flow finished.
+    pub(super) completions: HashMap<RequestId, oneshot::Sender<()>>,
+    pub(super) audit: Arc<Mutex<VecDeque<AuditRecord>>>,
+    pub(super) start: Instant,
+    pub(super) resolver: Resolver,
+    /// Where lookups run when the input came from outside any runtime (a terminal thread).
+    pub(super) runtime: Option<tokio::runtime::Handle>,
+    /// App views: their calls and servers, requests in flight.
+    pub(super) views: Views,
+    pub(super) apps: AppsConfig,
+    /// The ids the host gives out (views of questions are opened here).
+    pub(super) ids: Arc<Ids>,
+    /// App views' resources, read ahead (shared with the connections).
+    pub(super) view_cache: Arc<views::ViewCache>,
+    /// The host's name, for views' `hostInfo`.
+    pub(super) client_name: String,
+    /// The protocol log (views' traffic goes in beside their server's).
+    pub(super) log: Arc<crate::protocol_log::ProtocolLog>,
+}
+
+impl<S: Surface> Core<S> {
+    pub(super) fn record<R>(&self, f: impl FnOnce(&mut Registry) -> R) -> R {
+        let mut registry = self
+            .registry
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut registry)
+    }
+
+    /// Tells the surface, with the record unlocked (it may read it).
+    pub(super) fn tell(&mut self, event: Option<HostEvent>, sink: &AnswerSink) {
+        if let Some(event) = event {
+            self.surface.on_event(&event, sink);
+        }
+    }
+
+    pub(super) fn handle(&mut self, input: HostInput, sink: &AnswerSink) {
+        let now_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let input = match input {
+            HostInput::Ask {
+                incoming,
+                reply,
+                completed,
+            } => {
+                self.responders.insert(incoming.id, reply);
+                if let Some(schema) = requested_schema(&incoming.params) {
+                    self.requested_schemas.insert(incoming.id, schema);
+                }
+                if let Some(tx) = completed {
+                    // Nobody waits any more for flows whose waiter gave up.
+                    self.completions.retain(|_, tx| !tx.is_closed());
+                    self.completions.insert(incoming.id, tx);
+                }
+                Input::Request(incoming)
+            }
+            HostInput::Engine(input) => input,
+            HostInput::Server(update) => {
+                let gone = match &update {
+                    ServerUpdate::Failed { id, reason } => Some((*id, reason.clone())),
+                    ServerUpdate::Closed { id } => {
+                        Some((*id, "the connection to the server was closed".to_owned()))
+                    }
+                    _ => None,
+                };
+                let tools_of = match &update {
+                    ServerUpdate::Tools { id, .. } | ServerUpdate::Ready { id, .. } => Some(*id),
+                    _ => None,
+                };
+                let event = self.record(|r| apply_server(r, update));
+                self.tell(event, sink);
+                // Its views' calls are checked against its tools as they are now.
+                if let Some(server) = tools_of
+                    && let Some(record) = self.record(|r| r.server(server))
+                {
+                    let tools = record
+                        .tools
+                        .iter()
+                        .map(|t| (t.name.to_string(), record.visibility(&t.name)))
+                        .collect();
+                    self.run(Input::ServerTools { server, tools }, now_ms, sink);
+                }
+                match gone {
+                    Some((server, reason)) => Input::ServerGone { server, reason },
+                    None => return,
+                }
+            }
+            HostInput::Call(update) => {
+                let ended = match &update {
+                    CallUpdate::Ended(id, _) => Some(*id),
+                    _ => None,
+                };
+                let (event, orphans) = self.record(|r| match update {
+                    CallUpdate::Started(record) => (Some(r.start_call(*record)), Vec::new()),
+                    CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
+                    CallUpdate::Progress {
+                        id,
+                        progress,
+                        total,
+                        message,
+                    } => (r.call_progress(id, progress, total, message), Vec::new()),
+                    CallUpdate::Ended(id, status) => (r.end_call(id, status), r.pending_of(id)),
+                });
+                self.tell(event, sink);
+                // A request whose call has ended can no longer serve it: close it, and the
+                // server (if it still waits) gets a cancel.
+                for id in orphans {
+                    let reason = "the tool call that asked this has ended".to_owned();
+                    self.run(Input::Withdraw { id, reason }, now_ms, sink);
+                }
+                if let Some(call) = ended {
+                    self.call_ended_for_views(call, sink);
+                }
+                return;
+            }
+            HostInput::View(update) => {
+                self.view_update(update, sink);
+                return;
+            }
+            HostInput::LinkProgress {
+                server,
+                elicitation_id,
+                progress,
+                total,
+                message,
+            } => {
+                let event = self.record(|r| {
+                    let id = r.open_flow(server, &elicitation_id)?;
+                    r.change_request(id, |req| req.link_progress(progress, total, message))
+                });
+                self.tell(event, sink);
+                return;
+            }
+        };
+        self.run(input, now_ms, sink);
+    }
+
+    /// Hands one input to the engine and carries out its effects.
+    pub(super) fn run(&mut self, input: Input, now_ms: u64, sink: &AnswerSink) {
+        for effect in self.engine.handle(input, now_ms) {
+            match effect {
+                Effect::Reply { id, reply } => {
+                    self.requested_schemas.remove(&id);
+                    if reply != Reply::Consented {
+                        self.completions.remove(&id);
+                    }
+                    let event = self.record(|r| r.reply_request(id, reply.clone()));
+                    self.tell(event, sink);
+                    if let Some(tx) = self.responders.remove(&id) {
+                        let _ = tx.send(reply);
+                    }
+                }
+                Effect::Queued(view) => {
+                    let app = match &view.kind {
+                        interlude_engine::RequestKind::AppForm(app) => {
+                            Some((view.id, view.server, view.call, app.resource_uri.clone()))
+                        }
+                        _ => None,
+                    };
+                    let schema = self.requested_schemas.remove(&view.id);
+                    let event = self.record(|r| r.queue_request(view, schema));
+                    self.tell(Some(event), sink);
+                    if let Some((id, server, call, uri)) = app {
+                        self.open_question_view(id, server, call, uri, sink);
+                    }
+                }
+                Effect::AppForm(AppFormEffect::Fallback { id, reason }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.fall_back(reason)));
+                    self.tell(event, sink);
+                }
+                Effect::Present(id) => {
+                    let event = self.record(|r| r.present_request(id));
+                    self.tell(event, sink);
+                }
+                Effect::Invalid { id, errors } => {
+                    let event = self.record(|r| r.invalid_answer(id, errors));
+                    self.tell(event, sink);
+                }
+                Effect::Url(UrlEffect::Resolve { id, host }) => self.resolve(id, host, sink),
+                Effect::Url(UrlEffect::Open { id, url }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.link_opened(url)));
+                    self.tell(event, sink);
+                }
+                Effect::Url(UrlEffect::Completed { id }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.link_completed()));
+                    self.tell(event, sink);
+                    if let Some(tx) = self.completions.remove(&id) {
+                        let _ = tx.send(());
+                    }
+                }
+                Effect::Url(UrlEffect::Done { id }) => {
+                    let event = self.record(|r| r.change_request(id, |req| req.link_done()));
+                    self.tell(event, sink);
+                    if let Some(tx) = self.completions.remove(&id) {
+                        let _ = tx.send(());
+                    }
+                }
+                Effect::Closed { id, notice } => {
+                    self.responders.remove(&id);
+                    self.completions.remove(&id);
+                    let event = self.record(|r| r.close_request(id, notice));
+                    self.tell(event, sink);
+                }
+                Effect::View { view, effect } => self.view_effect(view, effect, sink),
+                Effect::Audit(mut record) => {
+                    // Who asked, as the server says it is, beside the name it has here.
+                    if let Some(server) = self.record(|r| {
+                        r.live_server_named(&record.server)
+                            .and_then(|id| r.server(id))
+                    }) {
+                        record.server_title = server
+                            .identity
+                            .as_ref()
+                            .map(|i| i.display_name().to_owned());
+                    }
+                    tracing::info!(
+                        target: "interlude::audit",
+                        record = %serde_json::to_string(&record).unwrap_or_default(),
+                    );
+                    if let Ok(mut log) = self.audit.lock() {
+                        // A ring: dropping the oldest record must not move the other 10 000.
+                        if log.len() >= AUDIT_KEPT {
+                            log.pop_front();
+                        }
+                        log.push_back(record);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<S> Core<S> {
+    /// Milliseconds since the host started (the engine's clock).
+    pub(super) fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Runs `task` on the current runtime, or the one the host was started in; `None` when
+    /// there is none (nothing can run: logged).
+    pub(super) fn spawn(
+        &self,
+        task: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Option<tokio::task::AbortHandle> {
+        match tokio::runtime::Handle::try_current()
+            .ok()
+            .or_else(|| self.runtime.clone())
+        {
+            Some(runtime) => Some(runtime.spawn(task).abort_handle()),
+            None => {
+                tracing::warn!("no async runtime to run a host task in");
+                None
+            }
+        }
+    }
+
+    /// Looks up a link's host name (the person consented) and hands the addresses back to the
+    /// engine as an input of its own.
+    pub(super) fn resolve(&self, id: RequestId, host: String, sink: &AnswerSink) {
+        let resolver = self.resolver.clone();
+        let hub = sink.hub.clone();
+        let lookup = async move {
+            let addresses = resolver.lookup(host).await;
+            hub.submit(HostInput::Engine(Input::Url(UrlInput::Resolved {
+                id,
+                addresses,
+            })));
+        };
+        match tokio::runtime::Handle::try_current()
+            .ok()
+            .or_else(|| self.runtime.clone())
+        {
+            Some(runtime) => {
+                runtime.spawn(lookup);
+            }
+            None => {
+                // No runtime anywhere: the link cannot be checked, so it is not opened.
+                tracing::warn!("no async runtime to look up a link's host name in");
+                sink.hub
+                    .submit(HostInput::Engine(Input::Url(UrlInput::Resolved {
+                        id,
+                        addresses: Vec::new(),
+                    })));
+            }
+        }
+    }
+}
+
+pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<HostEvent> {
+    match update {
+        ServerUpdate::Added { record, accepted } => {
+            let free = r.live_server_named(&record.name).is_none();
+            let _ = accepted.send(free);
+            free.then(|| r.add_server(*record))
+        }
+        ServerUpdate::Ready {
+            id,
+            identity,
+            tools,
+            apps,
+            resources,
+        } => r.change_server(id, |s| {
+            s.state = ServerState::Ready;
+            s.negotiation = None;
+            s.identity = Some(identity);
+            s.set_tools(tools);
+            s.apps.declared = apps;
+            s.apps.resources = resources;
+        }),
+        ServerUpdate::Tools { id, tools } => r.change_server(id, |s| s.set_tools(tools)),
+        ServerUpdate::Resources { id, resources } => {
+            r.change_server(id, |s| s.apps.resources = resources)
+        }
+        ServerUpdate::Failed { id, reason } => r.change_server(id, |s| {
+            // A closed server stays closed: its transport ending afterwards is no failure.
+            if s.state != ServerState::Closed {
+                s.state = ServerState::Failed { reason };
+            }
+            s.negotiation = None;
+        }),
+        ServerUpdate::Closed { id } => r.change_server(id, |s| s.state = ServerState::Closed),
+        ServerUpdate::Logged(log) => Some(HostEvent::ServerLogged(Arc::new(log))),
+        ServerUpdate::Removed { id } => r.remove_server(id),
+    }
+}
+
+/// The `requestedSchema` of a request's params, as the server sent it.
+pub(super) fn requested_schema(params: &ElicitParams) -> Option<serde_json::Value> {
+    match params {
+        // The schema alone is serialized, not the whole request.
+        ElicitParams::Typed(typed) => match &**typed {
+            rmcp::model::ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            } => serde_json::to_value(requested_schema).ok(),
+            _ => None,
+        },
+        ElicitParams::Json(raw) => raw.get("requestedSchema").cloned(),
+        // A seed-000 prompt's form is its `interaction.schema`.
+        ElicitParams::Interaction(raw) => raw.get("interaction")?.get("schema").cloned(),
+    }
+}
