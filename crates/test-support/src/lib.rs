@@ -9,7 +9,10 @@
 //!
 //! - [`Browser::wait_for`]: an element matching a CSS selector, polled until a timeout;
 //! - [`Browser::wait_js`]: a JavaScript expression, polled until it is truthy;
-//! - [`Browser::screenshot`]: a PNG into `target/artifacts/<name>.png` (see [`artifacts_dir`]).
+//! - [`Browser::click_when_clear`]: a click once the element is in view, still and uncovered
+//!   ([`Browser::click_state`] says where it is and what covers it);
+//! - [`Browser::screenshot`]: a PNG into `target/artifacts/<name>.png` (see [`artifacts_dir`]);
+//! - [`wait_until`]: any other state (a host's record, a file), polled until a timeout.
 //!
 //! For host tests, [`surface::RecordingSurface`] answers from a script and records every event
 //! the host sends.
@@ -386,6 +389,47 @@ impl Browser {
             .await?)
     }
 
+    /// Scrolls `element` to the centre of its document's viewport and says where it is and
+    /// whether a click at its centre would reach it, as JSON: `box` (its client rectangle),
+    /// `clear` (shown with a size, inside the viewport, and the topmost element there: no
+    /// overlay, bar or other element over it), `settled` (no CSS transition is running in its
+    /// document: nothing is still moving or resizing) and `top` (what is at its centre). In the
+    /// document of the frame the session is in.
+    pub async fn click_state(&self, element: &Element) -> Result<Value, Error> {
+        let arg = serde_json::to_value(element).map_err(|e| Error::Io {
+            context: "cannot pass an element to the page".into(),
+            source: std::io::Error::other(e),
+        })?;
+        Ok(self.client.execute(CLICK_STATE_JS, vec![arg]).await?)
+    }
+
+    /// Clicks `element` once a click at its centre reaches it: per [`Browser::click_state`],
+    /// clear and settled, and in the same place on two polls in a row. A layout still moving
+    /// (a transition, a frame being resized) would send WebDriver's click elsewhere ("element
+    /// click intercepted"). Fails after `timeout` with the last state seen.
+    pub async fn click_when_clear(
+        &self,
+        element: &Element,
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        let deadline = Instant::now() + timeout;
+        let mut previous = Value::Null;
+        loop {
+            let state = self.click_state(element).await?;
+            if clickable(&state, &previous) {
+                return Ok(element.click().await?);
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::Timeout {
+                    what: format!("the element to be in view, still and uncovered (last: {state})"),
+                    timeout,
+                });
+            }
+            previous = state;
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
     /// Saves a screenshot of the window into `target/artifacts/<name>.png` and returns the path.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf, Error> {
         let png = self.client.screenshot().await?;
@@ -401,6 +445,41 @@ impl Browser {
         let png = element.screenshot().await?;
         save_artifact(name, &png)
     }
+}
+
+/// [`Browser::click_state`]'s script: the element is its argument.
+const CLICK_STATE_JS: &str = r"
+const e = arguments[0];
+e.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+const r = e.getBoundingClientRect();
+const x = r.left + r.width / 2, y = r.top + r.height / 2;
+const inside = r.width > 0 && r.height > 0 && x >= 0 && y >= 0
+  && x < document.documentElement.clientWidth && y < document.documentElement.clientHeight;
+const top = inside ? document.elementFromPoint(x, y) : null;
+return {
+  box: [r.left, r.top, r.width, r.height],
+  clear: inside && !!top && (top === e || e.contains(top)),
+  settled: document.getAnimations().every((a) => !(a instanceof CSSTransition)),
+  top: top ? top.outerHTML.slice(0, 200) : null,
+};
+";
+
+/// Whether a [`Browser::click_state`] `state` allows a click: clear, settled, and where the
+/// `previous` poll saw it.
+pub fn clickable(state: &Value, previous: &Value) -> bool {
+    let yes = |key: &str| state.get(key) == Some(&Value::Bool(true));
+    yes("clear") && yes("settled") && state.get("box") == previous.get("box")
+}
+
+/// Calls `check` every few milliseconds until it yields a value or `timeout` passes; the
+/// timeout names `what`. For states a test reads without a browser (a host's record, a file a
+/// server writes).
+pub async fn wait_until<T>(
+    what: &str,
+    timeout: Duration,
+    mut check: impl FnMut() -> Option<T>,
+) -> Result<T, Error> {
+    poll(what.to_owned(), timeout, || std::future::ready(Ok(check()))).await
 }
 
 /// Calls `attempt` every few milliseconds until it yields a value, fails, or `timeout` passes.

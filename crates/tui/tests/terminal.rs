@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use interlude_test_support::tmux::Tmux;
+use interlude_test_support::tmux::{PATIENCE, Tmux};
 
 /// The demo server and the example driving the terminal surface.
 struct Binaries {
@@ -208,7 +208,7 @@ fn accepting_contact_details_after_a_validation_message() {
 /// Waits until the screen has a row that reads `row` (trailing blanks aside), starting with
 /// `prefix`; returns the screen.
 fn wait_for_row(tmux: &Tmux, prefix: &str, row: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + PATIENCE;
     loop {
         let rows = tmux.rows();
         if rows.iter().any(|r| r.trim_end() == row) {
@@ -319,12 +319,9 @@ impl HttpDemo {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + PATIENCE;
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "interlude-demo did not listen"
-            );
+            assert!(Instant::now() < deadline, "interlude-demo did not listen");
             std::thread::sleep(Duration::from_millis(25));
         }
         HttpDemo {
@@ -392,7 +389,7 @@ impl LinkSession {
 
     /// The `n`th link handed to the opener (from 1), once it has been.
     fn opened_link(&self, n: usize) -> String {
-        let deadline = Instant::now() + interlude_test_support::tmux::PATIENCE;
+        let deadline = Instant::now() + PATIENCE;
         loop {
             if let Ok(text) = std::fs::read_to_string(&self.opened)
                 && let Some(line) = text.lines().nth(n - 1)
@@ -520,6 +517,16 @@ fn a_long_calls_progress_shows_while_it_runs() {
     let Some(tmux) = session(&spec, 120, 40) else {
         return;
     };
+    // The menu offers what the host's record listed when it was drawn, and is not drawn again
+    // while it waits for keys: typing the tool's name into a menu without it would filter to
+    // nothing, forever. So the menu must show the server's tools (its first, `echo`) before
+    // the name is typed.
+    let screen = tmux.wait_for("to move, Enter to call");
+    let menu = &screen[screen.rfind("Call a tool:").unwrap_or(0)..];
+    assert!(
+        menu.contains("echo"),
+        "the menu was drawn before the host's record listed everything's tools; the screen:\n{screen}"
+    );
     tmux.type_text("trigger-long-running-operation");
     tmux.wait_for("> trigger-long-running-operation");
     tmux.press(&["Enter"]);

@@ -1,0 +1,84 @@
+use interlude_host::ServerSpec;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::harness::{harness, harness_with, serve_demo_on};
+
+/// While a server connects, the page says how the protocol version is being negotiated: a
+/// server that ignores `server/discover` (the scripted server's `silent` mode) keeps the host
+/// waiting, and the person sees why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_the_negotiation_while_a_server_connects() {
+    let page = harness().await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../demo/tests/test_data/scripted_server.py");
+    let spec = ServerSpec::Stdio {
+        command: "python3".into(),
+        args: vec![script.to_string_lossy().into_owned(), "silent".into()],
+        env: Default::default(),
+    };
+    let app = page.app.clone();
+    let connecting = tokio::spawn(async move { app.add_server("silent", spec, None).await });
+    let note = page.until("document.querySelector('li[data-server=\"silent\"] .negotiation')?.textContent || null", "no word on the negotiation").await;
+    let note = note.as_str().unwrap();
+    assert!(
+        note.contains("server/discover") && note.contains("10 s"),
+        "{note}"
+    );
+    connecting.abort();
+    page.close().await;
+}
+
+/// A server that cannot connect says why in one line, its tools cannot be called, and the page
+/// offers Retry and Remove: retried once the server is up, it connects; removed, it is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_server_can_be_retried_or_removed() {
+    // A port nobody listens on yet: the demo starts there later.
+    let port = {
+        let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let late = ServerSpec::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap();
+    let missing = ServerSpec::Stdio {
+        command: "/nonexistent/mcp-server".into(),
+        args: Vec::new(),
+        env: Default::default(),
+    };
+    let page = harness_with(vec![("late", late, None), ("missing", missing, None)]).await;
+    let error = page
+        .until(
+            "document.querySelector('li[data-server=\"missing\"] .server-error')?.textContent || null",
+            "no reason for the failure",
+        )
+        .await;
+    let error = error.as_str().unwrap();
+    assert!(
+        !error.contains('\n') && error.contains("/nonexistent/mcp-server"),
+        "{error}"
+    );
+    page.until(
+        "document.querySelector('li[data-server=\"late\"] button.server-retry') ? true : null",
+        "no Retry for the server that is not up yet",
+    )
+    .await;
+
+    // Up now: Retry connects it, and its tools can be called.
+    let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    let shutdown = CancellationToken::new();
+    serve_demo_on(listener, &shutdown);
+    page.click("li[data-server=\"late\"] button.server-retry")
+        .await;
+    page.until(
+        "(() => { const li = document.querySelector('li[data-server=\"late\"]'); \
+         return li && li.querySelector('.dot.ready') && !li.querySelector('button.tool-btn[disabled]') || null; })()",
+        "Retry did not connect the server",
+    )
+    .await;
+
+    // Remove takes the other off the page.
+    page.click("li[data-server=\"missing\"] button.server-remove")
+        .await;
+    page.wait_gone("li[data-server=\"missing\"]").await;
+    shutdown.cancel();
+    page.close().await;
+}
