@@ -356,6 +356,11 @@ impl Connection {
             apps,
             resources,
         }));
+        // The record shows the server ready, with its tools, before `connect` returns: the hub
+        // may have left the update to another thread's drain, so wait for it to be applied.
+        let (applied, ready) = tokio::sync::oneshot::channel();
+        shared.submit(HostInput::Barrier(applied));
+        let _ = ready.await;
         if let Ok(mut peers) = shared.peers.lock() {
             peers.insert(id, peer.clone());
         }

@@ -87,6 +87,11 @@ impl<S: Surface> Core<S> {
                 Input::Request(incoming)
             }
             HostInput::Engine(input) => input,
+            HostInput::Barrier(applied) => {
+                // Its waiter may have given up: nothing to tell then.
+                let _ = applied.send(());
+                return;
+            }
             HostInput::Server(update) => {
                 let gone = match &update {
                     ServerUpdate::Failed { id, reason } => Some((*id, reason.clone())),

@@ -78,6 +78,10 @@ pub(crate) enum HostInput {
     Server(ServerUpdate),
     Call(CallUpdate),
     View(ViewUpdate),
+    /// Nothing to do but say so: every input submitted before it has been applied when
+    /// `applied` fires (the hub is first in, first out). Whoever needs the record to show what it
+    /// submitted (a connection that is ready) waits on it.
+    Barrier(oneshot::Sender<()>),
     /// A server's progress on the flow of its link `elicitation_id` (a seed-000 `ua`).
     LinkProgress {
         server: ServerId,
