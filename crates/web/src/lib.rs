@@ -32,6 +32,7 @@
 //! ```
 
 mod assets;
+mod body;
 mod routes;
 mod sandbox;
 mod state;
