@@ -33,6 +33,8 @@
 
 mod assets;
 mod body;
+#[cfg(test)]
+mod kinds_covered;
 mod routes;
 mod sandbox;
 mod state;
