@@ -166,3 +166,25 @@ fn the_renderer_table_is_read_as_written() {
     assert_eq!(table, BTreeSet::from(["form".to_owned(), "url".to_owned()]));
     assert!(!table.contains("app-form"));
 }
+
+#[test]
+fn each_kind_reaches_the_page_where_the_page_reads_it() {
+    // `kind` and `status` are flattened beside what every request has; each kind's fields are
+    // where the renderers read them (form.js: `fields`, `prefill`; link.js: `link`; view.js and
+    // app.js: `app.stage`, `app.resourceUri`).
+    let entries: Vec<_> = one_of_each()
+        .into_iter()
+        .map(|kind| serde_json::to_value(kind_entry(&record(kind))).unwrap())
+        .collect();
+    assert_eq!(entries[0]["kind"], "form");
+    assert!(entries[0]["fields"].is_array() && entries[0]["prefill"].is_object());
+    assert!(entries[0].get("link").is_none(), "{}", entries[0]);
+    assert_eq!(entries[1]["kind"], "url");
+    assert_eq!(entries[1]["link"]["stage"], "consent");
+    assert_eq!(entries[1]["link"]["full"], "https://example.com/sign-in");
+    assert!(entries[1].get("fields").is_none(), "{}", entries[1]);
+    assert_eq!(entries[2]["kind"], "app-form");
+    assert_eq!(entries[2]["app"]["stage"], "view");
+    assert_eq!(entries[2]["app"]["resourceUri"], "ui://review");
+    assert!(entries[2]["fields"].is_array());
+}
