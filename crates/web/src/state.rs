@@ -425,9 +425,6 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
         ViewState::Open => (ViewStateEntry::Open, None),
         ViewState::Failed { reason } => (ViewStateEntry::Failed, Some(reason.clone())),
         ViewState::Closed => (ViewStateEntry::Closed, None),
-        // `ViewState` is `#[non_exhaustive]` (the host's): a state this crate does not know yet
-        // is shown as closed.
-        _ => (ViewStateEntry::Closed, None),
     };
     ViewEntry {
         id: v.id.0,
@@ -643,9 +640,6 @@ fn status_entry(status: &RequestStatus) -> StatusEntry {
         RequestStatus::Closed(notice) => StatusEntry::Closed {
             notice: Some(notice.text.clone()),
         },
-        // `RequestStatus` is `#[non_exhaustive]` (the host's): a status this crate does not know
-        // yet is shown as closed, without a notice.
-        _ => StatusEntry::Closed { notice: None },
     }
 }
 
@@ -665,9 +659,6 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> Lin
         Some(LinkState::Done { url }) => (Some(LinkStateEntry::Done), Some(url.clone())),
         Some(LinkState::Ended { url }) => (Some(LinkStateEntry::Ended), Some(url.clone())),
         None => (None, None),
-        // `LinkState` is `#[non_exhaustive]` (the host's): a state this crate does not know yet
-        // offers nothing to open.
-        Some(_) => (None, None),
     };
     LinkEntry {
         full: display.map_or_else(|| url.url.clone(), |d| d.full.clone()),
