@@ -309,7 +309,6 @@ pub enum HostEvent {
 
 /// Where an app view stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum ViewState {
     /// Its resource is being read from the server.
     Loading,

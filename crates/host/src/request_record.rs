@@ -9,7 +9,6 @@ use crate::progress::CallProgress;
 
 /// Where a request for a person stands.
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum RequestStatus {
     /// Waiting for its turn.
     Queued,
@@ -47,7 +46,6 @@ pub struct RequestRecord {
 /// changed only by its own transitions. A change comes out as
 /// [`HostEvent::RequestChanged`](crate::HostEvent::RequestChanged).
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum RequestState {
     /// A form.
     Form {
@@ -210,7 +208,6 @@ impl RequestRecord {
 
 /// What became of a URL request's link after the person consented to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum LinkState {
     /// It passed every check and is for the person to open (the surface opens it in their own
     /// browser or shows it); the flow goes on there.

@@ -36,6 +36,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/host/link.js"),
     ),
     (
+        "kinds.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/host/kinds.js"),
+    ),
+    (
         "view.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/host/view.js"),

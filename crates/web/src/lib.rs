@@ -32,6 +32,9 @@
 //! ```
 
 mod assets;
+mod body;
+#[cfg(test)]
+mod kinds_covered;
 mod routes;
 mod sandbox;
 mod state;

@@ -1,6 +1,7 @@
 //! HTTP routes of the page, the one security layer (CSP and friends), the `Host` check and the
-//! token check. Request bodies are parsed here, at the boundary, into typed values; malformed
-//! ones get a 400 naming the field.
+//! token check. Request bodies are read at the boundary into typed values (`body.rs`: each POST's
+//! body type and the [`Body`] extractor); a malformed one is refused before its handler runs, with
+//! `{"error": …}` naming the field.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -20,6 +21,11 @@ use serde_json::{Value, json};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::assets;
+use crate::body::{
+    Action, AddServerBody, AnswerBody, Body, CallBody, CancelBody, LogLevelBody, RequestBody,
+    ServerNameBody, TelemetryBody, ValidateBody, ViewContextBody, ViewDownloadBody,
+    ViewMessageBody, ViewModeBody, ViewToolBody,
+};
 use crate::{CallError, WebApp};
 
 /// The Content Security Policy of the host page: only our own scripts, styles and API; no
@@ -202,13 +208,10 @@ fn view_id(id: &str) -> Option<interlude_host::ViewId> {
 async fn view_message(
     State(app): State<WebApp>,
     axum::extract::Path(id): axum::extract::Path<String>,
-    Json(body): Json<Value>,
+    Body(body): Body<ViewMessageBody>,
 ) -> Response {
     let Some(view) = view_id(&id) else {
         return bad_request("the path must name a view id");
-    };
-    let Some(message) = field(&body, "message") else {
-        return bad_request("`message` is required");
     };
     if app.inner.host.view(view).is_none() {
         return (
@@ -217,7 +220,7 @@ async fn view_message(
         )
             .into_response();
     }
-    app.inner.host.view_message(view, message.clone());
+    app.inner.host.view_message(view, body.message);
     StatusCode::ACCEPTED.into_response()
 }
 
@@ -225,15 +228,12 @@ async fn view_message(
 async fn view_context(
     State(app): State<WebApp>,
     axum::extract::Path(id): axum::extract::Path<String>,
-    Json(body): Json<Value>,
+    Body(body): Body<ViewContextBody>,
 ) -> Response {
     let Some(view) = view_id(&id) else {
         return bad_request("the path must name a view id");
     };
-    let Some(Value::Object(changes)) = field(&body, "changes") else {
-        return bad_request("`changes` must be an object");
-    };
-    app.inner.host.view_context(view, changes.clone());
+    app.inner.host.view_context(view, body.changes);
     StatusCode::ACCEPTED.into_response()
 }
 
@@ -264,18 +264,14 @@ async fn view_download_files(
 async fn view_download(
     State(app): State<WebApp>,
     axum::extract::Path(id): axum::extract::Path<String>,
-    Json(body): Json<Value>,
+    Body(body): Body<ViewDownloadBody>,
 ) -> Response {
     let Some(view) = view_id(&id) else {
         return bad_request("the path must name a view id");
     };
-    let Some(question) = field(&body, "question").and_then(Value::as_u64) else {
-        return bad_request("`question` must be the offer's number");
-    };
-    let Some(saved) = field(&body, "saved").and_then(Value::as_bool) else {
-        return bad_request("`saved` must be true or false");
-    };
-    app.inner.host.answer_download(view, question, saved);
+    app.inner
+        .host
+        .answer_download(view, body.question, body.saved);
     StatusCode::ACCEPTED.into_response()
 }
 
@@ -283,20 +279,13 @@ async fn view_download(
 async fn view_tool(
     State(app): State<WebApp>,
     axum::extract::Path(id): axum::extract::Path<String>,
-    Json(body): Json<Value>,
+    Body(body): Body<ViewToolBody>,
 ) -> Response {
     let Some(view) = view_id(&id) else {
         return bad_request("the path must name a view id");
     };
-    let Some(name) = field(&body, "name").and_then(Value::as_str) else {
-        return bad_request("`name` must be a tool of the view");
-    };
-    let arguments = match field(&body, "arguments") {
-        None | Some(Value::Null) => serde_json::Map::new(),
-        Some(Value::Object(o)) => o.clone(),
-        Some(_) => return bad_request("`arguments` must be an object"),
-    };
-    app.inner.host.call_view_tool(view, name, arguments);
+    let arguments = body.arguments.unwrap_or_default();
+    app.inner.host.call_view_tool(view, &body.name, arguments);
     StatusCode::ACCEPTED.into_response()
 }
 
@@ -304,15 +293,12 @@ async fn view_tool(
 async fn view_mode(
     State(app): State<WebApp>,
     axum::extract::Path(id): axum::extract::Path<String>,
-    Json(body): Json<Value>,
+    Body(body): Body<ViewModeBody>,
 ) -> Response {
     let Some(view) = view_id(&id) else {
         return bad_request("the path must name a view id");
     };
-    let Some(mode) = field(&body, "mode").and_then(Value::as_str) else {
-        return bad_request("`mode` must be \"inline\", \"fullscreen\" or \"pip\"");
-    };
-    app.inner.host.view_display_mode(view, mode);
+    app.inner.host.view_display_mode(view, &body.mode);
     StatusCode::ACCEPTED.into_response()
 }
 
@@ -328,56 +314,26 @@ async fn view_close(
     StatusCode::ACCEPTED.into_response()
 }
 
-fn field<'a>(body: &'a Value, name: &str) -> Option<&'a Value> {
-    body.get(name)
-}
-
-fn request_id(body: &Value) -> Result<u64, &'static str> {
-    field(body, "id")
-        .and_then(Value::as_u64)
-        .ok_or("`id` must be a request id (a positive integer)")
-}
-
-fn content(body: &Value) -> Result<Content, &'static str> {
-    match field(body, "content") {
-        None | Some(Value::Null) => Ok(Content::new()),
-        Some(Value::Object(o)) => Ok(o.clone()),
-        Some(_) => Err("`content` must be an object"),
-    }
-}
-
-async fn answer(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let id = match request_id(&body) {
-        Ok(id) => id,
-        Err(m) => return bad_request(m),
+async fn answer(State(app): State<WebApp>, Body(body): Body<AnswerBody>) -> Response {
+    let answer = match body.action {
+        Action::Accept => Answer::Accepted(body.content.unwrap_or_default()),
+        Action::Decline => Answer::Declined,
+        Action::Cancel => Answer::Cancelled,
     };
-    let answer = match field(&body, "action").and_then(Value::as_str) {
-        Some("accept") => match content(&body) {
-            Ok(c) => Answer::Accepted(c),
-            Err(m) => return bad_request(m),
-        },
-        Some("decline") => Answer::Declined,
-        Some("cancel") => Answer::Cancelled,
-        _ => return bad_request("`action` must be \"accept\", \"decline\" or \"cancel\""),
-    };
-    app.inner.host.answer_sink().answer(RequestId(id), answer);
+    app.inner
+        .host
+        .answer_sink()
+        .answer(RequestId(body.id), answer);
     StatusCode::ACCEPTED.into_response()
 }
 
 /// Inline validation with the engine's own rules (after defaults, as the engine does).
-async fn validate(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let id = match request_id(&body) {
-        Ok(id) => id,
-        Err(m) => return bad_request(m),
-    };
-    let mut content = match content(&body) {
-        Ok(c) => c,
-        Err(m) => return bad_request(m),
-    };
+async fn validate(State(app): State<WebApp>, Body(body): Body<ValidateBody>) -> Response {
+    let mut content: Content = body.content.unwrap_or_default();
     let pending = app
         .inner
         .host
-        .request(RequestId(id))
+        .request(RequestId(body.id))
         .filter(|r| r.status.is_pending());
     let Some(schema) = pending.map(|r| match &r.view.kind {
         RequestKind::Form(form) => Some(form.schema.clone()),
@@ -408,42 +364,27 @@ async fn validate(State(app): State<WebApp>, Json(body): Json<Value>) -> Respons
 /// Arguments as the person gave them: an object (`None` for none), or text that is not one.
 type Typed = Result<Option<serde_json::Map<String, Value>>, ArgumentError>;
 
-/// A tool call's arguments from the page: `arguments` (an object; null or `{}` for none) or `json`,
-/// the text the person typed in the form's JSON editor — read here, so that a parse error is
-/// worded like every other message. The outer `Err` is a malformed body; the inner one, text
-/// that is not a JSON object.
-fn tool_arguments(body: &Value) -> Result<Typed, &'static str> {
-    if let Some(text) = field(body, "json") {
-        let Some(text) = text.as_str() else {
-            return Err("`json` must be the arguments as text");
-        };
-        return Ok(interlude_host::parse_arguments(text)
-            .map(|o| if o.is_empty() { None } else { Some(o) }));
+/// A tool call's arguments from the page: `json`, the text the person typed in the form's JSON
+/// editor — read here, so that a parse error is worded like every other message — or else
+/// `arguments` (an object; null or `{}` for none). `Err` is text that is not a JSON object.
+fn tool_arguments(body: CallBody) -> Typed {
+    if let Some(text) = body.json {
+        return interlude_host::parse_arguments(&text)
+            .map(|o| if o.is_empty() { None } else { Some(o) });
     }
-    match field(body, "arguments") {
-        None | Some(Value::Null) => Ok(Ok(None)),
-        Some(Value::Object(o)) if o.is_empty() => Ok(Ok(None)),
-        Some(Value::Object(o)) => Ok(Ok(Some(o.clone()))),
-        Some(_) => Err("`arguments` must be an object"),
-    }
+    Ok(body.arguments.filter(|o| !o.is_empty()))
 }
 
 /// The page's tool form asks whether its arguments fit the tool's `inputSchema`
 /// (`{server, tool, arguments | json}` → `{errors: [{pointer, field, message}]}`): the host's
 /// own check, the one `/api/call` applies again.
-async fn validate_arguments(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(server) = field(&body, "server").and_then(Value::as_str) else {
-        return bad_request("`server` must be a server name");
+async fn validate_arguments(State(app): State<WebApp>, Body(body): Body<CallBody>) -> Response {
+    let (server, tool) = (body.server.clone(), body.tool.clone());
+    let arguments = match tool_arguments(body) {
+        Err(unreadable) => return Json(json!({ "errors": [unreadable] })).into_response(),
+        Ok(a) => a,
     };
-    let Some(tool) = field(&body, "tool").and_then(Value::as_str) else {
-        return bad_request("`tool` must be a tool name");
-    };
-    let arguments = match tool_arguments(&body) {
-        Err(m) => return bad_request(m),
-        Ok(Err(unreadable)) => return Json(json!({ "errors": [unreadable] })).into_response(),
-        Ok(Ok(a)) => a,
-    };
-    let Some(record) = app.inner.host.live_server_named(server) else {
+    let Some(record) = app.inner.host.live_server_named(&server) else {
         return (
             StatusCode::NOT_FOUND,
             Json(json!({"error": format!("no connected server named `{server}`")})),
@@ -451,7 +392,7 @@ async fn validate_arguments(State(app): State<WebApp>, Json(body): Json<Value>) 
             .into_response();
     };
     let errors = record
-        .check_arguments(tool, arguments.as_ref())
+        .check_arguments(&tool, arguments.as_ref())
         .err()
         .unwrap_or_default();
     Json(json!({ "errors": errors })).into_response()
@@ -459,13 +400,7 @@ async fn validate_arguments(State(app): State<WebApp>, Json(body): Json<Value>) 
 
 /// Calls a tool (`{server, tool, arguments | json}`); arguments that do not fit its
 /// `inputSchema` are refused with the reasons (`400 {error, errors}`), and no call is made.
-async fn call(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(server) = field(&body, "server").and_then(Value::as_str) else {
-        return bad_request("`server` must be a server name");
-    };
-    let Some(tool) = field(&body, "tool").and_then(Value::as_str) else {
-        return bad_request("`tool` must be a tool name");
-    };
+async fn call(State(app): State<WebApp>, Body(body): Body<CallBody>) -> Response {
     let refused = |errors: Vec<ArgumentError>| {
         (
             StatusCode::BAD_REQUEST,
@@ -476,12 +411,12 @@ async fn call(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
         )
             .into_response()
     };
-    let arguments = match tool_arguments(&body) {
-        Err(m) => return bad_request(m),
-        Ok(Err(unreadable)) => return refused(vec![unreadable]),
-        Ok(Ok(a)) => a,
+    let (server, tool) = (body.server.clone(), body.tool.clone());
+    let arguments = match tool_arguments(body) {
+        Err(unreadable) => return refused(vec![unreadable]),
+        Ok(a) => a,
     };
-    match app.call_tool(server, tool, arguments).await {
+    match app.call_tool(&server, &tool, arguments).await {
         Ok(id) => (StatusCode::ACCEPTED, Json(json!({ "callId": id }))).into_response(),
         Err(CallError::InvalidArguments { errors }) => refused(errors),
         Err(e) => bad_request(e.to_string()),
@@ -489,11 +424,12 @@ async fn call(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
 }
 
 /// Cancels a call in flight (`{"callId": n}`): the server is told, its requests are withdrawn.
-async fn cancel(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(id) = field(&body, "callId").and_then(Value::as_u64) else {
-        return bad_request("`callId` must be a call id");
-    };
-    if app.inner.host.cancel_call(interlude_host::CallId(id)) {
+async fn cancel(State(app): State<WebApp>, Body(body): Body<CancelBody>) -> Response {
+    if app
+        .inner
+        .host
+        .cancel_call(interlude_host::CallId(body.call_id))
+    {
         StatusCode::ACCEPTED.into_response()
     } else {
         (
@@ -506,21 +442,16 @@ async fn cancel(State(app): State<WebApp>, Json(body): Json<Value>) -> Response 
 
 /// Asks a server to log from a level up (`{"server": name, "level": "debug"}`:
 /// `logging/setLevel`); what it logs shows in its protocol pane.
-async fn log_level(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(server) = field(&body, "server").and_then(Value::as_str) else {
-        return bad_request("`server` must be a server's name");
-    };
-    let Some(level) = field(&body, "level").and_then(Value::as_str) else {
-        return bad_request("`level` must be a logging level");
-    };
-    let Some(conn) = app.inner.host.connection_named(server) else {
+async fn log_level(State(app): State<WebApp>, Body(body): Body<LogLevelBody>) -> Response {
+    let LogLevelBody { server, level } = body;
+    let Some(conn) = app.inner.host.connection_named(&server) else {
         return (
             StatusCode::NOT_FOUND,
             Json(json!({"error": format!("no connected server named {server}")})),
         )
             .into_response();
     };
-    match conn.set_log_level(level).await {
+    match conn.set_log_level(&level).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(interlude_host::HostError::Invalid { reason }) => bad_request(reason),
         Err(e) => (
@@ -533,11 +464,8 @@ async fn log_level(State(app): State<WebApp>, Json(body): Json<Value>) -> Respon
 
 /// The person is done in the browser with a URL request's link (`{"id": n}`): the host stops
 /// waiting for the server's word (a call that needed the link is retried now).
-async fn link_done(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(id) = field(&body, "id").and_then(Value::as_u64) else {
-        return bad_request("`id` must be a request id");
-    };
-    if app.inner.host.link_done(RequestId(id)) {
+async fn link_done(State(app): State<WebApp>, Body(body): Body<RequestBody>) -> Response {
+    if app.inner.host.link_done(RequestId(body.id)) {
         StatusCode::ACCEPTED.into_response()
     } else {
         (
@@ -590,14 +518,11 @@ async fn protocol_log(
     Json(json!({ "serverId": server.id.0, "messages": messages })).into_response()
 }
 
-async fn plain_form(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(id) = field(&body, "id").and_then(Value::as_u64) else {
-        return bad_request("`id` must be a request id");
-    };
+async fn plain_form(State(app): State<WebApp>, Body(body): Body<RequestBody>) -> Response {
     if app
         .inner
         .host
-        .show_plain_form(RequestId(id), "you asked for the host's own form")
+        .show_plain_form(RequestId(body.id), "you asked for the host's own form")
     {
         StatusCode::ACCEPTED.into_response()
     } else {
@@ -609,16 +534,14 @@ async fn plain_form(State(app): State<WebApp>, Json(body): Json<Value>) -> Respo
     }
 }
 
-async fn add_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(target) = field(&body, "target").and_then(Value::as_str) else {
-        return bad_request("`target` must be a command line or an http(s):// URL");
-    };
-    let spec = match ServerSpec::parse(target) {
+async fn add_server(State(app): State<WebApp>, Body(body): Body<AddServerBody>) -> Response {
+    let spec = match ServerSpec::parse(&body.target) {
         Ok(s) => s,
         Err(e) => return bad_request(format!("`target`: {e}")),
     };
-    let name = field(&body, "name")
-        .and_then(Value::as_str)
+    let name = body
+        .name
+        .as_deref()
         .map(str::trim)
         .filter(|n| !n.is_empty())
         .map(str::to_owned)
@@ -634,10 +557,8 @@ async fn add_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Respo
 }
 
 /// Connects again to a server that failed or closed (`{"name": …}`), as it was started.
-async fn retry_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(name) = field(&body, "name").and_then(Value::as_str) else {
-        return bad_request("`name` must be a server's name");
-    };
+async fn retry_server(State(app): State<WebApp>, Body(body): Body<ServerNameBody>) -> Response {
+    let name = body.name;
     let known = app
         .inner
         .host
@@ -650,7 +571,7 @@ async fn retry_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Res
             "`name`: no failed or closed server named `{name}` that can be started again"
         ));
     }
-    let (host, name) = (app.inner.host.clone(), name.to_owned());
+    let host = app.inner.host.clone();
     tokio::spawn(async move {
         if let Err(e) = host.retry(&name).await {
             tracing::warn!(server = %name, "retrying did not connect: {e}");
@@ -660,24 +581,17 @@ async fn retry_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Res
 }
 
 /// Takes a failed or closed server off the page (`{"name": …}`).
-async fn remove_server(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let Some(name) = field(&body, "name").and_then(Value::as_str) else {
-        return bad_request("`name` must be a server's name");
-    };
-    if app.inner.host.remove_server(name) {
+async fn remove_server(State(app): State<WebApp>, Body(body): Body<ServerNameBody>) -> Response {
+    let name = body.name;
+    if app.inner.host.remove_server(&name) {
         StatusCode::NO_CONTENT.into_response()
     } else {
         bad_request(format!("`name`: no failed or closed server named `{name}`"))
     }
 }
 
-async fn telemetry(State(app): State<WebApp>, Json(body): Json<Value>) -> Response {
-    let (Some(id), Some(shown)) = (
-        field(&body, "id").and_then(Value::as_u64),
-        field(&body, "shownAtMs").and_then(Value::as_f64),
-    ) else {
-        return bad_request("`id` and `shownAtMs` are required");
-    };
+async fn telemetry(State(app): State<WebApp>, Body(body): Body<TelemetryBody>) -> Response {
+    let TelemetryBody { id, shown_at_ms } = body;
     let received = app
         .inner
         .host
@@ -685,7 +599,7 @@ async fn telemetry(State(app): State<WebApp>, Json(body): Json<Value>) -> Respon
         .map(|r| r.received_at_ms);
     if let Some(received) = received {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let shown = shown.max(0.0) as u64;
+        let shown = shown_at_ms.max(0.0) as u64;
         if let Ok(mut t) = app.inner.telemetry.lock() {
             t.push((id, shown.saturating_sub(received)));
         }

@@ -88,62 +88,133 @@ struct ProgressEntry {
     at_ms: u64,
 }
 
-/// One request for the person, pending or finished.
+/// One request for the person, pending or finished: what every kind shares, then its kind's own
+/// fields (`kind` names it) and where it stands (`status` names it).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestEntry {
     id: u64,
-    /// `form`, `app-form` (a form the server asks to be shown in its app view) or `url`.
-    kind: &'static str,
     /// The server's configured name.
     server: String,
     /// What the server says it is (`serverInfo.title`, else its `name`), when it said so.
     server_title: Option<String>,
     message: String,
-    /// A URL request's link, judged, and what became of it.
-    link: Option<LinkEntry>,
-    /// An app-rendered form: its view, and whether it is shown there or as the plain form.
-    app: Option<AppFormEntry>,
     era: String,
     tool: Option<String>,
     call: Option<u64>,
-    fields: Vec<FieldView>,
-    prefill: serde_json::Map<String, Value>,
-    /// `queued`, `active`, `answered` or `closed`.
-    status: &'static str,
-    /// `accept`, `consent` (to open a link), `decline`, `cancel` or `error` once answered.
-    outcome: Option<&'static str>,
-    /// What went back to the server, for the record.
-    sent: Option<Value>,
-    notice: Option<String>,
+    /// `kind` and that kind's fields.
+    #[serde(flatten)]
+    kind: KindEntry,
+    /// `status` and, once answered or closed, what came of it.
+    #[serde(flatten)]
+    status: StatusEntry,
     /// Field errors the engine raised against the last answer (pending requests only).
     errors: Vec<FieldError>,
     /// Host milliseconds (since the Unix epoch) when the engine admitted it.
     received_at_ms: u64,
-    /// A form request's `requestedSchema` exactly as the server sent it.
-    requested_schema: Option<Value>,
     /// `elicitation`, or `interaction` for the seed-000 draft's `interaction/create`.
-    method: &'static str,
+    method: MethodEntry,
     /// The method, for people (empty for elicitation).
     method_label: &'static str,
-    /// The server's last progress on a link's flow (a tracked seed-000 `ua`), as text.
-    progress: Option<String>,
+}
+
+/// A request's kind as the page reads it (`kind`: `form`, `url` or `app-form`), with that kind's
+/// fields only. One variant per [`RequestKind`]: the projection matches it without a wildcard, so
+/// a new kind does not compile here until it has an entry (and the page needs a renderer for
+/// it: a row in `assets/host/kinds.js`, which `kinds_covered.rs` checks).
+#[derive(Debug, Clone, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub(crate) enum KindEntry {
+    /// A form: its fields as widgets, what they start with, and the schema as the server sent it.
+    Form {
+        fields: Vec<FieldView>,
+        prefill: serde_json::Map<String, Value>,
+        /// Its `requestedSchema` exactly as the server sent it.
+        requested_schema: Option<Value>,
+    },
+    /// A URL request: its link, judged, and what became of it.
+    Url {
+        link: LinkEntry,
+        /// The server's last progress on the link's flow (a tracked seed-000 `ua`), as text.
+        progress: Option<String>,
+    },
+    /// A form the server asks to be shown in its app view: the form, and where it is shown.
+    AppForm {
+        app: AppFormEntry,
+        fields: Vec<FieldView>,
+        prefill: serde_json::Map<String, Value>,
+        /// Its `requestedSchema` exactly as the server sent it.
+        requested_schema: Option<Value>,
+    },
+}
+
+/// Where a request stands, as the page reads it (`status`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+enum StatusEntry {
+    /// Waiting for its turn.
+    Queued,
+    /// Shown to the person now.
+    Active,
+    /// Answered (or refused by the engine): how, and what went back to the server.
+    Answered {
+        outcome: Outcome,
+        sent: Option<Value>,
+    },
+    /// Went away unanswered, and why.
+    Closed { notice: Option<String> },
+}
+
+/// How an answered request was answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Outcome {
+    Accept,
+    /// Consent to open a link.
+    Consent,
+    Decline,
+    Cancel,
+    /// The engine refused the request; the server was sent an error.
+    Error,
+}
+
+/// The method a request came by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum MethodEntry {
+    Elicitation,
+    /// The seed-000 draft's `interaction/create`.
+    Interaction,
 }
 
 /// An app-rendered form (SEP-3118) as the page shows it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct AppFormEntry {
+pub(crate) struct AppFormEntry {
     resource_uri: String,
-    /// `view` (shown in its app view) or `form` (the plain form, see `reason`).
-    stage: &'static str,
-    reason: Option<String>,
+    /// `stage`: `view` (shown in its app view) or `form` (the plain form, with the `reason`).
+    #[serde(flatten)]
+    stage: AppStageEntry,
+}
+
+/// Where an app form is shown.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "stage", rename_all = "lowercase")]
+enum AppStageEntry {
+    /// In its app view.
+    View,
+    /// As the plain form, for this reason.
+    Form { reason: String },
 }
 
 /// A URL request's link as a consent screen shows it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct LinkEntry {
+pub(crate) struct LinkEntry {
     /// The link exactly as it would be opened (or as sent, when it does not parse).
     full: String,
     scheme: Option<String>,
@@ -159,14 +230,32 @@ struct LinkEntry {
     verdict: Verdict,
     reasons: Vec<ReasonEntry>,
     /// `consent` (not consented yet) or `waiting` (consented earlier in the same call).
-    stage: &'static str,
-    /// After consent: `opened` (for the person to open), then `completed` (the server said so)
-    /// or `ended` (its call ended first).
-    state: Option<&'static str>,
+    stage: LinkStage,
+    /// After consent: `opened` (for the person to open), then `completed` (the server said so),
+    /// `done` (the person said so) or `ended` (its call ended first).
+    state: Option<LinkStateEntry>,
     /// The link to open, once the host let it through.
     open_url: Option<String>,
     /// The host waits for the server's word on it: the person may say they are done.
     awaited: bool,
+}
+
+/// Whether the person has consented to a URL request's link in its call yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum LinkStage {
+    Consent,
+    Waiting,
+}
+
+/// What became of a link after consent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum LinkStateEntry {
+    Opened,
+    Completed,
+    Done,
+    Ended,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -206,7 +295,7 @@ struct ViewEntry {
     tool: String,
     resource_uri: String,
     /// `loading`, `open`, `failed` or `closed`.
-    state: &'static str,
+    state: ViewStateEntry,
     error: Option<String>,
     /// The proxy document's address (the page adds its own origin as `h`), once open.
     src: Option<String>,
@@ -230,6 +319,16 @@ struct ViewEntry {
     /// The view's own tools (`{name, description}`), and its latest results.
     app_tools: Vec<Value>,
     app_tool_results: Vec<Value>,
+}
+
+/// Where an app view stands, as the page reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum ViewStateEntry {
+    Loading,
+    Open,
+    Failed,
+    Closed,
 }
 
 /// How many finished requests and calls a page shows (pending ones are always shown).
@@ -322,11 +421,10 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
         .find(|s| s.id == v.server)
         .map_or_else(String::new, |s| s.name.clone());
     let (state, error) = match &v.state {
-        ViewState::Loading => ("loading", None),
-        ViewState::Open => ("open", None),
-        ViewState::Failed { reason } => ("failed", Some(reason.clone())),
-        ViewState::Closed => ("closed", None),
-        _ => ("closed", None),
+        ViewState::Loading => (ViewStateEntry::Loading, None),
+        ViewState::Open => (ViewStateEntry::Open, None),
+        ViewState::Failed { reason } => (ViewStateEntry::Failed, Some(reason.clone())),
+        ViewState::Closed => (ViewStateEntry::Closed, None),
     };
     ViewEntry {
         id: v.id.0,
@@ -338,7 +436,9 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
         resource_uri: v.resource_uri.clone(),
         state,
         error,
-        src: (state == "open").then(|| sandbox.src(v)).flatten(),
+        src: (state == ViewStateEntry::Open)
+            .then(|| sandbox.src(v))
+            .flatten(),
         origin: sandbox.origin(v),
         allow: v.allow.clone(),
         height: v.height,
@@ -462,93 +562,84 @@ fn request_entry(
     titles: &HashMap<u64, &str>,
 ) -> RequestEntry {
     let view = &r.view;
-    let app = match &view.kind {
-        RequestKind::AppForm(app) => Some(match &app.stage {
-            AppStage::View => AppFormEntry {
-                resource_uri: app.resource_uri.clone(),
-                stage: "view",
-                reason: None,
-            },
-            AppStage::Form { reason } => AppFormEntry {
-                resource_uri: app.resource_uri.clone(),
-                stage: "form",
-                reason: Some(reason.clone()),
-            },
-        }),
-        RequestKind::Form(_) | RequestKind::Url(_) => None,
-    };
-    let (kind, message, fields, prefill, link) = match &view.kind {
-        RequestKind::Form(form) => (
-            "form",
-            form.message.clone(),
-            fields_of(&form.schema),
-            form.prefill.clone(),
-            None,
-        ),
-        RequestKind::AppForm(app) => (
-            "app-form",
-            app.form.message.clone(),
-            fields_of(&app.form.schema),
-            app.form.prefill.clone(),
-            None,
-        ),
-        RequestKind::Url(url) => (
-            "url",
-            url.message.clone(),
-            Vec::new(),
-            serde_json::Map::new(),
-            Some(link_entry(url, r.link(), r.awaits_link())),
-        ),
-    };
-    let (status, outcome, sent, notice) = match &r.status {
-        RequestStatus::Queued => ("queued", None, None, None),
-        RequestStatus::Presented => ("active", None, None, None),
-        RequestStatus::Replied(reply) => {
-            let (outcome, sent) = match reply {
-                Reply::Answered(Answer::Accepted(c)) => ("accept", Some(Value::Object(c.clone()))),
-                Reply::Consented => ("consent", None),
-                Reply::Answered(Answer::Declined) => ("decline", None),
-                Reply::Answered(Answer::Cancelled) => ("cancel", None),
-                Reply::Error { message, .. } => ("error", Some(Value::String(message.clone()))),
-            };
-            ("answered", Some(outcome), sent, None)
-        }
-        RequestStatus::Closed(notice) => ("closed", None, None, Some(notice.text.clone())),
-        _ => ("closed", None, None, None),
-    };
     RequestEntry {
         id: view.id.0,
-        kind,
         server: view.server_name.clone(),
         server_title: titles.get(&view.server.0).map(|t| (*t).to_owned()),
-        message,
-        link,
-        app,
+        message: view.message().to_owned(),
         era: view.era.to_string(),
         tool: view
             .call
             .and_then(|c| tools_of.get(&c.0))
             .map(|t| (*t).to_owned()),
         call: view.call.map(|c| c.0),
-        fields,
-        prefill,
-        status,
-        outcome,
-        sent,
-        notice,
+        kind: kind_entry(r),
+        status: status_entry(&r.status),
         errors: if r.status.is_pending() {
             r.errors.clone()
         } else {
             Vec::new()
         },
         received_at_ms: r.received_at_ms,
-        requested_schema: r.requested_schema().cloned(),
         method: match view.method {
-            RequestMethod::Elicitation => "elicitation",
-            RequestMethod::Interaction => "interaction",
+            RequestMethod::Elicitation => MethodEntry::Elicitation,
+            RequestMethod::Interaction => MethodEntry::Interaction,
         },
         method_label: view.method.label(),
-        progress: r.progress().map(ToString::to_string),
+    }
+}
+
+/// A request's kind and its kind's fields. No wildcard: a new [`RequestKind`] fails to compile
+/// here until the page has an entry for it.
+pub(crate) fn kind_entry(r: &RequestRecord) -> KindEntry {
+    match &r.view.kind {
+        RequestKind::Form(form) => KindEntry::Form {
+            fields: fields_of(&form.schema),
+            prefill: form.prefill.clone(),
+            requested_schema: r.requested_schema().cloned(),
+        },
+        RequestKind::Url(url) => KindEntry::Url {
+            link: link_entry(url, r.link(), r.awaits_link()),
+            progress: r.progress().map(ToString::to_string),
+        },
+        RequestKind::AppForm(app) => KindEntry::AppForm {
+            app: AppFormEntry {
+                resource_uri: app.resource_uri.clone(),
+                stage: match &app.stage {
+                    AppStage::View => AppStageEntry::View,
+                    AppStage::Form { reason } => AppStageEntry::Form {
+                        reason: reason.clone(),
+                    },
+                },
+            },
+            fields: fields_of(&app.form.schema),
+            prefill: app.form.prefill.clone(),
+            requested_schema: r.requested_schema().cloned(),
+        },
+    }
+}
+
+fn status_entry(status: &RequestStatus) -> StatusEntry {
+    match status {
+        RequestStatus::Queued => StatusEntry::Queued,
+        RequestStatus::Presented => StatusEntry::Active,
+        RequestStatus::Replied(reply) => {
+            let (outcome, sent) = match reply {
+                Reply::Answered(Answer::Accepted(c)) => {
+                    (Outcome::Accept, Some(Value::Object(c.clone())))
+                }
+                Reply::Consented => (Outcome::Consent, None),
+                Reply::Answered(Answer::Declined) => (Outcome::Decline, None),
+                Reply::Answered(Answer::Cancelled) => (Outcome::Cancel, None),
+                Reply::Error { message, .. } => {
+                    (Outcome::Error, Some(Value::String(message.clone())))
+                }
+            };
+            StatusEntry::Answered { outcome, sent }
+        }
+        RequestStatus::Closed(notice) => StatusEntry::Closed {
+            notice: Some(notice.text.clone()),
+        },
     }
 }
 
@@ -563,11 +654,11 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> Lin
         None => (String::new(), String::new(), String::new()),
     };
     let (state, open_url) = match state {
-        Some(LinkState::Opened { url }) => (Some("opened"), Some(url.clone())),
-        Some(LinkState::Completed { url }) => (Some("completed"), Some(url.clone())),
-        Some(LinkState::Done { url }) => (Some("done"), Some(url.clone())),
-        Some(LinkState::Ended { url }) => (Some("ended"), Some(url.clone())),
-        _ => (None, None),
+        Some(LinkState::Opened { url }) => (Some(LinkStateEntry::Opened), Some(url.clone())),
+        Some(LinkState::Completed { url }) => (Some(LinkStateEntry::Completed), Some(url.clone())),
+        Some(LinkState::Done { url }) => (Some(LinkStateEntry::Done), Some(url.clone())),
+        Some(LinkState::Ended { url }) => (Some(LinkStateEntry::Ended), Some(url.clone())),
+        None => (None, None),
     };
     LinkEntry {
         full: display.map_or_else(|| url.url.clone(), |d| d.full.clone()),
@@ -590,8 +681,8 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> Lin
             })
             .collect(),
         stage: match url.stage {
-            UrlStage::Consent => "consent",
-            UrlStage::Waiting => "waiting",
+            UrlStage::Consent => LinkStage::Consent,
+            UrlStage::Waiting => LinkStage::Waiting,
         },
         state,
         open_url,

@@ -3,10 +3,10 @@
 // in Rust; this file draws and relays.
 
 import { h, replace, pretty, uid } from './dom.js';
-import { buildFields, renderAsk, renderRecord } from './form.js';
-import { renderLinkAsk, renderLinkRecord } from './link.js';
+import { buildFields } from './form.js';
+import { rendererOf, unrenderable } from './kinds.js';
 import { logServer, refreshLog, showCallMessages, toggleLog, whenClosed } from './log.js';
-import { forgetViews, listen as listenToViews, renderQuestionCard, themeChanged, toView, viewItem } from './view.js';
+import { forgetViews, listen as listenToViews, themeChanged, toView, viewItem } from './view.js';
 
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
@@ -414,7 +414,8 @@ function askSlotFor(req) {
   const stage = inView(req) ? 'view' : 'form';
   if (card && (card.stage || 'form') !== stage) card = null;
   if (!card) {
-    card = req.kind === 'url' ? renderLinkAsk(req, api) : stage === 'view' ? renderQuestionCard(req, api) : renderAsk(req, api);
+    // The renderer of its kind (`kinds.js`); a kind the page does not know shows as an error.
+    try { card = rendererOf(req).ask(req, api); } catch (e) { return unrenderable(req, e); }
     cards.set(req.id, card);
     if (focusedActive === req.id) focusedActive = null;
   }
@@ -429,7 +430,9 @@ function requestBits(reqs) {
     if (inView(r)) continue;
     if (r.status === 'active') out.push(askSlotFor(r));
     else if (r.status === 'queued') out.push(h('div', { class: 'request-record' }, h('strong', {}, 'Waiting in the queue'), h('span', { class: 'what' }, ` — ${r.server} asks: `), r.message));
-    else out.push(r.kind === 'url' ? renderLinkRecord(r, (id) => api.post('/api/link-done', { id })) : renderRecord(r));
+    else {
+      try { out.push(rendererOf(r).record(r, api)); } catch (e) { out.push(unrenderable(r, e)); }
+    }
   }
   return out;
 }

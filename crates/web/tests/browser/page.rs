@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::harness::{harness, harness_configured, harness_with};
+use crate::harness::{WAIT, harness, harness_configured, harness_with};
 
 // Hostile text is shown as text, and does not break the layout.
 
@@ -349,5 +349,50 @@ async fn at_390_px_the_top_bar_covers_no_card() {
         "the card's top ({card}) is under the top bar (bottom {bar})"
     );
     page.artifact("card-at-390").await;
+    page.close().await;
+}
+
+/// Each kind the host sends has a renderer in the page's table, and a kind the page has none for
+/// is an error it shows (in words, as an alert), not a blank. That every kind the host can send
+/// has a row is the crate's unit test (`kinds_covered.rs`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_kind_of_request_is_an_error_the_page_shows() {
+    let page = harness().await;
+    page.browser
+        .js("(window.kindsSeen = null, import('/assets/kinds.js').then((m) => { \
+               const known = ['form', 'url', 'app-form'].map((k) => typeof m.rendererOf({ kind: k }).ask); \
+               let error = null; \
+               try { m.rendererOf({ id: 99, kind: 'sampling', server: 'demo' }); } catch (e) { \
+                 error = e.message; \
+                 document.body.append(m.unrenderable({ id: 99, kind: 'sampling', server: 'demo' }, e)); \
+               } \
+               window.kindsSeen = { known, error }; \
+             }), true)")
+        .await
+        .unwrap();
+    let seen = page
+        .browser
+        .wait_js("window.kindsSeen", WAIT)
+        .await
+        .unwrap();
+    assert_eq!(seen["known"], json!(["function", "function", "function"]));
+    assert_eq!(
+        seen["error"],
+        json!("This page cannot show a request of kind \"sampling\" from demo.")
+    );
+    let shown = page
+        .browser
+        .wait_js(
+            "document.querySelector('.request-record.unrenderable[role=alert]')?.textContent",
+            WAIT,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        shown,
+        json!(
+            "Cannot show this request. This page cannot show a request of kind \"sampling\" from demo."
+        )
+    );
     page.close().await;
 }

@@ -1,0 +1,367 @@
+//! How a view opens: its resource read (ahead, at connect, into the [`ViewCache`]) and checked
+//! (HTML, dialect, declaration), its policy built, its record and its bridge's configuration
+//! prepared ([`Opening`]), for a call or for an app form ([`ViewFor`]).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use interlude_engine::bridge::ViewConfig;
+use interlude_engine::csp::{CspProfile, view_policy};
+use interlude_engine::{CallId, RequestId, ServerId, ViewId};
+use interlude_protocol::apps::{ResourceUi, UiDialect, Visibility, is_app_mime};
+use rmcp::model::{JsonObject, ReadResourceRequestParams, ResourceContents, ServerCapabilities};
+use rmcp::service::{Peer, RoleClient};
+use serde_json::{Value, json};
+
+use super::{AppsConfig, ViewUpdate};
+use crate::registry::{ServerRecord, ViewRecord, ViewState};
+
+/// A view's resource, read and checked: its HTML, dialect and declaration.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) html: Arc<str>,
+    pub(crate) dialect: UiDialect,
+    pub(crate) ui: ResourceUi,
+}
+
+/// The views' resources read so far, per server: read ahead at connect, again when the server
+/// says its resources changed, so a view opens without waiting for its server.
+#[derive(Default)]
+pub(crate) struct ViewCache {
+    read: Mutex<HashMap<(ServerId, String), Arc<Prepared>>>,
+}
+
+impl ViewCache {
+    pub(crate) fn get(&self, server: ServerId, uri: &str) -> Option<Arc<Prepared>> {
+        self.read
+            .lock()
+            .ok()?
+            .get(&(server, uri.to_owned()))
+            .cloned()
+    }
+
+    /// Forgets what server `server`'s resources were.
+    pub(crate) fn forget(&self, server: ServerId) {
+        if let Ok(mut read) = self.read.lock() {
+            read.retain(|(s, _), _| *s != server);
+        }
+    }
+
+    /// Reads `uri` from the server (and keeps it).
+    pub(crate) async fn read(
+        &self,
+        peer: &Peer<RoleClient>,
+        server: ServerId,
+        listing: Option<JsonObject>,
+        uri: &str,
+    ) -> Result<Arc<Prepared>, String> {
+        let prepared = Arc::new(prepare_view(peer, listing, uri).await?);
+        if let Ok(mut read) = self.read.lock() {
+            read.insert((server, uri.to_owned()), prepared.clone());
+        }
+        Ok(prepared)
+    }
+
+    /// Reads every view of server `server`'s tools in the background (once its record has its
+    /// tools and resources).
+    pub(crate) fn prefetch(
+        &self,
+        shared: &crate::host::Shared,
+        peer: &Peer<RoleClient>,
+        server: ServerId,
+    ) {
+        let (shared, peer) = (shared.clone(), peer.clone());
+        tokio::spawn(async move {
+            // The record takes the server's tools from the same queue this came after.
+            tokio::task::yield_now().await;
+            let Some(record) = shared.registry().server(server) else {
+                return;
+            };
+            let views: Vec<(String, Option<JsonObject>)> = record
+                .apps
+                .tools
+                .values()
+                .filter_map(|ui| ui.resource_uri.clone())
+                .map(|uri| {
+                    let listing = record
+                        .apps
+                        .resources
+                        .iter()
+                        .find(|r| r.uri == uri)
+                        .and_then(|r| r.meta.clone())
+                        .map(|m| m.0);
+                    (uri, listing)
+                })
+                .collect();
+            for (uri, listing) in views {
+                if shared.view_cache.get(server, &uri).is_none()
+                    && let Err(e) = shared.view_cache.read(&peer, server, listing, &uri).await
+                {
+                    tracing::info!(%uri, "cannot read an app view ahead: {e}");
+                }
+            }
+        });
+    }
+}
+
+/// What a view is opened for.
+pub(crate) enum ViewFor {
+    /// Call `call` of tool `tool` (with its arguments): the view shows it.
+    Call {
+        call: CallId,
+        tool: String,
+        arguments: Option<JsonObject>,
+    },
+    /// The app-rendered form `request` (raised by call `call` of tool `tool`, when known): the
+    /// view renders it.
+    Request {
+        request: RequestId,
+        call: Option<CallId>,
+        tool: Option<String>,
+    },
+}
+
+/// A view about to open: its record, what its bridge starts with, and how its resource is
+/// read. The one way a view opens, for a call or for a question.
+pub(crate) struct Opening {
+    record: ViewRecord,
+    config: ViewConfig,
+    tools: BTreeMap<String, Visibility>,
+    arguments: Option<JsonObject>,
+    listing: Option<JsonObject>,
+    profile: CspProfile,
+}
+
+impl Opening {
+    /// Prepares view `view` of resource `uri` of `server`.
+    pub(crate) fn new(
+        server: &ServerRecord,
+        capabilities: Option<&ServerCapabilities>,
+        view: ViewId,
+        uri: String,
+        purpose: ViewFor,
+        apps: &AppsConfig,
+        client_name: &str,
+    ) -> Opening {
+        let (call, request, tool, arguments) = match purpose {
+            ViewFor::Call {
+                call,
+                tool,
+                arguments,
+            } => (Some(call), None, tool, arguments),
+            ViewFor::Request {
+                request,
+                call,
+                tool,
+            } => (call, Some(request), tool.unwrap_or_default(), None),
+        };
+        let tool_json = server
+            .tools
+            .iter()
+            .find(|t| !tool.is_empty() && t.name == tool.as_str())
+            .and_then(|t| serde_json::to_value(t).ok())
+            .unwrap_or_else(|| {
+                if tool.is_empty() {
+                    Value::Null
+                } else {
+                    json!({"name": tool, "inputSchema": {"type": "object"}})
+                }
+            });
+        let listing = server
+            .apps
+            .resources
+            .iter()
+            .find(|r| r.uri == uri)
+            .and_then(|r| r.meta.clone())
+            .map(|m| m.0);
+        let tools = server
+            .tools
+            .iter()
+            .map(|t| (t.name.to_string(), server.visibility(&t.name)))
+            .collect();
+        let profile = apps.csp_profile;
+        let config = ViewConfig {
+            resource_uri: uri.clone(),
+            html: "".into(),
+            dialect: UiDialect::Apps,
+            server_name: server.name.clone(),
+            tool: tool_json,
+            call_request_id: None,
+            policy: interlude_engine::csp::view_policy(&Default::default(), profile),
+            host_context: apps.context.clone(),
+            display_modes: vec!["inline".into(), "fullscreen".into(), "pip".into()],
+            host_info: json!({"name": client_name, "version": env!("CARGO_PKG_VERSION")}),
+            server_tools: capabilities.is_some_and(|c| c.tools.is_some()),
+            server_resources: capabilities.is_some_and(|c| c.resources.is_some()),
+            server_prompts: capabilities.is_some_and(|c| c.prompts.is_some()),
+            teardown_ms: u64::try_from(apps.teardown.as_millis()).unwrap_or(u64::MAX),
+            call_burst: apps.call_burst,
+            calls_per_minute: apps.calls_per_minute,
+            max_height: apps.max_height,
+            renders_question: false,
+        };
+        let record = ViewRecord {
+            id: view,
+            server: server.id,
+            call,
+            request,
+            tool,
+            resource_uri: uri,
+            state: ViewState::Loading,
+            html: None,
+            dialect: UiDialect::Apps,
+            csp: None,
+            allow: String::new(),
+            external: false,
+            refused_domains: Vec::new(),
+            prefers_border: None,
+            domain: None,
+            height: None,
+            display_mode: "inline".into(),
+            messages: Vec::new(),
+            model_context: None,
+            logs: Default::default(),
+            downloads: Vec::new(),
+            app_tools: Vec::new(),
+            app_tool_results: Default::default(),
+            opened_at_ms: crate::progress::now_ms(),
+            live_at_ms: None,
+        };
+        Opening {
+            record,
+            config,
+            tools,
+            arguments,
+            listing,
+            profile,
+        }
+    }
+
+    /// The view's record as it starts (loading).
+    pub(crate) fn record(&self) -> ViewRecord {
+        self.record.clone()
+    }
+
+    /// The update at once, when the resource was read ahead.
+    pub(crate) fn ready_from(&self, cache: &ViewCache) -> Option<ViewUpdate> {
+        let prepared = cache.get(self.record.server, &self.record.resource_uri)?;
+        Some(self.ready(Ok(prepared)))
+    }
+
+    /// Reads the resource from the server (and keeps it): the update that follows.
+    pub(crate) async fn read(self, cache: &ViewCache, peer: &Peer<RoleClient>) -> ViewUpdate {
+        let prepared = cache
+            .read(
+                peer,
+                self.record.server,
+                self.listing.clone(),
+                &self.record.resource_uri,
+            )
+            .await;
+        self.ready(prepared)
+    }
+
+    fn ready(&self, prepared: Result<Arc<Prepared>, String>) -> ViewUpdate {
+        let view = self.record.id;
+        let request = self.record.request;
+        let prepared = match prepared {
+            Ok(prepared) => prepared,
+            Err(reason) => {
+                return ViewUpdate::Failed {
+                    view,
+                    reason,
+                    request,
+                };
+            }
+        };
+        let (policy, refused_domains) = policy_fields(&prepared.ui, self.profile);
+        tracing::info!(%view, uri = %self.config.resource_uri, csp = %policy.csp, "app view opening");
+        let mut config = self.config.clone();
+        config.html = prepared.html.clone();
+        config.dialect = prepared.dialect;
+        let (csp, allow, external) = (policy.csp.clone(), policy.allow.clone(), policy.external);
+        config.policy = policy;
+        ViewUpdate::Ready {
+            view,
+            dialect: prepared.dialect,
+            html: prepared.html.clone(),
+            config: Box::new(config),
+            tools: self.tools.clone(),
+            arguments: self.arguments.clone(),
+            request,
+            csp,
+            allow,
+            external,
+            refused_domains,
+            prefers_border: prepared.ui.prefers_border,
+            domain: prepared.ui.domain.clone().filter(|d| !d.trim().is_empty()),
+        }
+    }
+}
+
+/// Reads a view's resource from its server and checks it: the HTML, the dialect its MIME type
+/// says, its declaration. An error says why in a sentence.
+async fn prepare_view(
+    peer: &Peer<RoleClient>,
+    listing_meta: Option<JsonObject>,
+    uri: &str,
+) -> Result<Prepared, String> {
+    let result = peer
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .map_err(|e| format!("cannot read {uri}: {e}"))?;
+    let content = result
+        .contents
+        .into_iter()
+        .next()
+        .ok_or_else(|| format!("{uri} has no content"))?;
+    let (mime, html, meta) = match content {
+        ResourceContents::TextResourceContents {
+            mime_type,
+            text,
+            meta,
+            ..
+        } => (mime_type, text, meta),
+        ResourceContents::BlobResourceContents {
+            mime_type,
+            blob,
+            meta,
+            ..
+        } => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(blob.as_bytes())
+                .map_err(|_| format!("{uri}: the blob is not base64"))?;
+            let text = String::from_utf8(bytes).map_err(|_| format!("{uri}: not UTF-8 HTML"))?;
+            (mime_type, text, meta)
+        }
+        _ => return Err(format!("{uri}: unknown content")),
+    };
+    let dialect = mime.as_deref().and_then(is_app_mime).ok_or_else(|| {
+        format!(
+            "{uri} is {}, not an app's HTML",
+            mime.as_deref().unwrap_or("untyped")
+        )
+    })?;
+    let ui = ResourceUi::from_meta(listing_meta.as_ref(), meta.as_ref().map(|m| &m.0))
+        .map_err(|e| format!("{uri}: {e}"))?;
+    Ok(Prepared {
+        html: html.into(),
+        dialect,
+        ui,
+    })
+}
+
+/// The policy and its record fields, for a view's resource.
+pub(crate) fn policy_fields(
+    ui: &ResourceUi,
+    profile: CspProfile,
+) -> (interlude_engine::csp::ViewPolicy, Vec<String>) {
+    let policy = view_policy(ui, profile);
+    let refused = policy
+        .dropped
+        .iter()
+        .map(|d| format!("{} {:?}: {}", d.list, d.entry, d.reason))
+        .collect();
+    (policy, refused)
+}
