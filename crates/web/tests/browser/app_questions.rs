@@ -125,7 +125,7 @@ async fn the_host_chrome_cancels_or_swaps_the_view_for_the_plain_form() {
         .await;
     enter_question_view(&page).await;
     page.leave_view().await;
-    page.click("section.ask.question button.question-cancel")
+    page.click_clear("section.ask.question button.question-cancel")
         .await;
     page.result_containing(
         "demo-2025",
@@ -137,7 +137,7 @@ async fn the_host_chrome_cancels_or_swaps_the_view_for_the_plain_form() {
     page.call_from_sidebar("demo", "portfolio_review").await;
     enter_question_view(&page).await;
     page.leave_view().await;
-    page.click("section.ask.question button.question-plain")
+    page.click_clear("section.ask.question button.question-plain")
         .await;
     page.until("(() => { const n = document.querySelector('section.ask .fallback-note'); return n && !document.querySelector('section.ask.question') ? n.textContent : null; })()", "the plain form did not replace the view").await;
     page.click_choice("selectedManagerId", "m-ava").await;
@@ -278,7 +278,7 @@ async fn a_view_built_on_the_apps_sdk_answers_with_the_toolkits_helper() {
     )
     .await;
     page.leave_view().await;
-    page.click("section.ask.question button.question-cancel")
+    page.click_clear("section.ask.question button.question-cancel")
         .await;
     page.result_containing("sdk", "pick_colour", "cancelled")
         .await;

@@ -297,13 +297,8 @@ async fn the_demos_weather_dashboard_renders_and_refreshes_itself() {
             .await;
         let text = offer.text().await.unwrap();
         assert!(text.contains("forecast-Tokyo.csv (text/csv"), "{text}");
-        offer
-            .find(Locator::Css(button))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        let save = offer.find(Locator::Css(button)).await.unwrap();
+        page.click_element(&save, button).await;
         page.wait_gone("li.app-view .app-download").await;
         page.enter_view_at("li.app-view iframe.app-frame").await;
         page.until(

@@ -295,7 +295,7 @@ async fn server_debug_hears_every_callback_and_gets_every_answer() {
     page.artifact("app-debug-every-callback").await;
 
     // Teardown: the page's Close. The view answers, and may still report to its server.
-    page.click(&format!(
+    page.click_clear(&format!(
         "li.app-view[data-view=\"{view}\"] button.app-close"
     ))
     .await;
