@@ -712,15 +712,7 @@ async fn a_push_url_request_is_consented_opened_and_completed() {
     let call = conn.start_call("connect", None);
     let call_id = call.id();
     let running = tokio::spawn(call.outcome());
-    let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestChanged(r)
-            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
-        {
-            Some(r.clone())
-        }
-        _ => None,
-    })
-    .await;
+    let opened = wait_for(&mut events, link_opened).await;
     assert_eq!(opened.view.call, Some(call_id));
     assert_eq!(opened.status, RequestStatus::Replied(Reply::Consented));
     let RequestKind::Url(url) = &opened.view.kind else {
@@ -735,21 +727,7 @@ async fn a_push_url_request_is_consented_opened_and_completed() {
         })
     );
     server.finish.notify_one();
-    let completed = wait_for(&mut events, |e| match e {
-        HostEvent::RequestChanged(r)
-            if matches!(
-                r.link(),
-                Some(
-                    interlude_host::LinkState::Completed { .. }
-                        | interlude_host::LinkState::Done { .. }
-                )
-            ) =>
-        {
-            Some(r.clone())
-        }
-        _ => None,
-    })
-    .await;
+    let completed = wait_for(&mut events, link_finished).await;
     assert_eq!(completed.view.id, opened.view.id);
     let outcome = running.await.unwrap().unwrap();
     assert_eq!(text_of(&outcome.result), "connect: accept");
@@ -772,15 +750,7 @@ async fn url_required_then_retry(tool: &str) {
     let call = conn.start_call(tool, None);
     let call_id = call.id();
     let running = tokio::spawn(call.outcome());
-    let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestChanged(r)
-            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
-        {
-            Some(r.clone())
-        }
-        _ => None,
-    })
-    .await;
+    let opened = wait_for(&mut events, link_opened).await;
     assert_eq!(opened.view.call, Some(call_id));
     server.finish.notify_one();
     let outcome = tokio::time::timeout(Duration::from_secs(5), running)
@@ -806,32 +776,10 @@ async fn a_url_required_call_is_retried_when_the_person_says_done() {
     let (host, conn, server, mut events) = link_host(&version, vec![consent()]).await;
     let call = conn.start_call("needs_key", None);
     let running = tokio::spawn(call.outcome());
-    let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestChanged(r)
-            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
-        {
-            Some(r.clone())
-        }
-        _ => None,
-    })
-    .await;
+    let opened = wait_for(&mut events, link_opened).await;
     assert!(!running.is_finished(), "the call waits for the link");
     assert!(host.link_done(opened.view.id));
-    let done = wait_for(&mut events, |e| match e {
-        HostEvent::RequestChanged(r)
-            if matches!(
-                r.link(),
-                Some(
-                    interlude_host::LinkState::Completed { .. }
-                        | interlude_host::LinkState::Done { .. }
-                )
-            ) =>
-        {
-            Some(r.clone())
-        }
-        _ => None,
-    })
-    .await;
+    let done = wait_for(&mut events, link_finished).await;
     assert!(matches!(
         done.link(),
         Some(interlude_host::LinkState::Done { .. })
@@ -862,15 +810,7 @@ async fn the_same_required_link_again_after_the_retry_ends_the_call() {
     let (host, conn, _server, mut events) = link_host(&version, vec![consent()]).await;
     let call = conn.start_call("always_needs_key", None);
     let running = tokio::spawn(call.outcome());
-    let opened = wait_for(&mut events, |e| match e {
-        HostEvent::RequestChanged(r)
-            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
-        {
-            Some(r.clone())
-        }
-        _ => None,
-    })
-    .await;
+    let opened = wait_for(&mut events, link_opened).await;
     assert!(host.link_done(opened.view.id));
     let err = tokio::time::timeout(Duration::from_secs(5), running)
         .await
@@ -1015,5 +955,35 @@ async fn the_protocol_log_names_the_call_of_each_message() {
             .unwrap();
         assert_eq!(initialize.call, None, "{version}");
         host.close_all().await;
+    }
+}
+
+/// The record of a request whose link was just opened, from a `RequestChanged` event.
+fn link_opened(e: &HostEvent) -> Option<Arc<interlude_host::RequestRecord>> {
+    match e {
+        HostEvent::RequestChanged(r)
+            if matches!(r.link(), Some(interlude_host::LinkState::Opened { .. })) =>
+        {
+            Some(r.clone())
+        }
+        _ => None,
+    }
+}
+
+/// The record of a request whose link's flow just finished (the server or the person said so).
+fn link_finished(e: &HostEvent) -> Option<Arc<interlude_host::RequestRecord>> {
+    match e {
+        HostEvent::RequestChanged(r)
+            if matches!(
+                r.link(),
+                Some(
+                    interlude_host::LinkState::Completed { .. }
+                        | interlude_host::LinkState::Done { .. }
+                )
+            ) =>
+        {
+            Some(r.clone())
+        }
+        _ => None,
     }
 }
