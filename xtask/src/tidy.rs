@@ -12,11 +12,13 @@
 //! 6. The engine's normal dependency tree is exactly [`ENGINE_TREE`], and ARCHITECTURE.md's
 //!    engine section lists exactly that.
 //! 7. Nothing in the repository points at files outside it (`tidy/paths.rs`).
+//! 8. The host locks its mutexes through one function with one poison policy (`tidy/locks.rs`).
 //!
 //! Every check runs; all problems are reported together. It does not judge code style (rustfmt
 //! and clippy do) and does not write ARCHITECTURE.md.
 
 mod deps;
+mod locks;
 mod paths;
 
 use std::collections::BTreeSet;
@@ -279,11 +281,13 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     );
 
     problems.extend(paths::check(root)?);
+    problems.extend(locks::check(root)?);
 
     if problems.is_empty() {
         eprintln!(
             "xtask: tidy ok ({} members: dependency arrows, every dependency used, engine tree \
-             as listed, code map complete, no mod.rs, no path outside the repository)",
+             as listed, code map complete, no mod.rs, no path outside the repository, one lock \
+             policy in the host)",
             members.len()
         );
         return Ok(());

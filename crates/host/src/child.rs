@@ -117,11 +117,7 @@ impl ChildTransport {
             Ok(Err(e)) => format!("ended its output (its exit status is unknown: {e})"),
             Err(_) => "closed its output".to_owned(),
         };
-        let tail = self
-            .shared
-            .tail
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        let tail = crate::sync::lock(&self.shared.tail)
             .take()
             .unwrap_or_default();
         self.shared.ended.note(format!("the server {how}{tail}"));
@@ -249,11 +245,7 @@ impl<R> Watched<R> {
         } else {
             return;
         };
-        *self
-            .shared
-            .tail
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(tail);
+        *crate::sync::lock(&self.shared.tail) = Some(tail);
     }
 }
 

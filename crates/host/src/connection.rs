@@ -24,7 +24,7 @@ use interlude_engine::{CallId, ServerId};
 use interlude_protocol::ProtocolEra;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
-    Implementation, JsonObject, ProtocolVersion, Resource, ServerResult, Tool,
+    Implementation, JsonObject, ProtocolVersion, ServerResult, Tool,
 };
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt, Peer, PeerRequestOptions, RoleClient, RunningService,
@@ -39,11 +39,11 @@ mod required;
 
 use crate::child::{ChildTransport, LogTo};
 use crate::failure::{self, EndReason};
-use crate::handler::HostClient;
-use crate::host::views::{Opening, ViewFor};
-use crate::host::{
-    CallUpdate, HostError, HostInput, ProtocolChoice, ServerUpdate, Shared, ViewUpdate,
-};
+use crate::handler::{HostClient, list_resources};
+use crate::host::config::{HostError, ProtocolChoice};
+use crate::host::inputs::{CallUpdate, HostInput, ProgressOf, ServerUpdate, ViewUpdate};
+use crate::host::shared::Shared;
+use crate::host::views::opening::{Opening, ViewFor, prefetch};
 use crate::http_client::{HttpClient, ServerStream};
 use crate::progress::now_ms;
 use crate::registry::{CallRecord, CallStatus, ServerIdentity};
@@ -355,17 +355,15 @@ impl Connection {
             tools,
             apps,
             resources,
+            peer: peer.clone(),
         }));
         // The record shows the server ready, with its tools, before `connect` returns: the hub
         // may have left the update to another thread's drain, so wait for it to be applied.
         let (applied, ready) = tokio::sync::oneshot::channel();
         shared.submit(HostInput::Barrier(applied));
         let _ = ready.await;
-        if let Ok(mut peers) = shared.peers.lock() {
-            peers.insert(id, peer.clone());
-        }
         if shared.config.declare.apps {
-            shared.view_cache.prefetch(&shared, &peer, id);
+            prefetch(&shared, &peer, id);
         }
         let closing = Arc::new(AtomicBool::new(false));
         {
@@ -380,9 +378,6 @@ impl Connection {
             );
             tokio::spawn(async move {
                 closed.cancelled().await;
-                if let Ok(mut peers) = shared.peers.lock() {
-                    peers.remove(&id);
-                }
                 if closing.load(Ordering::SeqCst) {
                     shared.submit(HostInput::Server(ServerUpdate::Closed { id }));
                 } else {
@@ -529,7 +524,7 @@ impl Connection {
         &self,
         tool: &str,
         arguments: Option<&JsonObject>,
-    ) -> Result<(), Vec<crate::ArgumentError>> {
+    ) -> Result<(), Vec<crate::arguments::ArgumentError>> {
         match self.inner.shared.registry().server(self.inner.id) {
             Some(record) => record.check_arguments(tool, arguments),
             None => Ok(()),
@@ -540,12 +535,12 @@ impl Connection {
     /// [`ToolCall::outcome`]) for the result. The call is in the host's record from now on;
     /// dropping it unfinished abandons it (the server is told, the record says so).
     pub fn start_call(&self, tool: &str, arguments: Option<JsonObject>) -> ToolCall {
-        let (id, end) = self.begin_call(tool, arguments.as_ref());
+        let (id, cancel, end) = self.begin_call(tool, arguments.as_ref());
         let conn = self.clone();
         let tool = tool.to_owned();
         ToolCall {
             id,
-            run: Box::pin(async move { conn.run_call(id, &tool, arguments).await }),
+            run: Box::pin(async move { conn.run_call(id, cancel, &tool, arguments).await }),
             end,
         }
     }
@@ -558,17 +553,23 @@ impl Connection {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
-        let (id, mut end) = self.begin_call(name, arguments.as_ref());
-        let outcome = self.run_call(id, name, arguments).await;
+        let (id, cancel, mut end) = self.begin_call(name, arguments.as_ref());
+        let outcome = self.run_call(id, cancel, name, arguments).await;
         end.finish_with(&outcome);
         outcome
     }
 
-    /// Gives a call its id and puts it in the host's record; the guard ends the record.
-    fn begin_call(&self, tool: &str, arguments: Option<&JsonObject>) -> (CallId, CallEnd) {
+    /// Gives a call its id and puts it in the host's record with the token that stops it; the
+    /// guard ends the record.
+    fn begin_call(
+        &self,
+        tool: &str,
+        arguments: Option<&JsonObject>,
+    ) -> (CallId, CancellationToken, CallEnd) {
         let shared = &self.inner.shared;
         let id = shared.next_call();
-        shared.submit(HostInput::Call(CallUpdate::Started(Box::new(CallRecord {
+        let cancel = CancellationToken::new();
+        let record = Box::new(CallRecord {
             id,
             server: self.inner.id,
             server_name: self.inner.info.name.clone(),
@@ -581,13 +582,17 @@ impl Connection {
             started_at_ms: now_ms(),
             ended_at_ms: None,
             progress: None,
-        }))));
+        });
+        shared.submit(HostInput::Call(CallUpdate::Started {
+            record,
+            cancel: cancel.clone(),
+        }));
         let end = CallEnd {
             shared: shared.clone(),
             id,
             armed: true,
         };
-        (id, end)
+        (id, cancel, end)
     }
 
     /// Opens the view of tool `tool` for `call`, if it has one: recorded at once, its resource
@@ -633,13 +638,11 @@ impl Connection {
     async fn run_call(
         &self,
         call: CallId,
+        cancelled: CancellationToken,
         name: &str,
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
         let shared = &self.inner.shared;
-        let cancelled = shared.cancel_token(call);
-        // However the call ends (even dropped unfinished), its token goes.
-        let _forget = ForgetCall { shared, id: call };
         if shared.config.declare.apps {
             self.open_view(call, name, arguments.as_ref());
         }
@@ -691,7 +694,8 @@ impl Connection {
         };
         // Its server's progress notifications land on the call's record.
         let shared = &self.inner.shared;
-        shared.watch_progress(self.inner.id, handle.progress_token.clone(), call);
+        let of = ProgressOf::Call(call);
+        shared.watch(self.inner.id, handle.progress_token.clone(), of);
         let _watching = ForgetProgress {
             shared,
             server: self.inner.id,
@@ -792,36 +796,6 @@ impl Connection {
     }
 }
 
-/// The most resources kept per server.
-const MAX_RESOURCES: usize = 1000;
-
-/// A server's resources (the first [`MAX_RESOURCES`]); none, logged, when it cannot list them.
-pub(crate) async fn list_resources(peer: &Peer<RoleClient>, server: &str) -> Vec<Resource> {
-    match peer.list_all_resources().await {
-        Ok(mut resources) => {
-            resources.truncate(MAX_RESOURCES);
-            resources
-        }
-        Err(e) => {
-            let why = failure::service(&e, &EndReason::default());
-            tracing::warn!(%server, "cannot list its resources: {why}");
-            Vec::new()
-        }
-    }
-}
-
-/// Forgets a call's cancellation token when the call is over.
-struct ForgetCall<'a> {
-    shared: &'a Shared,
-    id: CallId,
-}
-
-impl Drop for ForgetCall<'_> {
-    fn drop(&mut self) {
-        self.shared.forget_call(self.id);
-    }
-}
-
 /// Stops routing a request's progress notifications to its call once it is answered.
 struct ForgetProgress<'a> {
     shared: &'a Shared,
@@ -831,7 +805,7 @@ struct ForgetProgress<'a> {
 
 impl Drop for ForgetProgress<'_> {
     fn drop(&mut self) {
-        self.shared.forget_progress(self.server, &self.token);
+        self.shared.forget_progress(self.server, self.token.clone());
     }
 }
 

@@ -80,7 +80,7 @@ impl EraMemory {
 
     /// The 2025 version server `target` spoke last time, if it did.
     pub fn recall(&self, target: &str) -> Option<ProtocolVersion> {
-        let versions = self.versions.lock().ok()?;
+        let versions = crate::sync::lock(&self.versions);
         let version: ProtocolVersion =
             serde_json::from_value(serde_json::Value::String(versions.get(target)?.clone()))
                 .ok()?;
@@ -94,12 +94,13 @@ impl EraMemory {
             self.forget(target);
             return;
         }
-        let changed = self.versions.lock().is_ok_and(|mut versions| {
+        let changed = {
+            let mut versions = crate::sync::lock(&self.versions);
             if versions.len() >= REMEMBERED && !versions.contains_key(target) {
-                return false;
+                return;
             }
             versions.insert(target.to_owned(), version.to_string()) != Some(version.to_string())
-        });
+        };
         if changed {
             self.save();
         }
@@ -107,10 +108,7 @@ impl EraMemory {
 
     /// Forgets server `target` (it will be negotiated afresh).
     pub fn forget(&self, target: &str) {
-        let changed = self
-            .versions
-            .lock()
-            .is_ok_and(|mut versions| versions.remove(target).is_some());
+        let changed = crate::sync::lock(&self.versions).remove(target).is_some();
         if changed {
             self.save();
         }
@@ -119,12 +117,7 @@ impl EraMemory {
     /// Writes the file (a temporary file renamed over it, so a reader never sees half of it).
     fn save(&self) {
         let Some(path) = &self.path else { return };
-        let Ok(text) = self
-            .versions
-            .lock()
-            .map_err(|_| ())
-            .and_then(|v| serde_json::to_string_pretty(&*v).map_err(|_| ()))
-        else {
+        let Ok(text) = serde_json::to_string_pretty(&*crate::sync::lock(&self.versions)) else {
             return;
         };
         let written = path

@@ -12,7 +12,7 @@
 //!
 //! What it does not do: decide whether anything failed, or print.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use rmcp::ServiceError;
 use rmcp::model::ErrorData;
@@ -27,7 +27,7 @@ pub(crate) struct EndReason(Arc<Mutex<Option<String>>>);
 impl EndReason {
     /// Notes why the connection ended, unless a reason is already known.
     pub(crate) fn note(&self, reason: String) {
-        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slot = crate::sync::lock(&self.0);
         if slot.is_none() {
             *slot = Some(reason);
         }
@@ -35,10 +35,7 @@ impl EndReason {
 
     /// The reason noted, if any.
     pub(crate) fn get(&self) -> Option<String> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        crate::sync::lock(&self.0).clone()
     }
 }
 

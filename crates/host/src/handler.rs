@@ -6,7 +6,7 @@
 //! into a custom request; it is caught here and sent through the same engine path, which answers
 //! -32602 naming the property instead of "method not found".
 
-use interlude_engine::{ElicitParams, Input, Reply, ServerId, UrlInput, ViewInput};
+use interlude_engine::{ElicitParams, Input, Reply, ServerId, UrlInput};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::url::{ELICITATION_COMPLETE_METHOD, ElicitationComplete};
 use rmcp::handler::client::ClientHandler;
@@ -14,12 +14,15 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CustomNotification, CustomRequest, CustomResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, ErrorData,
     FormElicitationCapability, Implementation, ProgressNotificationParam, ProtocolVersion,
-    UrlElicitationCapability,
+    Resource, UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
 use serde_json::Value;
 
-use crate::host::{CallUpdate, HostInput, ProgressOf, ServerUpdate, Shared};
+use crate::failure::{self, EndReason};
+use crate::host::inputs::{HostInput, ServerUpdate};
+use crate::host::shared::Shared;
+use crate::interaction;
 use crate::progress::now_ms;
 use crate::registry::ServerLog;
 use crate::tap::CallLink;
@@ -64,6 +67,45 @@ impl HostClient {
         }
         reply
     }
+
+    /// A server's `interaction/create`: presented through the engine like any request, answered in
+    /// the draft's shapes. Unknown to a host that did not declare the draft (`-32601`).
+    async fn interaction_create(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, ErrorData> {
+        if !interaction::declared(self.shared.config.declare) {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "method not found: {} (this client did not declare userInteraction)",
+                    request.method
+                ),
+                None,
+            ));
+        }
+        // The notify must follow the answer on the wire: word when it leaves.
+        let answered = self.answered.wait(context.id.clone());
+        let params = request.params.unwrap_or(Value::Null);
+        let ua_id = (params.get("type").and_then(Value::as_str) == Some("ua"))
+            .then(|| params.get("id").and_then(Value::as_str).map(str::to_owned))
+            .flatten();
+        let reply = self.ask(ElicitParams::Interaction(params), &context).await;
+        if reply == Reply::Consented
+            && let Some(id) = ua_id
+        {
+            interaction::track(
+                self.shared.clone(),
+                self.server,
+                self.server_name.clone(),
+                context.peer.clone(),
+                id,
+                Some(answered),
+            );
+        }
+        reply.into_interaction_result().map(CustomResult)
+    }
 }
 
 impl ClientHandler for HostClient {
@@ -92,7 +134,7 @@ impl ClientHandler for HostClient {
         context: RequestContext<RoleClient>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method == interlude_protocol::interaction::CREATE_METHOD {
-            return crate::interaction::on_create(self, request, context).await;
+            return self.interaction_create(request, context).await;
         }
         if request.method != "elicitation/create" {
             return Err(ErrorData::new(
@@ -139,39 +181,14 @@ impl ClientHandler for HostClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        // Only a request of ours in flight: a stray or late token is nobody's progress.
-        match self.shared.progress_of(self.server, &params.progress_token) {
-            Some(ProgressOf::Call(id)) => {
-                self.shared.submit(HostInput::Call(CallUpdate::Progress {
-                    id,
-                    progress: params.progress,
-                    total: params.total,
-                    message: params.message,
-                }))
-            }
-            Some(ProgressOf::Interaction(elicitation_id)) => {
-                self.shared.submit(HostInput::LinkProgress {
-                    server: self.server,
-                    elicitation_id,
-                    progress: params.progress,
-                    total: params.total,
-                    message: params.message,
-                });
-            }
-            // A view's own request: its bridge tells the view, under the view's token.
-            Some(ProgressOf::View(view, proxy)) => {
-                self.shared.submit(HostInput::Engine(Input::View {
-                    view,
-                    input: ViewInput::ServerProgress {
-                        proxy,
-                        progress: params.progress,
-                        total: params.total,
-                        message: params.message,
-                    },
-                }));
-            }
-            None => {}
-        }
+        // The core knows whose it is (if anyone's).
+        self.shared.submit(HostInput::Progress {
+            server: self.server,
+            token: params.progress_token,
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        });
     }
 
     // Logging is the 2025 eras' (SEP-2577 deprecates it); servers of those eras still use it.
@@ -203,7 +220,7 @@ impl ClientHandler for HostClient {
                 tools,
             })),
             Err(e) => {
-                let why = crate::failure::service(&e, &crate::failure::EndReason::default());
+                let why = failure::service(&e, &EndReason::default());
                 tracing::warn!(server = %self.server_name, "cannot list the changed tools: {why}");
             }
         }
@@ -212,7 +229,7 @@ impl ClientHandler for HostClient {
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
         // Views read ahead may be stale now: they are read again when next opened.
         self.shared.view_cache.forget(self.server);
-        let resources = crate::connection::list_resources(&context.peer, &self.server_name).await;
+        let resources = list_resources(&context.peer, &self.server_name).await;
         self.shared
             .submit(HostInput::Server(ServerUpdate::Resources {
                 id: self.server,
@@ -251,5 +268,23 @@ impl ClientHandler for HostClient {
             env!("CARGO_PKG_VERSION"),
         );
         info
+    }
+}
+
+/// The most resources kept per server.
+const MAX_RESOURCES: usize = 1000;
+
+/// A server's resources (the first [`MAX_RESOURCES`]); none, logged, when it cannot list them.
+pub(crate) async fn list_resources(peer: &Peer<RoleClient>, server: &str) -> Vec<Resource> {
+    match peer.list_all_resources().await {
+        Ok(mut resources) => {
+            resources.truncate(MAX_RESOURCES);
+            resources
+        }
+        Err(e) => {
+            let why = failure::service(&e, &EndReason::default());
+            tracing::warn!(%server, "cannot list its resources: {why}");
+            Vec::new()
+        }
     }
 }

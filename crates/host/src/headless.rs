@@ -108,13 +108,14 @@ pub struct HeadlessSurface {
     on_link: Option<OnLink>,
     on_progress: Option<OnProgress>,
     /// The progress updates already handed to `on_progress`, per call in flight.
-    progress_seen: std::collections::HashMap<crate::CallId, u64>,
+    progress_seen: std::collections::HashMap<interlude_engine::CallId, u64>,
     /// The requests whose link was handed over already.
-    links_given: std::collections::HashSet<crate::RequestId>,
+    links_given: std::collections::HashSet<interlude_engine::RequestId>,
 }
 
 /// What to do with a call's progress (see [`HeadlessSurface::on_progress`]).
-type OnProgress = Box<dyn FnMut(&crate::CallRecord, &crate::CallProgress) + Send>;
+type OnProgress =
+    Box<dyn FnMut(&crate::registry::CallRecord, &crate::progress::CallProgress) + Send>;
 
 impl std::fmt::Debug for HeadlessSurface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -151,7 +152,7 @@ impl HeadlessSurface {
     #[must_use]
     pub fn on_progress(
         mut self,
-        f: impl FnMut(&crate::CallRecord, &crate::CallProgress) + Send + 'static,
+        f: impl FnMut(&crate::registry::CallRecord, &crate::progress::CallProgress) + Send + 'static,
     ) -> Self {
         self.on_progress = Some(Box::new(f));
         self
@@ -241,7 +242,7 @@ impl Surface for HeadlessSurface {
             // A link is handed over once, when it becomes opened (its later changes are its
             // flow's progress and end).
             HostEvent::RequestChanged(record) => {
-                if let (Some(f), Some(crate::LinkState::Opened { url })) =
+                if let (Some(f), Some(crate::request_record::LinkState::Opened { url })) =
                     (&mut self.on_link, record.link())
                     && self.links_given.insert(record.view.id)
                 {
@@ -287,7 +288,7 @@ fn done_later(id: interlude_engine::RequestId, sink: &AnswerSink) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::HostInput;
+    use crate::host::inputs::HostInput;
     use crate::request_record::{RequestRecord, RequestStatus};
     use interlude_engine::{FormRequest, Input, RequestId, RequestView, ServerId};
     use interlude_protocol::ProtocolEra;
@@ -317,7 +318,7 @@ mod tests {
             status: RequestStatus::Presented,
             errors: Vec::new(),
             received_at_ms: 0,
-            state: crate::RequestState::Form {
+            state: crate::request_record::RequestState::Form {
                 requested_schema: None,
             },
         }))

@@ -21,19 +21,17 @@ use rmcp::transport::IntoTransport;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-mod config;
+pub(crate) mod config;
 mod core;
-mod inputs;
-mod shared;
+pub(crate) mod inputs;
+pub(crate) mod shared;
 pub(crate) mod views;
 
-pub use config::{HostConfig, HostError, ProtocolChoice};
+pub use config::{AppsConfig, HostConfig, HostError, ProtocolChoice};
 use core::Core;
-pub(crate) use inputs::{CallUpdate, HostInput, ServerUpdate};
-use shared::{Ids, ProgressRoutes, next};
-pub(crate) use shared::{ProgressOf, Shared};
-pub use views::AppsConfig;
-pub(crate) use views::{ViewUpdate, Views};
+use inputs::{CallUpdate, HostInput, ServerUpdate, ViewUpdate};
+use shared::{Ids, Shared};
+use views::Views;
 
 use crate::connection::{CallOutcome, Connection};
 use crate::hub::Hub;
@@ -43,6 +41,7 @@ use crate::registry::{
 use crate::request_record::RequestRecord;
 use crate::spec::ServerSpec;
 use crate::surface::{AnswerSink, Surface};
+use crate::sync::lock;
 
 /// The host: connects to servers, keeps the record of servers, tool calls and requests, and
 /// drives the engine and the surface. Cheap to clone; the last clone dropped closes every
@@ -81,6 +80,8 @@ impl Host {
             config.protocol_log,
             trace,
         ));
+        let ids = Arc::new(Ids::default());
+        let view_cache = Arc::default();
         let mut core = Core {
             engine: Engine::new(config.engine.clone()),
             surface,
@@ -92,16 +93,16 @@ impl Host {
             start,
             resolver: config.resolver.clone(),
             runtime: tokio::runtime::Handle::try_current().ok(),
-            views: Views::default(),
-            apps: config.apps.clone(),
-            ids: Arc::new(Ids::default()),
-            view_cache: Arc::default(),
-            client_name: config.client_name.clone(),
-            log: log.clone(),
+            views: Views::new(
+                config.apps.clone(),
+                ids.clone(),
+                Arc::clone(&view_cache),
+                config.client_name.clone(),
+                log.clone(),
+            ),
+            routes: HashMap::new(),
+            cancels: HashMap::new(),
         };
-        let (ids, view_cache) = (core.ids.clone(), core.view_cache.clone());
-        let peers = core.views.peers.clone();
-        let progress = core.views.progress.clone();
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {
                 core.handle(input, &AnswerSink { hub });
@@ -113,9 +114,6 @@ impl Host {
                 config: Arc::new(config),
                 ids,
                 registry,
-                cancels: Arc::default(),
-                progress,
-                peers,
                 view_cache,
                 log,
             },
@@ -337,9 +335,7 @@ impl Host {
 
     fn keep(&self, opened: Result<Connection, HostError>) -> Result<Connection, HostError> {
         let conn = opened?;
-        if let Ok(mut map) = self.connections.lock() {
-            map.insert(conn.id(), conn.clone());
-        }
+        lock(&self.connections).insert(conn.id(), conn.clone());
         Ok(conn)
     }
 
@@ -353,7 +349,7 @@ impl Host {
 
     /// The live connection to server `id`.
     pub fn connection(&self, id: ServerId) -> Option<Connection> {
-        self.connections.lock().ok()?.get(&id).cloned()
+        lock(&self.connections).get(&id).cloned()
     }
 
     /// The live connection to the server named `name`.
@@ -377,7 +373,7 @@ impl Host {
 
     /// Closes the connection to server `id` (its record stays, as closed).
     pub async fn disconnect(&self, id: ServerId) {
-        let conn = self.connections.lock().ok().and_then(|mut m| m.remove(&id));
+        let conn = lock(&self.connections).remove(&id);
         if let Some(conn) = conn {
             conn.close().await;
         }
@@ -385,11 +381,9 @@ impl Host {
 
     /// Closes every connection.
     pub async fn close_all(&self) {
-        let all: Vec<Connection> = self
-            .connections
-            .lock()
-            .map(|mut m| std::mem::take(&mut *m).into_values().collect())
-            .unwrap_or_default();
+        let all: Vec<Connection> = std::mem::take(&mut *lock(&self.connections))
+            .into_values()
+            .collect();
         for conn in all {
             conn.close().await;
         }
@@ -422,19 +416,15 @@ impl Host {
     /// # }
     /// ```
     pub fn cancel_call(&self, id: CallId) -> bool {
-        let token = self
+        let running = self
             .shared
-            .cancels
-            .lock()
-            .ok()
-            .and_then(|c| c.get(&id).cloned());
-        match token {
-            Some(token) => {
-                token.cancel();
-                true
-            }
-            None => false,
+            .registry()
+            .call(id)
+            .is_some_and(|c| c.status == crate::registry::CallStatus::Running);
+        if running {
+            self.shared.submit(HostInput::Call(CallUpdate::Cancel(id)));
         }
+        running
     }
 
     /// The person says they are done in the browser with URL request `id`'s link, before its
@@ -497,12 +487,12 @@ impl Host {
     /// }
     /// # }
     /// ```
-    pub fn protocol_log(&self, server: ServerId) -> Vec<Arc<crate::LoggedMessage>> {
+    pub fn protocol_log(&self, server: ServerId) -> Vec<Arc<crate::protocol_log::LoggedMessage>> {
         self.shared.log.of(server)
     }
 
     /// Server `server`'s messages that came after the one numbered `after`
-    /// ([`LoggedMessage::seq`](crate::LoggedMessage::seq)), oldest first: what a reader that has the rest still needs.
+    /// ([`LoggedMessage::seq`](crate::protocol_log::LoggedMessage::seq)), oldest first: what a reader that has the rest still needs.
     ///
     /// ```
     /// # fn run(host: interlude_host::Host, server: interlude_host::ServerId) {
@@ -516,7 +506,7 @@ impl Host {
         &self,
         server: ServerId,
         after: u64,
-    ) -> Vec<Arc<crate::LoggedMessage>> {
+    ) -> Vec<Arc<crate::protocol_log::LoggedMessage>> {
         self.shared.log.since(server, after)
     }
 
@@ -535,9 +525,13 @@ impl Host {
             })
         };
         if let Some((server, name)) = from {
-            self.shared
-                .log
-                .record_view(server, &name, id, crate::Direction::Recv, message.clone());
+            self.shared.log.record_view(
+                server,
+                &name,
+                id,
+                crate::protocol_log::Direction::Recv,
+                message.clone(),
+            );
         }
         self.shared.submit(HostInput::Engine(Input::View {
             view: id,
@@ -625,9 +619,6 @@ impl Host {
 
     /// The audit records kept in memory, oldest first.
     pub fn audit_records(&self) -> Vec<AuditRecord> {
-        self.audit
-            .lock()
-            .map(|a| a.iter().cloned().collect())
-            .unwrap_or_default()
+        lock(&self.audit).iter().cloned().collect()
     }
 }

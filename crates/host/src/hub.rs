@@ -7,12 +7,12 @@
 //! the engine, and a scripted or already-given answer comes back, with no hop between tasks (at
 //! 32 concurrent calls a dedicated task cost a fifth of the throughput).
 //!
-//! What it does not do: know what an input means (the core's handler, in `host.rs`, does).
+//! What it does not do: know what an input means (the core, `host/core.rs`, does).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 
-use crate::host::HostInput;
+use crate::host::inputs::HostInput;
 
 /// What handles one input with the core locked (the core's state lives in the closure).
 pub(crate) type Handler = Box<dyn FnMut(HostInput, &Weak<Hub>) + Send>;
@@ -41,10 +41,7 @@ impl Hub {
     }
 
     fn queue(&self) -> MutexGuard<'_, VecDeque<HostInput>> {
-        // A poisoned queue only means a panic elsewhere while it was held; its content is intact.
-        self.queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.queue)
     }
 
     /// Appends `input` and, when no one else is handling inputs, handles the queue to the end.

@@ -9,7 +9,7 @@
 //!   message leaves: [`declare_in`] swaps the typed request for the same JSON with the key added
 //!   (the tap does it for stdio and in-process transports; the HTTP client does it just before
 //!   posting, after rmcp's HTTP worker has recognised the request as the session's start).
-//! - **Requests.** `interaction/create` arrives as a custom request ([`on_create`]); its params go
+//! - **Requests.** `interaction/create` arrives as a custom request (the handler's); its params go
 //!   to the engine as they are (`ElicitParams::Interaction`), where a `prompt` is a form and a
 //!   `ua` a link, and the reply goes back in the draft's shapes.
 //! - **Progress.** Once the person consented to a `ua` link and it was opened, the host sends
@@ -30,15 +30,12 @@ use interlude_protocol::interaction::{
     CreatedInteraction, InteractionType, NOTIFY_METHOD, UserInteractionCapability,
     declare_in_initialize, notify_params, parse_required,
 };
-use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, CustomRequest, CustomResult, ErrorCode, ErrorData,
-    JsonRpcMessage,
-};
-use rmcp::service::{Peer, PeerRequestOptions, RequestContext, RoleClient};
-use serde_json::Value;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, CustomRequest, ErrorData, JsonRpcMessage};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 
-use crate::handler::HostClient;
-use crate::host::{HostError, HostInput, ProgressOf, Shared};
+use crate::host::config::HostError;
+use crate::host::inputs::{HostInput, ProgressOf};
+use crate::host::shared::Shared;
 
 /// The capability Interlude declares when the draft is on: both types, with progress.
 pub(crate) fn capability() -> UserInteractionCapability {
@@ -64,47 +61,6 @@ pub(crate) fn declare_in(mut message: ClientJsonRpcMessage) -> ClientJsonRpcMess
 /// Whether `declared` turns the draft on.
 pub(crate) fn declared(declared: Declared) -> bool {
     declared.user_interaction
-}
-
-/// A server's `interaction/create`: presented through the engine like any request, answered in
-/// the draft's shapes. Unknown to a host that did not declare the draft (`-32601`).
-pub(crate) async fn on_create(
-    client: &HostClient,
-    request: CustomRequest,
-    context: RequestContext<RoleClient>,
-) -> Result<CustomResult, ErrorData> {
-    if !declared(client.shared.config.declare) {
-        return Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!(
-                "method not found: {} (this client did not declare userInteraction)",
-                request.method
-            ),
-            None,
-        ));
-    }
-    // The notify must follow the answer on the wire: word when it leaves.
-    let answered = client.answered.wait(context.id.clone());
-    let params = request.params.unwrap_or(Value::Null);
-    let ua_id = (params.get("type").and_then(Value::as_str) == Some("ua"))
-        .then(|| params.get("id").and_then(Value::as_str).map(str::to_owned))
-        .flatten();
-    let reply = client
-        .ask(ElicitParams::Interaction(params), &context)
-        .await;
-    if reply == Reply::Consented
-        && let Some(id) = ua_id
-    {
-        track(
-            client.shared.clone(),
-            client.server,
-            client.server_name.clone(),
-            context.peer.clone(),
-            id,
-            Some(answered),
-        );
-    }
-    reply.into_interaction_result().map(CustomResult)
 }
 
 /// Tracks `ua` interaction `id` of `server` after the person consented: sends
@@ -148,7 +104,7 @@ pub(crate) fn track(
         let token = handle.progress_token.clone();
         shared.watch(server, token.clone(), ProgressOf::Interaction(id.clone()));
         let waited = tokio::time::timeout(shared.config.url_wait, handle.await_response()).await;
-        shared.forget_progress(server, &token);
+        shared.forget_progress(server, token);
         match waited {
             Ok(Ok(_)) => shared.submit(HostInput::Engine(Input::Url(UrlInput::Completed {
                 server,

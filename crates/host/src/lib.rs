@@ -56,6 +56,7 @@ mod request_record;
 mod resolve;
 mod spec;
 mod surface;
+mod sync;
 mod tap;
 mod timer;
 

@@ -245,10 +245,7 @@ impl ProtocolLog {
             is_request,
             call,
         } = shape;
-        let mut rings = self
-            .rings
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut rings = crate::sync::lock(&self.rings);
         let ring = rings.entry(server).or_default();
         if ring.name != name {
             name.clone_into(&mut ring.name);
@@ -307,9 +304,7 @@ impl ProtocolLog {
                     object.insert("unparsable".into(), Value::from(why.as_str()));
                 }
             }
-            let mut out = trace
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut out = crate::sync::lock(trace);
             let written = serde_json::to_writer(&mut *out, &line)
                 .map_err(std::io::Error::other)
                 .and_then(|()| out.write_all(b"\n"))
@@ -331,9 +326,7 @@ impl ProtocolLog {
     pub(crate) fn since(&self, server: ServerId, after: u64) -> Vec<Arc<LoggedMessage>> {
         // The entries are taken under the lock; reading them (parsing, redacting) is not.
         let (name, entries) = {
-            let Ok(rings) = self.rings.lock() else {
-                return Vec::new();
-            };
+            let rings = crate::sync::lock(&self.rings);
             let Some(ring) = rings.get(&server) else {
                 return Vec::new();
             };

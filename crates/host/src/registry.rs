@@ -103,7 +103,7 @@ pub struct ServerRecord {
     pub negotiation: Option<String>,
     /// How it was started (for [`Host::retry`](crate::Host::retry)); `None` for a transport
     /// the caller built.
-    pub spec: Option<crate::ServerSpec>,
+    pub spec: Option<crate::spec::ServerSpec>,
 }
 
 /// A server's MCP Apps side, as the host read it.
@@ -168,12 +168,12 @@ impl ServerRecord {
         &self,
         tool: &str,
         arguments: Option<&JsonObject>,
-    ) -> Result<(), Vec<crate::ArgumentError>> {
+    ) -> Result<(), Vec<crate::arguments::ArgumentError>> {
         let Some(tool) = self.tools.iter().find(|t| t.name == tool) else {
             return Ok(());
         };
         let none = JsonObject::new();
-        crate::check_arguments(&tool.input_schema, arguments.unwrap_or(&none))
+        crate::arguments::check_arguments(&tool.input_schema, arguments.unwrap_or(&none))
     }
 }
 
@@ -289,7 +289,7 @@ pub enum HostEvent {
     RequestReplied(Arc<RequestRecord>),
     /// What the request's kind has become changed ([`RequestRecord::state`], or an app form's
     /// stage): a link passed every check after the person consented and is for them to open
-    /// ([`LinkState::Opened`](crate::LinkState::Opened)), its flow finished or the person said
+    /// ([`LinkState::Opened`](crate::request_record::LinkState::Opened)), its flow finished or the person said
     /// they were done, its server reported progress on it; an app form is shown as the plain
     /// form from now on ([`AppStage::Form`](interlude_engine::AppStage::Form)).
     RequestChanged(Arc<RequestRecord>),
@@ -601,7 +601,10 @@ impl Registry {
         // Links of the call still "opened" are no longer waited for.
         for request in &record.requests {
             if let Some(req) = self.requests.get_mut(request)
-                && matches!(req.link(), Some(crate::LinkState::Opened { .. }))
+                && matches!(
+                    req.link(),
+                    Some(crate::request_record::LinkState::Opened { .. })
+                )
             {
                 Arc::make_mut(req).link_ended();
             }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use interlude_engine::{Answer, Input, RequestId};
 use interlude_schema::Content;
 
-use crate::host::HostInput;
+use crate::host::inputs::HostInput;
 use crate::hub::Hub;
 use crate::registry::HostEvent;
 
@@ -99,9 +99,7 @@ impl AnswerSink {
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let log = seen.clone();
         let hub = Hub::start(Box::new(move |input, _: &std::sync::Weak<Hub>| {
-            if let Ok(mut log) = log.lock() {
-                log.push(input);
-            }
+            crate::sync::lock(&log).push(input);
         }));
         (AnswerSink { hub }, seen)
     }

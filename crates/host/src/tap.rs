@@ -49,9 +49,7 @@ pub(crate) struct InFlight {
 
 impl InFlight {
     fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
-        self.calls
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.calls)
     }
 
     /// The call a server request belongs to (see the module documentation).
@@ -108,7 +106,8 @@ impl Answered {
     /// Word once the host's answer to server request `id` has been written to the transport.
     pub(crate) fn wait(&self, id: RequestId) -> tokio::sync::oneshot::Receiver<()> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        if let Ok(mut waiting) = self.waiting.lock() {
+        {
+            let mut waiting = crate::sync::lock(&self.waiting);
             // A request the server cancelled is never answered: its waiter must not stay.
             waiting.retain(|_, tx| !tx.is_closed());
             if waiting.len() < ANSWERS_WAITED {
@@ -130,7 +129,7 @@ impl Answered {
             JsonRpcMessage::Error(e) => e.id.as_ref()?,
             _ => return None,
         };
-        self.waiting.lock().ok()?.remove(id)
+        crate::sync::lock(&self.waiting).remove(id)
     }
 }
 
@@ -213,9 +212,7 @@ impl<T> Tap<T> {
     }
 
     fn asked(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
-        self.asked
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.asked)
     }
 
     /// The call an outgoing message belongs to, for the log (before `outgoing` forgets it).

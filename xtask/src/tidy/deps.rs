@@ -99,7 +99,7 @@ fn target_role(kinds: &[String]) -> Role {
 }
 
 /// Every `.rs` file under `dir`, sorted.
-fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -120,7 +120,7 @@ fn rust_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// Drops whole-line `//` comments, keeping doc comments (`///`, `//!`).
-fn strip_line_comments(text: &str) -> String {
+pub(super) fn strip_line_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         let t = line.trim_start();
@@ -134,7 +134,7 @@ fn strip_line_comments(text: &str) -> String {
 }
 
 /// Splits a file into (code outside top-level `#[cfg(test)]` items, those items).
-fn split_cfg_test(code: &str) -> (String, String) {
+pub(super) fn split_cfg_test(code: &str) -> (String, String) {
     let mut normal = String::new();
     let mut test = String::new();
     let mut lines = code.lines();

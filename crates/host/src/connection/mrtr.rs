@@ -11,7 +11,7 @@ use rmcp::model::InputRequest;
 use serde_json::Value;
 
 use super::Connection;
-use crate::host::HostError;
+use crate::host::config::HostError;
 
 impl Connection {
     /// Answers one round's `requests`: each goes to the engine and the person in turn (the

@@ -18,7 +18,7 @@ use rmcp::model::ErrorData;
 use serde_json::Value;
 
 use super::Connection;
-use crate::host::HostError;
+use crate::host::config::HostError;
 use interlude_engine::Declared;
 
 /// Most links one `-32042` error may ask the person to open.

@@ -1,11 +1,13 @@
-//! The host's settings ([`HostConfig`], [`ProtocolChoice`]) and its errors ([`HostError`]).
+//! The host's settings ([`HostConfig`], [`ProtocolChoice`], [`AppsConfig`]) and its errors
+//! ([`HostError`]).
 
 use std::time::Duration;
 
+use interlude_engine::csp::CspProfile;
 use interlude_engine::{Declared, EngineConfig, ServerId};
 use rmcp::model::ProtocolVersion;
+use serde_json::{Map, Value, json};
 
-use super::views::AppsConfig;
 use crate::resolve::Resolver;
 
 /// Which protocol a host speaks.
@@ -15,6 +17,39 @@ pub enum ProtocolChoice {
     Auto,
     /// Use exactly this version (2026-07-28 via discover, anything older via initialize).
     Pin(ProtocolVersion),
+}
+
+/// Settings of MCP Apps views.
+#[derive(Debug, Clone)]
+pub struct AppsConfig {
+    /// What the host adds to every view's CSP beyond its declaration (never a domain).
+    pub csp_profile: CspProfile,
+    /// How long a view's teardown waits for its answer.
+    pub teardown: std::time::Duration,
+    /// Tool calls a view may make at once, and per minute.
+    pub call_burst: u32,
+    /// See [`AppsConfig::call_burst`].
+    pub calls_per_minute: u32,
+    /// The tallest a view may ask to be, in CSS pixels.
+    pub max_height: u32,
+    /// The host context every view starts with (`platform`, …); surfaces add theme, locale,
+    /// time zone and sizes per view ([`crate::Host::view_context`]).
+    pub context: Map<String, Value>,
+}
+
+impl Default for AppsConfig {
+    fn default() -> Self {
+        let mut context = Map::new();
+        context.insert("platform".into(), json!("web"));
+        AppsConfig {
+            csp_profile: CspProfile::default(),
+            teardown: std::time::Duration::from_secs(2),
+            call_burst: 10,
+            calls_per_minute: 120,
+            max_height: 6_000,
+            context,
+        }
+    }
 }
 
 /// Host settings.
@@ -51,7 +86,7 @@ pub struct HostConfig {
     /// ([`ProtocolChoice::Auto`]) connection to a server known to speak a 2025 version starts
     /// with `initialize` instead of waiting on `server/discover` (see [`EraMemory`](crate::EraMemory)). This
     /// process only by default; the CLI keeps it in a file.
-    pub eras: std::sync::Arc<crate::EraMemory>,
+    pub eras: std::sync::Arc<crate::eras::EraMemory>,
 }
 
 impl Default for HostConfig {
@@ -68,7 +103,7 @@ impl Default for HostConfig {
             apps: AppsConfig::default(),
             protocol_log: crate::protocol_log::KEPT_PER_SERVER,
             trace: None,
-            eras: std::sync::Arc::new(crate::EraMemory::in_memory()),
+            eras: std::sync::Arc::new(crate::eras::EraMemory::in_memory()),
         }
     }
 }

@@ -6,18 +6,20 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use interlude_engine::{
-    AppFormEffect, AuditRecord, Effect, ElicitParams, Engine, Input, Reply, RequestId, UrlEffect,
-    UrlInput,
+    AppFormEffect, AuditRecord, CallId, Effect, ElicitParams, Engine, Input, Reply, RequestId,
+    ServerId, UrlEffect, UrlInput, ViewInput,
 };
+use rmcp::model::ProgressToken;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
-use super::inputs::{CallUpdate, HostInput, ServerUpdate};
-use super::shared::Ids;
-use super::views::{self, AppsConfig, Views};
+use super::inputs::{CallUpdate, HostInput, ProgressOf, Route, ServerUpdate};
+use super::views::{ViewCore, Views};
 use crate::registry::{HostEvent, Registry, ServerState};
 use crate::resolve::Resolver;
 use crate::surface::{AnswerSink, Surface};
+use crate::sync::lock;
 
 /// How many audit records a host keeps in memory (older ones are only in the log).
 pub(super) const AUDIT_KEPT: usize = 10_000;
@@ -38,26 +40,52 @@ pub(super) struct Core<S> {
     pub(super) resolver: Resolver,
     /// Where lookups run when the input came from outside any runtime (a terminal thread).
     pub(super) runtime: Option<tokio::runtime::Handle>,
-    /// App views: their calls and servers, requests in flight.
+    /// App views: their calls and servers, their servers' peers, requests in flight.
     pub(super) views: Views,
-    pub(super) apps: AppsConfig,
-    /// The ids the host gives out (views of questions are opened here).
-    pub(super) ids: Arc<Ids>,
-    /// App views' resources, read ahead (shared with the connections).
-    pub(super) view_cache: Arc<views::ViewCache>,
-    /// The host's name, for views' `hostInfo`.
-    pub(super) client_name: String,
-    /// The protocol log (views' traffic goes in beside their server's).
-    pub(super) log: Arc<crate::protocol_log::ProtocolLog>,
+    /// Whose each request in flight is (a tool call, an app view's request, or the seed-000
+    /// interaction an `interaction/notify` tracks), by its server and the progress token it
+    /// went with (rmcp gives every request one): where `notifications/progress` lands.
+    pub(super) routes: HashMap<(ServerId, ProgressToken), ProgressOf>,
+    /// How to stop each call in flight.
+    pub(super) cancels: HashMap<CallId, CancellationToken>,
+}
+
+impl<S: Surface> ViewCore for Core<S> {
+    fn views(&mut self) -> &mut Views {
+        &mut self.views
+    }
+
+    fn record<R>(&self, f: impl FnOnce(&mut Registry) -> R) -> R {
+        Core::record(self, f)
+    }
+
+    fn tell(&mut self, event: Option<HostEvent>, sink: &AnswerSink) {
+        Core::tell(self, event, sink);
+    }
+
+    fn run(&mut self, input: Input, now_ms: u64, sink: &AnswerSink) {
+        Core::run(self, input, now_ms, sink);
+    }
+
+    fn now_ms(&self) -> u64 {
+        Core::now_ms(self)
+    }
+
+    fn spawn(
+        &self,
+        task: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Option<tokio::task::AbortHandle> {
+        Core::spawn(self, task)
+    }
+
+    fn reply_to(&mut self, id: RequestId, reply: oneshot::Sender<Reply>) {
+        self.responders.insert(id, reply);
+    }
 }
 
 impl<S: Surface> Core<S> {
     pub(super) fn record<R>(&self, f: impl FnOnce(&mut Registry) -> R) -> R {
-        let mut registry = self
-            .registry
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut registry)
+        f(&mut lock(&self.registry))
     }
 
     /// Tells the surface, with the record unlocked (it may read it).
@@ -100,6 +128,15 @@ impl<S: Surface> Core<S> {
                     }
                     _ => None,
                 };
+                match &update {
+                    ServerUpdate::Ready { id, peer, .. } => {
+                        self.views.peers.insert(*id, peer.clone());
+                    }
+                    ServerUpdate::Failed { id, .. } | ServerUpdate::Closed { id } => {
+                        self.views.peers.remove(id);
+                    }
+                    _ => {}
+                }
                 let tools_of = match &update {
                     ServerUpdate::Tools { id, .. } | ServerUpdate::Ready { id, .. } => Some(*id),
                     _ => None,
@@ -127,16 +164,26 @@ impl<S: Surface> Core<S> {
                     CallUpdate::Ended(id, _) => Some(*id),
                     _ => None,
                 };
+                match &update {
+                    CallUpdate::Started { record, cancel } => {
+                        self.cancels.insert(record.id, cancel.clone());
+                    }
+                    CallUpdate::Cancel(id) => {
+                        if let Some(cancel) = self.cancels.get(id) {
+                            cancel.cancel();
+                        }
+                        return;
+                    }
+                    CallUpdate::Ended(id, _) => {
+                        self.cancels.remove(id);
+                    }
+                    CallUpdate::Round(_) => {}
+                }
                 let (event, orphans) = self.record(|r| match update {
-                    CallUpdate::Started(record) => (Some(r.start_call(*record)), Vec::new()),
+                    CallUpdate::Started { record, .. } => (Some(r.start_call(*record)), Vec::new()),
                     CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
-                    CallUpdate::Progress {
-                        id,
-                        progress,
-                        total,
-                        message,
-                    } => (r.call_progress(id, progress, total, message), Vec::new()),
                     CallUpdate::Ended(id, status) => (r.end_call(id, status), r.pending_of(id)),
+                    CallUpdate::Cancel(_) => (None, Vec::new()),
                 });
                 self.tell(event, sink);
                 // A request whose call has ended can no longer serve it: close it, and the
@@ -154,17 +201,45 @@ impl<S: Surface> Core<S> {
                 self.view_update(update, sink);
                 return;
             }
-            HostInput::LinkProgress {
+            HostInput::Route(Route::Watch { server, token, of }) => {
+                self.routes.insert((server, token), of);
+                return;
+            }
+            HostInput::Route(Route::Forget { server, token }) => {
+                self.routes.remove(&(server, token));
+                return;
+            }
+            HostInput::Progress {
                 server,
-                elicitation_id,
+                token,
                 progress,
                 total,
                 message,
             } => {
-                let event = self.record(|r| {
-                    let id = r.open_flow(server, &elicitation_id)?;
-                    r.change_request(id, |req| req.link_progress(progress, total, message))
-                });
+                // Only a request of ours in flight: a stray or late token is nobody's progress.
+                let Some(of) = self.routes.get(&(server, token)).cloned() else {
+                    return;
+                };
+                let event = match of {
+                    ProgressOf::Call(id) => {
+                        self.record(|r| r.call_progress(id, progress, total, message))
+                    }
+                    ProgressOf::Interaction(elicitation_id) => self.record(|r| {
+                        let id = r.open_flow(server, &elicitation_id)?;
+                        r.change_request(id, |req| req.link_progress(progress, total, message))
+                    }),
+                    // A view's own request: its bridge tells the view, under the view's token.
+                    ProgressOf::View(view, proxy) => {
+                        let input = ViewInput::ServerProgress {
+                            proxy,
+                            progress,
+                            total,
+                            message,
+                        };
+                        self.run(Input::View { view, input }, now_ms, sink);
+                        return;
+                    }
+                };
                 self.tell(event, sink);
                 return;
             }
@@ -254,13 +329,12 @@ impl<S: Surface> Core<S> {
                         target: "interlude::audit",
                         record = %serde_json::to_string(&record).unwrap_or_default(),
                     );
-                    if let Ok(mut log) = self.audit.lock() {
-                        // A ring: dropping the oldest record must not move the other 10 000.
-                        if log.len() >= AUDIT_KEPT {
-                            log.pop_front();
-                        }
-                        log.push_back(record);
+                    let mut log = lock(&self.audit);
+                    // A ring: dropping the oldest record must not move the other 10 000.
+                    if log.len() >= AUDIT_KEPT {
+                        log.pop_front();
                     }
+                    log.push_back(record);
                 }
             }
         }
@@ -336,6 +410,7 @@ pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<Hos
             tools,
             apps,
             resources,
+            ..
         } => r.change_server(id, |s| {
             s.state = ServerState::Ready;
             s.negotiation = None;

@@ -1,13 +1,22 @@
 //! What reaches the host's core through the hub: [`HostInput`], the engine's inputs wrapped as
 //! they are, plus changes to the record (a server added or changed, a call started, moved on or
-//! ended, a view changed, a link's progress).
+//! ended, a view changed), where servers' progress leads, and their progress itself.
+//!
+//! Everything the core owns changes only through these: the record, the engine, each call's
+//! cancellation, each server's peer, where each request's progress leads.
 
-use interlude_engine::{CallId, Incoming, Input, Reply, ServerId};
-use rmcp::model::{JsonObject, Resource, Tool};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use interlude_engine::bridge::ViewConfig;
+use interlude_engine::{CallId, Incoming, Input, Reply, RequestId, ServerId, ViewId};
+use interlude_protocol::apps::{UiDialect, Visibility};
+use rmcp::model::{JsonObject, ProgressToken, Resource, Tool};
+use rmcp::service::{Peer, RoleClient};
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
-use super::views::ViewUpdate;
-use crate::registry::{CallRecord, CallStatus, ServerIdentity, ServerRecord};
+use crate::registry::{CallRecord, CallStatus, ServerIdentity, ServerRecord, ViewRecord};
 
 /// A change to a server's record.
 pub(crate) enum ServerUpdate {
@@ -23,6 +32,8 @@ pub(crate) enum ServerUpdate {
         /// Its MCP Apps declaration, if any.
         apps: Option<JsonObject>,
         resources: Vec<Resource>,
+        /// Its peer, for the requests its app views make of it (dropped when it goes).
+        peer: Peer<RoleClient>,
     },
     Tools {
         id: ServerId,
@@ -51,15 +62,14 @@ pub(crate) enum ServerUpdate {
 
 /// A change to a call's record.
 pub(crate) enum CallUpdate {
-    Started(Box<CallRecord>),
-    Round(CallId),
-    /// Its server's `notifications/progress`.
-    Progress {
-        id: CallId,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
+    /// It started; `cancel` stops it (kept until it ends).
+    Started {
+        record: Box<CallRecord>,
+        cancel: CancellationToken,
     },
+    /// Stop it, if it is still running (its server is told by whoever runs it).
+    Cancel(CallId),
+    Round(CallId),
     Ended(CallId, CallStatus),
 }
 
@@ -82,12 +92,81 @@ pub(crate) enum HostInput {
     /// `applied` fires (the hub is first in, first out). Whoever needs the record to show what it
     /// submitted (a connection that is ready) waits on it.
     Barrier(oneshot::Sender<()>),
-    /// A server's progress on the flow of its link `elicitation_id` (a seed-000 `ua`).
-    LinkProgress {
+    /// Where a server's progress on a request in flight leads, or that it leads nowhere any
+    /// more.
+    Route(Route),
+    /// A server's `notifications/progress`: it lands where its token's route leads (nowhere
+    /// for a stray or late token).
+    Progress {
         server: ServerId,
-        elicitation_id: String,
+        token: ProgressToken,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
+    },
+}
+
+/// A change to where servers' progress leads.
+pub(crate) enum Route {
+    /// Progress `server` reports under `token` is `of`'s.
+    Watch {
+        server: ServerId,
+        token: ProgressToken,
+        of: ProgressOf,
+    },
+    /// The request is answered: its token leads nowhere.
+    Forget {
+        server: ServerId,
+        token: ProgressToken,
+    },
+}
+
+/// Whose a request in flight to a server is, for its `notifications/progress`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ProgressOf {
+    /// A tool call's `tools/call`: the progress lands on the call's record.
+    Call(CallId),
+    /// A request app view `0` made of its server (the bridge's number `1` for it): the view
+    /// hears it under its own token.
+    View(ViewId, u64),
+    /// A seed-000 `ua` interaction (its id), tracked with `interaction/notify`: the progress
+    /// lands on its request's record.
+    Interaction(String),
+}
+
+/// What the core does with views.
+pub(crate) enum ViewUpdate {
+    /// A call opened a view: record it (its resource is being read).
+    Start(Box<ViewRecord>),
+    /// Its resource is read: open its bridge, give it the call's input.
+    Ready {
+        view: ViewId,
+        html: Arc<str>,
+        dialect: UiDialect,
+        config: Box<ViewConfig>,
+        tools: BTreeMap<String, Visibility>,
+        arguments: Option<JsonObject>,
+        /// The app-rendered form it renders, if any.
+        request: Option<RequestId>,
+        csp: String,
+        allow: String,
+        external: bool,
+        refused_domains: Vec<String>,
+        prefers_border: Option<bool>,
+        domain: Option<String>,
+    },
+    /// It cannot open (the form it was to render, if any, is shown plain instead).
+    Failed {
+        view: ViewId,
+        reason: String,
+        request: Option<RequestId>,
+    },
+    /// Close it.
+    Close { view: ViewId, reason: String },
+    /// The person saved (or not) the files it offered.
+    Download {
+        view: ViewId,
+        question: u64,
+        saved: bool,
     },
 }

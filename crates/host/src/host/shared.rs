@@ -1,71 +1,50 @@
-//! What connections and their handlers share with the host ([`Shared`]), the ids it hands out,
-//! and where each request in flight's progress leads ([`ProgressOf`]).
+//! What connections and their handlers share with the host ([`Shared`]): the way into the core,
+//! the settings, the ids it hands out, the record (read here, written only by the core), the
+//! views read ahead and the protocol log.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use interlude_engine::{CallId, ElicitParams, Incoming, Input, Reply, RequestId, ServerId, ViewId};
 use interlude_protocol::{Answer, ProtocolEra};
-use rmcp::service::RoleClient;
+use rmcp::model::ProgressToken;
 use tokio::sync::oneshot;
 
 use super::config::HostConfig;
-use super::inputs::HostInput;
-use super::views::{self};
+use super::inputs::{HostInput, ProgressOf, Route};
+use super::views::cache::ViewCache;
 use crate::hub::Hub;
+use crate::protocol_log::ProtocolLog;
 use crate::registry::Registry;
 
 /// Ids handed out by a host.
 #[derive(Debug, Default)]
-pub(super) struct Ids {
-    pub(super) request: AtomicU64,
-    pub(super) call: AtomicU64,
-    pub(super) server: AtomicU64,
-    pub(super) view: AtomicU64,
+pub(crate) struct Ids {
+    pub(crate) request: AtomicU64,
+    pub(crate) call: AtomicU64,
+    pub(crate) server: AtomicU64,
+    pub(crate) view: AtomicU64,
 }
 
-pub(super) fn next(counter: &AtomicU64) -> u64 {
+pub(crate) fn next(counter: &AtomicU64) -> u64 {
     counter.fetch_add(1, Ordering::Relaxed) + 1
 }
 
-/// Whose a request in flight to a server is, for its `notifications/progress`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ProgressOf {
-    /// A tool call's `tools/call`: the progress lands on the call's record.
-    Call(CallId),
-    /// A request app view `0` made of its server (the bridge's number `1` for it): the view
-    /// hears it under its own token.
-    View(ViewId, u64),
-    /// A seed-000 `ua` interaction (its id), tracked with `interaction/notify`: the progress
-    /// lands on its request's record.
-    Interaction(String),
-}
-
-/// Where each server's progress tokens in flight lead.
-pub(crate) type ProgressRoutes =
-    Arc<Mutex<HashMap<(ServerId, rmcp::model::ProgressToken), ProgressOf>>>;
-
 /// What connections and their handlers share with the host: the way into the core, the
-/// settings, the ids and the record. Holds no connection, so nothing here keeps one alive.
+/// settings, the ids and the record. Holds no connection, so nothing here keeps one alive; what
+/// the core owns (each call's cancellation, each server's peer, where progress leads) changes
+/// only through the hub.
 #[derive(Clone)]
 pub(crate) struct Shared {
-    pub(super) hub: Arc<Hub>,
+    pub(crate) hub: Arc<Hub>,
     pub(crate) config: Arc<HostConfig>,
-    pub(super) ids: Arc<Ids>,
-    pub(super) registry: Arc<Mutex<Registry>>,
-    /// How to cancel each call in flight.
-    pub(super) cancels: Arc<Mutex<HashMap<CallId, tokio_util::sync::CancellationToken>>>,
-    /// Whose each request in flight is (a tool call, an app view's request, or the seed-000
-    /// interaction an `interaction/notify` tracks), by its server and the progress token it
-    /// went with (rmcp gives every request one): where `notifications/progress` lands.
-    pub(super) progress: ProgressRoutes,
-    /// Each ready server's peer, for the requests its app views make.
-    pub(crate) peers: Arc<Mutex<HashMap<ServerId, rmcp::service::Peer<RoleClient>>>>,
+    pub(crate) ids: Arc<Ids>,
+    /// Written only by the core; read here for a snapshot.
+    pub(crate) registry: Arc<Mutex<Registry>>,
     /// App views' resources, read ahead.
-    pub(crate) view_cache: Arc<views::ViewCache>,
+    pub(crate) view_cache: Arc<ViewCache>,
     /// Every message to and from every server.
-    pub(crate) log: Arc<crate::protocol_log::ProtocolLog>,
+    pub(crate) log: Arc<ProtocolLog>,
 }
 
 impl Shared {
@@ -73,11 +52,9 @@ impl Shared {
         self.hub.submit(input);
     }
 
+    /// The record, locked for reading (the core alone changes it).
     pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
-        // A poisoned record only means a panic elsewhere while it was held.
-        self.registry
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.registry)
     }
 
     pub(crate) fn next_call(&self) -> CallId {
@@ -88,59 +65,14 @@ impl Shared {
         ViewId(next(&self.ids.view))
     }
 
-    /// A token cancelling call `id`, kept until [`Shared::forget_call`].
-    pub(crate) fn cancel_token(&self, id: CallId) -> tokio_util::sync::CancellationToken {
-        let token = tokio_util::sync::CancellationToken::new();
-        if let Ok(mut cancels) = self.cancels.lock() {
-            cancels.insert(id, token.clone());
-        }
-        token
+    /// Progress `server` reports under `token` is `of`'s, until [`Shared::forget_progress`].
+    pub(crate) fn watch(&self, server: ServerId, token: ProgressToken, of: ProgressOf) {
+        self.submit(HostInput::Route(Route::Watch { server, token, of }));
     }
 
-    pub(crate) fn forget_call(&self, id: CallId) {
-        if let Ok(mut cancels) = self.cancels.lock() {
-            cancels.remove(&id);
-        }
-    }
-
-    /// Progress reported under `token` by `server` is call `call`'s (until forgotten).
-    pub(crate) fn watch_progress(
-        &self,
-        server: ServerId,
-        token: rmcp::model::ProgressToken,
-        call: CallId,
-    ) {
-        self.watch(server, token, ProgressOf::Call(call));
-    }
-
-    /// Watches `server`'s progress on `token` for whatever `of` is.
-    pub(crate) fn watch(
-        &self,
-        server: ServerId,
-        token: rmcp::model::ProgressToken,
-        of: ProgressOf,
-    ) {
-        if let Ok(mut progress) = self.progress.lock() {
-            progress.insert((server, token), of);
-        }
-    }
-
-    pub(crate) fn forget_progress(&self, server: ServerId, token: &rmcp::model::ProgressToken) {
-        if let Ok(mut progress) = self.progress.lock() {
-            progress.remove(&(server, token.clone()));
-        }
-    }
-
-    /// Whose progress `server` reports under `token`, if the request is in flight.
-    pub(crate) fn progress_of(
-        &self,
-        server: ServerId,
-        token: &rmcp::model::ProgressToken,
-    ) -> Option<ProgressOf> {
-        self.progress
-            .lock()
-            .ok()
-            .and_then(|p| p.get(&(server, token.clone())).cloned())
+    /// Progress `server` reports under `token` leads nowhere any more.
+    pub(crate) fn forget_progress(&self, server: ServerId, token: ProgressToken) {
+        self.submit(HostInput::Route(Route::Forget { server, token }));
     }
 
     pub(crate) fn next_server(&self) -> ServerId {
@@ -211,10 +143,10 @@ impl Shared {
     }
 }
 
-pub(super) struct WithdrawOnDrop {
-    pub(super) hub: Arc<Hub>,
-    pub(super) id: RequestId,
-    pub(super) armed: bool,
+struct WithdrawOnDrop {
+    hub: Arc<Hub>,
+    id: RequestId,
+    armed: bool,
 }
 
 impl Drop for WithdrawOnDrop {

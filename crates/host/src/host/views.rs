@@ -4,133 +4,117 @@
 //! server, links through the person's consent, sizes, modes, logs, teardown.
 //!
 //! The bridge itself is the engine's ([`interlude_engine::bridge`]); nothing here decides what
-//! a view's message means.
+//! a view's message means. What this needs of the core that owns it is [`ViewCore`]: the core
+//! implements it, and this file does not know the core.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::Arc;
 
-use interlude_engine::bridge::{BridgeEffect, PersonQuestion, ViewConfig};
-use interlude_engine::csp::CspProfile;
+use interlude_engine::bridge::{BridgeEffect, PersonQuestion};
 use interlude_engine::{
     AppFormInput, CallId, Declared, ElicitParams, Incoming, Input, Reply, RequestId, ServerId,
     ViewId, ViewInput,
 };
-use interlude_protocol::apps::{UiDialect, Visibility};
 use interlude_protocol::{Answer, ProtocolEra};
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, JsonObject, ListPromptsRequest,
+    CallToolRequest, CallToolRequestParams, ClientRequest, ListPromptsRequest,
     ListResourceTemplatesRequest, ListResourcesRequest, PaginatedRequestParams,
     ReadResourceRequest, ReadResourceRequestParams, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-mod opening;
+pub(crate) mod cache;
+pub(crate) mod opening;
 
-pub(crate) use opening::{Opening, ViewCache, ViewFor};
+use cache::ViewCache;
+use opening::{Opening, ViewFor};
 
-use super::{Core, HostInput};
-use crate::registry::{CallStatus, FileOffer, HostEvent, OfferedFile, ViewRecord, ViewState};
-use crate::surface::{AnswerSink, Surface};
+use super::config::AppsConfig;
+use super::inputs::{HostInput, ProgressOf, Route, ViewUpdate};
+use super::shared::{Ids, next};
+use crate::protocol_log::ProtocolLog;
+use crate::registry::{CallStatus, FileOffer, HostEvent, OfferedFile, Registry, ViewState};
+use crate::surface::AnswerSink;
 
-/// Settings of MCP Apps views.
-#[derive(Debug, Clone)]
-pub struct AppsConfig {
-    /// What the host adds to every view's CSP beyond its declaration (never a domain).
-    pub csp_profile: CspProfile,
-    /// How long a view's teardown waits for its answer.
-    pub teardown: std::time::Duration,
-    /// Tool calls a view may make at once, and per minute.
-    pub call_burst: u32,
-    /// See [`AppsConfig::call_burst`].
-    pub calls_per_minute: u32,
-    /// The tallest a view may ask to be, in CSS pixels.
-    pub max_height: u32,
-    /// The host context every view starts with (`platform`, …); surfaces add theme, locale,
-    /// time zone and sizes per view ([`crate::Host::view_context`]).
-    pub context: Map<String, Value>,
-}
-
-impl Default for AppsConfig {
-    fn default() -> Self {
-        let mut context = Map::new();
-        context.insert("platform".into(), json!("web"));
-        AppsConfig {
-            csp_profile: CspProfile::default(),
-            teardown: std::time::Duration::from_secs(2),
-            call_burst: 10,
-            calls_per_minute: 120,
-            max_height: 6_000,
-            context,
-        }
-    }
-}
-
-/// What the core does with views.
-pub(crate) enum ViewUpdate {
-    /// A call opened a view: record it (its resource is being read).
-    Start(Box<ViewRecord>),
-    /// Its resource is read: open its bridge, give it the call's input.
-    Ready {
-        view: ViewId,
-        html: Arc<str>,
-        dialect: UiDialect,
-        config: Box<ViewConfig>,
-        tools: BTreeMap<String, Visibility>,
-        arguments: Option<JsonObject>,
-        /// The app-rendered form it renders, if any.
-        request: Option<RequestId>,
-        csp: String,
-        allow: String,
-        external: bool,
-        refused_domains: Vec<String>,
-        prefers_border: Option<bool>,
-        domain: Option<String>,
-    },
-    /// It cannot open (the form it was to render, if any, is shown plain instead).
-    Failed {
-        view: ViewId,
-        reason: String,
-        request: Option<RequestId>,
-    },
-    /// Close it.
-    Close { view: ViewId, reason: String },
-    /// The person saved (or not) the files it offered.
-    Download {
-        view: ViewId,
-        question: u64,
-        saved: bool,
-    },
-}
-
-/// What the core keeps about open views beyond the engine's bridges.
-#[derive(Default)]
+/// What the core keeps about open views beyond the engine's bridges, and what opening one
+/// takes.
 pub(crate) struct Views {
-    /// The servers' peers, for the requests views make of them.
-    pub(crate) peers: Arc<Mutex<HashMap<ServerId, Peer<RoleClient>>>>,
+    /// The servers' peers, for the requests views make of them (each from its `Ready` to its
+    /// end).
+    pub(crate) peers: HashMap<ServerId, Peer<RoleClient>>,
     /// Each view's call (if any) and server.
     of: HashMap<ViewId, (Option<CallId>, ServerId)>,
     /// Requests a view made of its server, in flight: each one's task stops waiting, and tells
     /// the server `notifications/cancelled` with the reason, when it gets word here (or when
     /// this end is dropped).
     in_flight: HashMap<(ViewId, u64), oneshot::Sender<String>>,
-    /// Where each server's progress tokens in flight lead (shared with the connections'
-    /// handlers): a view's request is entered while it is in flight.
-    pub(crate) progress: super::ProgressRoutes,
     /// The next id for a request the host asks the person on a view's behalf.
     next_request: u64,
+    /// Views' settings.
+    apps: AppsConfig,
+    /// The ids the host gives out (views of questions are opened here).
+    ids: Arc<Ids>,
+    /// App views' resources, read ahead (shared with the connections).
+    cache: Arc<ViewCache>,
+    /// The host's name, for views' `hostInfo`.
+    client_name: String,
+    /// The protocol log (views' traffic goes in beside their server's).
+    log: Arc<ProtocolLog>,
+}
+
+impl Views {
+    pub(crate) fn new(
+        apps: AppsConfig,
+        ids: Arc<Ids>,
+        cache: Arc<ViewCache>,
+        client_name: String,
+        log: Arc<ProtocolLog>,
+    ) -> Views {
+        Views {
+            peers: HashMap::new(),
+            of: HashMap::new(),
+            in_flight: HashMap::new(),
+            next_request: 0,
+            apps,
+            ids,
+            cache,
+            client_name,
+            log,
+        }
+    }
 }
 
 /// Ids of requests a host makes on views' behalf, far from the connections' own.
 const VIEW_REQUEST_BASE: u64 = 1 << 48;
 
-impl<S: Surface> Core<S> {
-    pub(super) fn view_update(&mut self, update: ViewUpdate, sink: &AnswerSink) {
+/// What the views' code needs of the core that owns them: its views, the record, the surface,
+/// the engine, the clock and somewhere to run tasks. Every other method is provided here.
+pub(crate) trait ViewCore: Sized {
+    /// The core's views.
+    fn views(&mut self) -> &mut Views;
+    /// Reads or changes the record.
+    fn record<R>(&self, f: impl FnOnce(&mut Registry) -> R) -> R;
+    /// Tells the surface.
+    fn tell(&mut self, event: Option<HostEvent>, sink: &AnswerSink);
+    /// Hands one input to the engine and carries out its effects.
+    fn run(&mut self, input: Input, now_ms: u64, sink: &AnswerSink);
+    /// Milliseconds since the host started (the engine's clock).
+    fn now_ms(&self) -> u64;
+    /// Runs `task` where the host's tasks run; `None` when nothing can run it.
+    fn spawn(
+        &self,
+        task: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Option<tokio::task::AbortHandle>;
+    /// `reply` hears how request `id` ends.
+    fn reply_to(&mut self, id: RequestId, reply: oneshot::Sender<Reply>);
+
+    fn view_update(&mut self, update: ViewUpdate, sink: &AnswerSink) {
         let now_ms = self.now_ms();
         match update {
             ViewUpdate::Start(record) => {
-                self.views
+                self.views()
                     .of
                     .insert(record.id, (record.call, record.server));
                 let event = self.record(|r| r.add_view(*record));
@@ -151,7 +135,7 @@ impl<S: Surface> Core<S> {
                 prefers_border,
                 domain,
             } => {
-                let Some((call, server)) = self.views.of.get(&view).copied() else {
+                let Some((call, server)) = self.views().of.get(&view).copied() else {
                     return;
                 };
                 let event = self.record(|r| {
@@ -230,7 +214,7 @@ impl<S: Surface> Core<S> {
                 request,
             } => {
                 tracing::warn!(%view, "the app view cannot open: {reason}");
-                self.views.of.remove(&view);
+                self.views().of.remove(&view);
                 let event = self.record(|r| {
                     r.change_view(view, |v| {
                         v.state = ViewState::Failed {
@@ -254,7 +238,7 @@ impl<S: Surface> Core<S> {
     /// Opens the view app-rendered form `request` of `server` asks for (SEP-3118): from that
     /// server's resources only, bound to that request. A server that is gone, or a view that
     /// cannot be read, leaves the person the plain form.
-    pub(super) fn open_question_view(
+    fn open_question_view(
         &mut self,
         request: RequestId,
         server: ServerId,
@@ -263,12 +247,7 @@ impl<S: Surface> Core<S> {
         sink: &AnswerSink,
     ) {
         let now_ms = self.now_ms();
-        let peer = self
-            .views
-            .peers
-            .lock()
-            .ok()
-            .and_then(|p| p.get(&server).cloned());
+        let peer = self.views().peers.get(&server).cloned();
         let (Some(record), Some(peer)) = (self.record(|r| r.server(server)), peer) else {
             let reason = "its server's app views cannot be reached".to_owned();
             self.run(
@@ -282,8 +261,9 @@ impl<S: Surface> Core<S> {
             return;
         };
         let capabilities = peer.peer_info().map(|i| i.capabilities.clone());
-        let view = ViewId(super::next(&self.ids.view));
         let tool = call.and_then(|c| self.record(|r| r.call(c)).map(|c| c.tool.clone()));
+        let views = self.views();
+        let view = ViewId(next(&views.ids.view));
         let opening = Opening::new(
             &record,
             capabilities.as_ref(),
@@ -294,15 +274,16 @@ impl<S: Surface> Core<S> {
                 call,
                 tool,
             },
-            &self.apps,
-            &self.client_name,
+            &views.apps,
+            &views.client_name,
         );
+        let cache = views.cache.clone();
         self.view_update(ViewUpdate::Start(Box::new(opening.record())), sink);
-        if let Some(ready) = opening.ready_from(&self.view_cache) {
+        if let Some(ready) = opening.ready_from(&cache) {
             self.view_update(ready, sink);
             return;
         }
-        let (cache, hub) = (self.view_cache.clone(), sink.hub.clone());
+        let hub = sink.hub.clone();
         self.spawn(async move {
             let ready = opening.read(&cache, &peer).await;
             hub.submit(HostInput::View(ready));
@@ -310,7 +291,7 @@ impl<S: Surface> Core<S> {
     }
 
     /// A call ended: its views hear the result, or that there is none.
-    pub(super) fn call_ended_for_views(&mut self, call: CallId, sink: &AnswerSink) {
+    fn call_ended_for_views(&mut self, call: CallId, sink: &AnswerSink) {
         let now_ms = self.now_ms();
         let Some(record) = self.record(|r| r.call(call)) else {
             return;
@@ -341,18 +322,18 @@ impl<S: Surface> Core<S> {
     }
 
     /// Carries out what a view's bridge decided.
-    pub(super) fn view_effect(&mut self, view: ViewId, effect: BridgeEffect, sink: &AnswerSink) {
+    fn view_effect(&mut self, view: ViewId, effect: BridgeEffect, sink: &AnswerSink) {
         match effect {
             BridgeEffect::ToView(message) => {
                 if let Some((server, name)) = self.record(|r| {
                     let v = r.view(view)?;
                     Some((v.server, r.server(v.server)?.name.clone()))
                 }) {
-                    self.log.record_view(
+                    self.views().log.record_view(
                         server,
                         &name,
                         view,
-                        crate::Direction::Send,
+                        crate::protocol_log::Direction::Send,
                         message.clone(),
                     );
                 }
@@ -364,7 +345,7 @@ impl<S: Surface> Core<S> {
                 params,
             } => self.view_request(view, proxy, method, params, sink),
             BridgeEffect::CancelServer { proxy, reason } => {
-                if let Some(cancel) = self.views.in_flight.remove(&(view, proxy)) {
+                if let Some(cancel) = self.views().in_flight.remove(&(view, proxy)) {
                     // Its task tells the server, and answers the view nothing.
                     let _ = cancel.send(reason);
                 }
@@ -427,10 +408,10 @@ impl<S: Surface> Core<S> {
                 self.teardown_view(view, "the app asked to be closed", sink);
             }
             BridgeEffect::Destroy => {
-                self.views.of.remove(&view);
+                self.views().of.remove(&view);
                 // The bridge cancelled what it knew in flight; anything left goes too (its
                 // task tells the server when its end is dropped).
-                self.views.in_flight.retain(|(v, _), _| *v != view);
+                self.views().in_flight.retain(|(v, _), _| *v != view);
                 let event = self.record(|r| r.change_view(view, |v| v.state = ViewState::Closed));
                 self.tell(event, sink);
             }
@@ -450,7 +431,7 @@ impl<S: Surface> Core<S> {
 
     /// Closes a view: `ui/resource-teardown`, then (at the latest after the configured wait)
     /// its frame goes.
-    pub(super) fn teardown_view(&mut self, view: ViewId, reason: &str, sink: &AnswerSink) {
+    fn teardown_view(&mut self, view: ViewId, reason: &str, sink: &AnswerSink) {
         let now_ms = self.now_ms();
         self.run(
             Input::View {
@@ -492,8 +473,8 @@ impl<S: Surface> Core<S> {
                 input: ViewInput::ServerReply { proxy, reply },
             }));
         };
-        let server = self.views.of.get(&view).map(|(_, server)| *server);
-        let peer = server.and_then(|server| self.views.peers.lock().ok()?.get(&server).cloned());
+        let server = self.views().of.get(&view).map(|(_, server)| *server);
+        let peer = server.and_then(|server| self.views().peers.get(&server).cloned());
         let (Some(server), Some(peer)) = (server, peer) else {
             answer(Err((-32603, "the view's server is not connected".into())));
             return;
@@ -506,7 +487,7 @@ impl<S: Surface> Core<S> {
             }
         };
         let (cancel, cancelled) = oneshot::channel::<String>();
-        let routes = self.views.progress.clone();
+        let hub = sink.hub.clone();
         let handle = self.spawn(async move {
             let handle = match peer
                 .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -520,10 +501,12 @@ impl<S: Surface> Core<S> {
             };
             // The server's progress on it reaches the view (rmcp sent its own token: the
             // view's is the bridge's to put back).
-            let route = (server, handle.progress_token.clone());
-            if let Ok(mut routes) = routes.lock() {
-                routes.insert(route.clone(), super::ProgressOf::View(view, proxy));
-            }
+            let token = handle.progress_token.clone();
+            hub.submit(HostInput::Route(Route::Watch {
+                server,
+                token: token.clone(),
+                of: ProgressOf::View(view, proxy),
+            }));
             let id = handle.id.clone();
             let reply = tokio::select! {
                 reply = handle.await_response() => Some(reply),
@@ -538,9 +521,7 @@ impl<S: Surface> Core<S> {
                     None
                 }
             };
-            if let Ok(mut routes) = routes.lock() {
-                routes.remove(&route);
-            }
+            hub.submit(HostInput::Route(Route::Forget { server, token }));
             // Cancelled: the view hears nothing more of it (MCP: no response to a cancelled
             // request); the bridge would drop a late answer all the same.
             let Some(reply) = reply else {
@@ -558,8 +539,10 @@ impl<S: Surface> Core<S> {
         });
         if handle.is_some() {
             // Requests answered meanwhile have dropped their end.
-            self.views.in_flight.retain(|_, cancel| !cancel.is_closed());
-            self.views.in_flight.insert((view, proxy), cancel);
+            self.views()
+                .in_flight
+                .retain(|_, cancel| !cancel.is_closed());
+            self.views().in_flight.insert((view, proxy), cancel);
         }
     }
 
@@ -581,16 +564,16 @@ impl<S: Surface> Core<S> {
         };
         match what {
             PersonQuestion::OpenLink { url } => {
-                let Some((call, server)) = self.views.of.get(&view).copied() else {
+                let Some((call, server)) = self.views().of.get(&view).copied() else {
                     return;
                 };
                 let server_name = self
                     .record(|r| r.server(server))
                     .map_or_else(String::new, |s| s.name.clone());
-                self.views.next_request += 1;
-                let id = RequestId(VIEW_REQUEST_BASE + self.views.next_request);
+                self.views().next_request += 1;
+                let id = RequestId(VIEW_REQUEST_BASE + self.views().next_request);
                 let (reply, replied) = oneshot::channel();
-                self.responders.insert(id, reply);
+                self.reply_to(id, reply);
                 let message = format!("The app of \"{server_name}\" asks you to open a link.");
                 let incoming = Incoming {
                     id,

@@ -1,107 +1,58 @@
-//! How a view opens: its resource read (ahead, at connect, into the [`ViewCache`]) and checked
-//! (HTML, dialect, declaration), its policy built, its record and its bridge's configuration
-//! prepared ([`Opening`]), for a call or for an app form ([`ViewFor`]).
+//! How a view opens: its resource read (ahead, at connect, into the [`ViewCache`]: [`prefetch`])
+//! and checked (HTML, dialect, declaration), its policy built, its record and its bridge's
+//! configuration prepared ([`Opening`]), for a call or for an app form ([`ViewFor`]).
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use interlude_engine::bridge::ViewConfig;
 use interlude_engine::csp::{CspProfile, view_policy};
 use interlude_engine::{CallId, RequestId, ServerId, ViewId};
-use interlude_protocol::apps::{ResourceUi, UiDialect, Visibility, is_app_mime};
-use rmcp::model::{JsonObject, ReadResourceRequestParams, ResourceContents, ServerCapabilities};
+use interlude_protocol::apps::{ResourceUi, UiDialect, Visibility};
+use rmcp::model::{JsonObject, ServerCapabilities};
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Value, json};
 
-use super::{AppsConfig, ViewUpdate};
+use super::cache::{Prepared, ViewCache};
+use crate::host::config::AppsConfig;
+use crate::host::inputs::ViewUpdate;
+use crate::host::shared::Shared;
 use crate::registry::{ServerRecord, ViewRecord, ViewState};
 
-/// A view's resource, read and checked: its HTML, dialect and declaration.
-#[derive(Debug)]
-pub(crate) struct Prepared {
-    pub(crate) html: Arc<str>,
-    pub(crate) dialect: UiDialect,
-    pub(crate) ui: ResourceUi,
-}
-
-/// The views' resources read so far, per server: read ahead at connect, again when the server
-/// says its resources changed, so a view opens without waiting for its server.
-#[derive(Default)]
-pub(crate) struct ViewCache {
-    read: Mutex<HashMap<(ServerId, String), Arc<Prepared>>>,
-}
-
-impl ViewCache {
-    pub(crate) fn get(&self, server: ServerId, uri: &str) -> Option<Arc<Prepared>> {
-        self.read
-            .lock()
-            .ok()?
-            .get(&(server, uri.to_owned()))
-            .cloned()
-    }
-
-    /// Forgets what server `server`'s resources were.
-    pub(crate) fn forget(&self, server: ServerId) {
-        if let Ok(mut read) = self.read.lock() {
-            read.retain(|(s, _), _| *s != server);
-        }
-    }
-
-    /// Reads `uri` from the server (and keeps it).
-    pub(crate) async fn read(
-        &self,
-        peer: &Peer<RoleClient>,
-        server: ServerId,
-        listing: Option<JsonObject>,
-        uri: &str,
-    ) -> Result<Arc<Prepared>, String> {
-        let prepared = Arc::new(prepare_view(peer, listing, uri).await?);
-        if let Ok(mut read) = self.read.lock() {
-            read.insert((server, uri.to_owned()), prepared.clone());
-        }
-        Ok(prepared)
-    }
-
-    /// Reads every view of server `server`'s tools in the background (once its record has its
-    /// tools and resources).
-    pub(crate) fn prefetch(
-        &self,
-        shared: &crate::host::Shared,
-        peer: &Peer<RoleClient>,
-        server: ServerId,
-    ) {
-        let (shared, peer) = (shared.clone(), peer.clone());
-        tokio::spawn(async move {
-            // The record takes the server's tools from the same queue this came after.
-            tokio::task::yield_now().await;
-            let Some(record) = shared.registry().server(server) else {
-                return;
-            };
-            let views: Vec<(String, Option<JsonObject>)> = record
-                .apps
-                .tools
-                .values()
-                .filter_map(|ui| ui.resource_uri.clone())
-                .map(|uri| {
-                    let listing = record
-                        .apps
-                        .resources
-                        .iter()
-                        .find(|r| r.uri == uri)
-                        .and_then(|r| r.meta.clone())
-                        .map(|m| m.0);
-                    (uri, listing)
-                })
-                .collect();
-            for (uri, listing) in views {
-                if shared.view_cache.get(server, &uri).is_none()
-                    && let Err(e) = shared.view_cache.read(&peer, server, listing, &uri).await
-                {
-                    tracing::info!(%uri, "cannot read an app view ahead: {e}");
-                }
+/// Reads every view of server `server`'s tools in the background (once its record has its
+/// tools and resources).
+pub(crate) fn prefetch(shared: &Shared, peer: &Peer<RoleClient>, server: ServerId) {
+    let (shared, peer) = (shared.clone(), peer.clone());
+    tokio::spawn(async move {
+        // The record takes the server's tools from the same queue this came after.
+        tokio::task::yield_now().await;
+        let Some(record) = shared.registry().server(server) else {
+            return;
+        };
+        let views: Vec<(String, Option<JsonObject>)> = record
+            .apps
+            .tools
+            .values()
+            .filter_map(|ui| ui.resource_uri.clone())
+            .map(|uri| {
+                let listing = record
+                    .apps
+                    .resources
+                    .iter()
+                    .find(|r| r.uri == uri)
+                    .and_then(|r| r.meta.clone())
+                    .map(|m| m.0);
+                (uri, listing)
+            })
+            .collect();
+        for (uri, listing) in views {
+            if shared.view_cache.get(server, &uri).is_none()
+                && let Err(e) = shared.view_cache.read(&peer, server, listing, &uri).await
+            {
+                tracing::info!(%uri, "cannot read an app view ahead: {e}");
             }
-        });
-    }
+        }
+    });
 }
 
 /// What a view is opened for.
@@ -297,59 +248,6 @@ impl Opening {
             domain: prepared.ui.domain.clone().filter(|d| !d.trim().is_empty()),
         }
     }
-}
-
-/// Reads a view's resource from its server and checks it: the HTML, the dialect its MIME type
-/// says, its declaration. An error says why in a sentence.
-async fn prepare_view(
-    peer: &Peer<RoleClient>,
-    listing_meta: Option<JsonObject>,
-    uri: &str,
-) -> Result<Prepared, String> {
-    let result = peer
-        .read_resource(ReadResourceRequestParams::new(uri))
-        .await
-        .map_err(|e| format!("cannot read {uri}: {e}"))?;
-    let content = result
-        .contents
-        .into_iter()
-        .next()
-        .ok_or_else(|| format!("{uri} has no content"))?;
-    let (mime, html, meta) = match content {
-        ResourceContents::TextResourceContents {
-            mime_type,
-            text,
-            meta,
-            ..
-        } => (mime_type, text, meta),
-        ResourceContents::BlobResourceContents {
-            mime_type,
-            blob,
-            meta,
-            ..
-        } => {
-            use base64::Engine as _;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(blob.as_bytes())
-                .map_err(|_| format!("{uri}: the blob is not base64"))?;
-            let text = String::from_utf8(bytes).map_err(|_| format!("{uri}: not UTF-8 HTML"))?;
-            (mime_type, text, meta)
-        }
-        _ => return Err(format!("{uri}: unknown content")),
-    };
-    let dialect = mime.as_deref().and_then(is_app_mime).ok_or_else(|| {
-        format!(
-            "{uri} is {}, not an app's HTML",
-            mime.as_deref().unwrap_or("untyped")
-        )
-    })?;
-    let ui = ResourceUi::from_meta(listing_meta.as_ref(), meta.as_ref().map(|m| &m.0))
-        .map_err(|e| format!("{uri}: {e}"))?;
-    Ok(Prepared {
-        html: html.into(),
-        dialect,
-        ui,
-    })
 }
 
 /// The policy and its record fields, for a view's resource.
