@@ -25,8 +25,8 @@
 
 mod form;
 mod handoff;
+mod keys;
 mod line;
-mod link;
 mod render;
 mod request;
 mod surface;

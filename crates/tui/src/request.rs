@@ -1,7 +1,6 @@
-//! Answering one elicitation on the terminal: the header naming the requesting server, the
-//! message as plain text, the fields, a review of what would be sent, and the final choice
-//! (accept, edit, decline, cancel). Then it waits for what the engine made of the answer: sent,
-//! refused as invalid (the person corrects the fields named), or closed.
+//! One request for a person on the terminal: the header naming the requesting server and what
+//! it asks, then the module of the request's kind answers it — a form (`request/form.rs`), a
+//! link (`request/link.rs`), a question asked in an app view (`request/app_form.rs`).
 //!
 //! Esc or Ctrl-C at any prompt cancels the request. A request that goes away while it is being
 //! answered (its server disconnected, its call ended) is noticed between prompts and before
@@ -10,31 +9,18 @@
 //! What it does not do: decide validity on its own terms (it uses the schema's rules, the same
 //! the engine applies), keep state between requests, or know about tools.
 
-use std::fmt;
-
-use inquire::Select;
-use interlude_host::{
-    Answer, AnswerSink, FormRequest, Host, Notice, Reply, RequestKind, RequestMethod, RequestView,
-    schema::{Content, FieldError, FormSchema},
-};
+use interlude_host::{AnswerSink, Host, RequestKind, RequestMethod, RequestView};
 
 use crate::TuiError;
-use crate::form::{
-    Stop, all_fields, display_value, fields_in_error, fill, review_lines, show_errors,
-};
 use crate::handoff::Handoff;
 use crate::render::{Screen, Style, plain_line, styled};
-use crate::surface::{Events, Outcome};
+use crate::surface::Events;
 
-/// The person's last word on a filled form.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Decision {
-    Accept,
-    /// Ask these fields again.
-    Edit(Vec<usize>),
-    Decline,
-    Cancel,
-}
+pub(crate) mod app_form;
+pub(crate) mod form;
+pub(crate) mod link;
+
+use form::answer_form;
 
 /// Shows `view`, lets the person answer it, sends the answer through `sink` and waits until the
 /// request is finished. Returns an error only when the terminal or the host failed.
@@ -54,12 +40,12 @@ pub(crate) fn answer(
             answer_form(screen, events, &view.server_name, view.id, form, sink)
         }
         RequestKind::Url(url) => {
-            crate::link::answer_url(screen, events, &view.server_name, view.id, *url, sink)
+            link::answer_url(screen, events, &view.server_name, view.id, *url, sink)
         }
         // With a page to hand it to, the person chooses where to answer; without one, the
         // question's own form, and where the view is.
         RequestKind::AppForm(app) => match handoff {
-            Some(handoff) => crate::handoff::answer_app_form(
+            Some(handoff) => app_form::answer_app_form(
                 screen,
                 events,
                 host,
@@ -80,87 +66,6 @@ pub(crate) fn answer(
                 answer_form(screen, events, &view.server_name, view.id, app.form, sink)
             }
         },
-    }
-}
-
-pub(crate) fn answer_form(
-    screen: &Screen,
-    events: &mut Events,
-    server_name: &str,
-    id: interlude_host::RequestId,
-    form: FormRequest,
-    sink: &AnswerSink,
-) -> Result<(), TuiError> {
-    let server = plain_line(server_name);
-    form_hint(screen, &form);
-    let schema = form.schema;
-    let mut values: Content = form.prefill;
-    let mut todo = all_fields(&schema);
-    let mut errors: Vec<FieldError> = Vec::new();
-    loop {
-        let step = fill(&schema, &mut values, &todo, &errors, &mut || {
-            events.poll_closed(id)
-        })
-        .and_then(|()| review(screen, &server, &schema, &values));
-        let decision = match step {
-            Ok(d) => d,
-            Err(Stop::Escaped) => Decision::Cancel,
-            Err(Stop::Closed(notice)) => {
-                tell_closed(screen, &server, &notice);
-                return Ok(());
-            }
-            Err(Stop::Terminal(e)) => {
-                // Leave no server waiting on a terminal that is gone.
-                sink.answer(id, Answer::Cancelled);
-                return Err(TuiError::from(e));
-            }
-        };
-        errors.clear();
-        let answer = match decision {
-            Decision::Edit(which) => {
-                todo = which;
-                continue;
-            }
-            Decision::Accept => {
-                let mut sent = values.clone();
-                schema.apply_defaults(&mut sent);
-                if let Err(errs) = schema.validate(&sent) {
-                    screen.error("Some answers need another look:");
-                    show_errors(screen, &errs);
-                    todo = fields_in_error(&schema, &errs);
-                    errors = errs;
-                    continue;
-                }
-                Answer::Accepted(values.clone())
-            }
-            Decision::Decline => Answer::Declined,
-            Decision::Cancel => Answer::Cancelled,
-        };
-        if let Some(notice) = events.poll_closed(id) {
-            tell_closed(screen, &server, &notice);
-            return Ok(());
-        }
-        sink.answer(id, answer);
-        match events.outcome(id) {
-            Some(Outcome::Replied(reply)) => {
-                tell_reply(screen, &server, &reply);
-                return Ok(());
-            }
-            Some(Outcome::Invalid(errs)) => {
-                screen.error(&format!("\"{server}\" cannot be sent these answers yet:"));
-                show_errors(screen, &errs);
-                todo = fields_in_error(&schema, &errs);
-                if todo.is_empty() {
-                    todo = all_fields(&schema);
-                }
-                errors = errs;
-            }
-            Some(Outcome::Closed(notice)) => {
-                tell_closed(screen, &server, &notice);
-                return Ok(());
-            }
-            None => return Err(TuiError::HostStopped),
-        }
     }
 }
 
@@ -208,143 +113,4 @@ fn header(screen: &Screen, host: &Host, view: &RequestView) {
         ));
     }
     screen.quoted(view.message());
-}
-
-fn form_hint(screen: &Screen, form: &FormRequest) {
-    if form.schema.fields.is_empty() {
-        screen.line(styled(Style::Dim, "   Esc cancels the request."));
-    } else {
-        screen.line(styled(
-            Style::Dim,
-            "   * required · optional fields may be left empty · Esc cancels the request",
-        ));
-    }
-}
-
-pub(crate) fn tell_closed(screen: &Screen, server: &str, notice: &Notice) {
-    screen.notice(&format!(
-        "The request from \"{server}\" was closed: {}. Nothing was sent.",
-        plain_line(notice.text.trim_end_matches('.'))
-    ));
-}
-
-pub(crate) fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
-    match reply {
-        Reply::Answered(Answer::Accepted(_)) => {
-            screen.ok(&format!("Sent your answers to \"{server}\"."));
-        }
-        Reply::Answered(Answer::Declined) => {
-            screen.notice(&format!("Declined; \"{server}\" was told."));
-        }
-        Reply::Answered(Answer::Cancelled) => {
-            screen.notice(&format!("Cancelled; \"{server}\" was told."));
-        }
-        Reply::Consented => screen.ok(&format!("\"{server}\" was told you consented.")),
-        Reply::Error { message, .. } => screen.error(&format!(
-            "The request from \"{server}\" was refused: {}",
-            plain_line(message)
-        )),
-    }
-}
-
-/// A choice in the final menu.
-#[derive(Debug, Clone)]
-struct Choice {
-    label: &'static str,
-    decision: Decision,
-}
-
-impl fmt::Display for Choice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label)
-    }
-}
-
-/// Shows what would be sent and asks what to do with it.
-fn review(
-    screen: &Screen,
-    server: &str,
-    schema: &FormSchema,
-    values: &Content,
-) -> Result<Decision, Stop> {
-    let mut choices = Vec::new();
-    if schema.fields.is_empty() {
-        choices.push(Choice {
-            label: "Accept",
-            decision: Decision::Accept,
-        });
-    } else {
-        screen.line(format!("  Review: this is what \"{server}\" will receive"));
-        screen.lines(review_lines(schema, values));
-        choices.push(Choice {
-            label: "Accept: send these answers",
-            decision: Decision::Accept,
-        });
-        choices.push(Choice {
-            label: "Edit an answer",
-            decision: Decision::Edit(Vec::new()),
-        });
-    }
-    choices.push(Choice {
-        label: "Decline: refuse to answer",
-        decision: Decision::Decline,
-    });
-    choices.push(Choice {
-        label: "Cancel: dismiss without answering",
-        decision: Decision::Cancel,
-    });
-    let message = format!("Your answer to \"{server}\"?");
-    let chosen = Select::new(&message, choices)
-        .with_help_message("↑↓ to move, Enter to choose, Esc to cancel the request")
-        .without_filtering()
-        .prompt()?;
-    match chosen.decision {
-        Decision::Edit(_) => pick_fields(schema, values).map(Decision::Edit),
-        other => Ok(other),
-    }
-}
-
-/// An entry of the "which answer?" menu.
-#[derive(Debug, Clone)]
-struct FieldChoice {
-    label: String,
-    /// `None` = every field.
-    index: Option<usize>,
-}
-
-impl fmt::Display for FieldChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.label)
-    }
-}
-
-fn pick_fields(schema: &FormSchema, values: &Content) -> Result<Vec<usize>, Stop> {
-    if schema.fields.len() == 1 {
-        return Ok(vec![0]);
-    }
-    let mut items: Vec<FieldChoice> = schema
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let value = values
-                .get(&f.name)
-                .map_or_else(|| "(empty)".to_owned(), |v| display_value(f, v));
-            FieldChoice {
-                label: format!("{}: {value}", plain_line(&f.label())),
-                index: Some(i),
-            }
-        })
-        .collect();
-    items.push(FieldChoice {
-        label: "All of them, in order".into(),
-        index: None,
-    });
-    let chosen = Select::new("Which answer?", items)
-        .with_help_message("↑↓ to move, Enter to choose, Esc to cancel the request")
-        .prompt()?;
-    Ok(match chosen.index {
-        Some(i) => vec![i],
-        None => all_fields(schema),
-    })
 }

@@ -19,6 +19,7 @@ use tokio::runtime::Handle;
 use crate::TuiError;
 use crate::form::Stop;
 use crate::handoff::Handoff;
+use crate::keys::{KEY_POLL, typed_letter};
 use crate::render::{Screen, Style, plain_line, styled};
 use crate::request;
 use crate::surface::{Events, UiEvent};
@@ -244,7 +245,9 @@ impl Session {
                     }
                     waiting.pop();
                 }
-                'o' => crate::link::open(&self.screen, &plain_line(&link.server), &link.url),
+                'o' => {
+                    crate::request::link::open(&self.screen, &plain_line(&link.server), &link.url)
+                }
                 _ => {}
             }
         }
@@ -295,26 +298,4 @@ struct WaitingLink {
     id: RequestId,
     server: String,
     url: String,
-}
-
-/// How often the keyboard is looked at while the terminal waits on something else: links the
-/// host waits on, or a question the browser has (`handoff.rs`).
-pub(crate) const KEY_POLL: Duration = Duration::from_millis(100);
-
-/// A letter the person typed, if any, without waiting. The terminal stays in its normal (line)
-/// mode: letters arrive once Enter is pressed, and they are echoed as typed.
-pub(crate) fn typed_letter() -> Option<char> {
-    use crossterm::event::{Event, KeyCode, KeyEventKind, poll, read};
-    while poll(Duration::ZERO).unwrap_or(false) {
-        match read() {
-            Ok(Event::Key(key)) if key.kind == KeyEventKind::Press => {
-                if let KeyCode::Char(c) = key.code {
-                    return Some(c.to_ascii_lowercase());
-                }
-            }
-            Ok(_) => {}
-            Err(_) => return None,
-        }
-    }
-    None
 }
