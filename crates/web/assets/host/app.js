@@ -508,15 +508,25 @@ function renderQueue() {
     h('ol', {}, queued.map((r) => h('li', {}, h('strong', {}, r.server), `: ${r.message.slice(0, 140)}${r.message.length > 140 ? '…' : ''}`))));
 }
 
+// Frames to wait for the active card to be on the page and take focus, before giving up.
+const FOCUS_TRIES = 30;
+let focusTries = 0;
+
 function focusActive() {
   if (state.active === null || state.active === undefined || state.active === focusedActive) return;
   const card = cards.get(state.active);
   if (!card) return;
-  focusedActive = state.active;
-  const req = state.requests.find((r) => r.id === state.active);
   // Bring the whole card into view (its header names the server), then focus its first field.
   card.element.scrollIntoView({ block: 'start' });
   card.focus();
+  if (!card.element.contains(document.activeElement)) {
+    // Not on the page yet, or not focusable yet: try again on the next frame, not never.
+    if (focusTries < FOCUS_TRIES) { focusTries += 1; requestAnimationFrame(focusActive); }
+    return;
+  }
+  focusTries = 0;
+  focusedActive = state.active;
+  const req = state.requests.find((r) => r.id === state.active);
   $('announcer').textContent = `${req?.server} asks: ${req?.message?.slice(0, 200) ?? ''}`;
   const id = state.active;
   requestAnimationFrame(() => {
