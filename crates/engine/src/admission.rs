@@ -13,6 +13,7 @@ use interlude_schema::{FormSchema, SchemaError};
 use rmcp::model::{ElicitRequestParams, ElicitationSchema};
 
 use crate::config::Declared;
+use crate::ids::ViewId;
 use serde_json::Value;
 
 mod interaction;
@@ -103,6 +104,11 @@ pub(crate) enum Admitted {
         /// Absent on 2026-07-28 (and, leniently, from a 2025 server that left it out).
         elicitation_id: Option<String>,
     },
+    ViewLink {
+        url: String,
+        view: ViewId,
+        question: u64,
+    },
 }
 
 /// The params of an elicitation request, as they reached the host.
@@ -132,6 +138,17 @@ pub enum ElicitParams {
     /// ([`CreatedInteraction::to_params`](interlude_protocol::interaction::CreatedInteraction::to_params)):
     /// a `prompt` is admitted as a form request and a `ua` as a URL request, by the same rules.
     Interaction(Value),
+    /// A link app view `view` asks the host to open (`ui/open-link`, its bridge's question
+    /// `question`): admitted as a view link, whatever the host declared to the view's server
+    /// (it is the view's request, not the server's); how it ends is the view's answer.
+    ViewLink {
+        /// The view that asks.
+        view: ViewId,
+        /// Its bridge's number for the question (the view's request awaiting the answer).
+        question: u64,
+        /// The link, as the view sent it.
+        url: String,
+    },
 }
 
 impl ElicitParams {
@@ -142,6 +159,7 @@ impl ElicitParams {
                 crate::request::RequestMethod::Elicitation
             }
             ElicitParams::Interaction(_) => crate::request::RequestMethod::Interaction,
+            ElicitParams::ViewLink { .. } => crate::request::RequestMethod::OpenLink,
         }
     }
 }
@@ -203,6 +221,18 @@ pub(crate) fn admit(
         ElicitParams::Typed(typed) => admit_typed(typed, declared, limits, schemas),
         ElicitParams::Json(value) => admit_json(value, declared, limits),
         ElicitParams::Interaction(value) => interaction::admit(value, declared, limits),
+        ElicitParams::ViewLink {
+            view,
+            question,
+            url,
+        } => {
+            check_url_length(url, limits)?;
+            Ok(Admitted::ViewLink {
+                url: url.clone(),
+                view: *view,
+                question: *question,
+            })
+        }
     }
 }
 
@@ -320,15 +350,8 @@ fn admit_json(params: &Value, declared: Declared, limits: &Limits) -> Result<Adm
 
 /// A URL request's fields, checked for presence and size (the link itself is judged by the
 /// URL safety rules, after admission).
-fn admit_url(
-    message: &str,
-    url: &str,
-    elicitation_id: Option<&str>,
-    declared: Declared,
-    limits: &Limits,
-) -> Result<Admitted, Refusal> {
-    check_mode(ElicitationMode::Url, declared)?;
-    check_message(message, limits)?;
+/// A link is there and not longer than the limit.
+fn check_url_length(url: &str, limits: &Limits) -> Result<(), Refusal> {
     if url.is_empty() {
         return Err(Refusal::MissingUrl);
     }
@@ -339,6 +362,19 @@ fn admit_url(
             limit: limits.max_url_chars,
         });
     }
+    Ok(())
+}
+
+fn admit_url(
+    message: &str,
+    url: &str,
+    elicitation_id: Option<&str>,
+    declared: Declared,
+    limits: &Limits,
+) -> Result<Admitted, Refusal> {
+    check_mode(ElicitationMode::Url, declared)?;
+    check_message(message, limits)?;
+    check_url_length(url, limits)?;
     // rmcp fills a missing id with "" (it became optional in 2026-07-28): the same as absent.
     let elicitation_id = match elicitation_id {
         None | Some("") => None,

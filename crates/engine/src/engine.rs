@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use interlude_protocol::Answer;
 use interlude_schema::{Content, FieldError};
 
-use crate::admission::{Admitted, Limits, SchemaCache, admit};
+use crate::admission::{Admitted, ElicitParams, Limits, SchemaCache, admit};
 use crate::audit::{AuditEvent, redact};
 use crate::bridge::{BridgeEffect, ViewBridge};
 use crate::codes;
@@ -22,6 +22,7 @@ use crate::io::{UrlEffect, ViewInput};
 use crate::kinds::app_form::{self, AppFormPending};
 use crate::kinds::form::FormPending;
 use crate::kinds::url::{self, Links};
+use crate::kinds::view_link::{self, Asker};
 use crate::kinds::{Pending, PendingKind};
 use crate::out::Out;
 use crate::rate::Bucket;
@@ -124,11 +125,22 @@ impl Engine {
         };
         let app = app_form::app_view(&params, declared);
         let method = params.method();
+        // A view's link refused here is the view's to hear about too.
+        let asker = match &params {
+            ElicitParams::ViewLink { view, question, .. } => Some(Asker {
+                view: *view,
+                question: *question,
+            }),
+            _ => None,
+        };
         let admitted = match admit(&params, declared, &limits, &mut self.schemas) {
             Ok(a) => a,
             Err(refusal) => {
                 let data = refusal.field().map(|f| serde_json::json!({ "field": f }));
                 let message = refusal.to_string();
+                if let Some(asker) = asker {
+                    self.answer_view(asker, view_link::not_opened(&message), out);
+                }
                 out.refuse(id, &server_name, codes::INVALID_PARAMS, message, data);
                 return;
             }
@@ -138,6 +150,9 @@ impl Engine {
             let message = format!(
                 "too many elicitations from server `{server_name}`; the limit is {per_minute} per minute"
             );
+            if let Some(asker) = asker {
+                self.answer_view(asker, view_link::not_opened(&message), out);
+            }
             out.refuse(id, &server_name, codes::RATE_LIMITED, message, None);
             return;
         }
@@ -177,6 +192,28 @@ impl Engine {
                         out.push(Effect::Queued(header.into_view(kind)));
                         let data = Some(serde_json::json!({ "field": "url" }));
                         out.refuse(id, &server_name, codes::INVALID_PARAMS, message, data);
+                        return;
+                    }
+                }
+            }
+            Admitted::ViewLink {
+                url,
+                view,
+                question,
+            } => {
+                let asker = Asker { view, question };
+                let policy = &self.config.url_policy;
+                let (kind, pending) = view_link::queue(&header, url, asker, policy, out);
+                match pending {
+                    Ok(pending) => (kind, PendingKind::ViewLink(Box::new(pending))),
+                    Err(message) => {
+                        // Shown, so the person knows the view tried it; the view hears why.
+                        let server_name = header.server_name.clone();
+                        out.push(Effect::Queued(header.into_view(kind)));
+                        let data = Some(serde_json::json!({ "field": "url" }));
+                        let why = view_link::not_opened(&message);
+                        out.refuse(id, &server_name, codes::INVALID_PARAMS, message, data);
+                        self.answer_view(asker, why, out);
                         return;
                     }
                 }
@@ -251,16 +288,13 @@ impl Engine {
                     PendingKind::Form(form) => form.judge(content),
                     PendingKind::AppForm(app) => app.form.judge(content),
                     PendingKind::Url(link) => {
-                        match link.accept(self.config.resolve_links) {
-                            url::Accepted::Ignored => {}
-                            url::Accepted::Resolve(host) => {
-                                out.push(Effect::Url(UrlEffect::Resolve { id, host }));
-                            }
-                            url::Accepted::Consent => self.consent(id, out),
-                            url::Accepted::Done => {
-                                self.finish(id, Reply::Consented, AuditEvent::Done, via, out);
-                            }
-                        }
+                        let accepted = link.accept(self.config.resolve_links);
+                        self.link_accepted(id, accepted, via, out);
+                        return;
+                    }
+                    PendingKind::ViewLink(link) => {
+                        let accepted = link.consent.accept(self.config.resolve_links);
+                        self.link_accepted(id, accepted, via, out);
                         return;
                     }
                 };
@@ -279,6 +313,31 @@ impl Engine {
             }
         };
         self.finish(id, reply, event, via, out);
+    }
+
+    /// The person accepted link `id` (a URL request's or a view link's): what that leads to.
+    fn link_accepted(&mut self, id: RequestId, accepted: url::Accepted, via: Via, out: &mut Out) {
+        match accepted {
+            url::Accepted::Ignored => {}
+            url::Accepted::Resolve(host) => {
+                out.push(Effect::Url(UrlEffect::Resolve { id, host }));
+            }
+            url::Accepted::Consent => self.consent(id, out),
+            url::Accepted::Done => {
+                self.finish(id, Reply::Consented, AuditEvent::Done, via, out);
+            }
+        }
+    }
+
+    /// Tells the view that asked for a link how it ended.
+    fn answer_view(
+        &mut self,
+        asker: Asker,
+        reply: Result<serde_json::Value, String>,
+        out: &mut Out,
+    ) {
+        let Asker { view, question } = asker;
+        self.on_view(view, ViewInput::Answer { question, reply }, out);
     }
 
     /// The answer to `id` broke these rules: it is not sent; the surface hears why, and so
@@ -301,34 +360,51 @@ impl Engine {
             return;
         };
         out.audit(id, &pending.server_name, event);
+        let declined = matches!(reply, Reply::Answered(Answer::Declined));
         out.reply(id, reply);
-        if let PendingKind::AppForm(app) = pending.kind
-            && let Some(view) = app.view()
-        {
-            // Answered in the view itself, or from the host's own controls (the view hears it).
-            let reason = (via == Via::Surface).then_some("the person answered outside the view");
-            self.release_view(view, reason, out);
+        match pending.kind {
+            PendingKind::AppForm(app) => {
+                if let Some(view) = app.view() {
+                    // Answered in the view itself, or from the host's own controls (the view
+                    // hears it).
+                    let reason =
+                        (via == Via::Surface).then_some("the person answered outside the view");
+                    self.release_view(view, reason, out);
+                }
+            }
+            PendingKind::ViewLink(link) => {
+                let why = if declined {
+                    "the person declined to open it"
+                } else {
+                    "the person cancelled"
+                };
+                self.answer_view(link.asker(), view_link::not_opened(why), out);
+            }
+            PendingKind::Form(_) | PendingKind::Url(_) => {}
         }
     }
 
     fn on_url(&mut self, input: UrlInput, out: &mut Out) {
         match input {
             UrlInput::Resolved { id, addresses } => {
-                let Some(Pending {
-                    kind: PendingKind::Url(link),
-                    ..
-                }) = self.inbox.get(id)
-                else {
-                    return;
+                let resolved = match self.inbox.get(id).map(|p| &p.kind) {
+                    Some(PendingKind::Url(link)) => link.consent().resolved(&addresses),
+                    Some(PendingKind::ViewLink(link)) => link.consent.resolved(&addresses),
+                    _ => None,
                 };
-                match link.resolved(&addresses) {
+                match resolved {
                     None => {}
                     Some(Ok(())) => self.consent(id, out),
                     Some(Err(why)) => {
                         if let Some(p) = self.inbox.remove(id) {
                             let data = Some(serde_json::json!({ "field": "url" }));
                             let message = url::refusal(&why);
-                            out.refuse(id, &p.server_name, codes::INVALID_PARAMS, message, data);
+                            let server = p.server_name;
+                            out.refuse(id, &server, codes::INVALID_PARAMS, message.clone(), data);
+                            if let PendingKind::ViewLink(link) = p.kind {
+                                let why = view_link::not_opened(&message);
+                                self.answer_view(link.asker(), why, out);
+                            }
                         }
                     }
                 }
@@ -341,17 +417,32 @@ impl Engine {
         }
     }
 
-    /// The person consented to request `id`'s link and it passed every check.
+    /// The person consented to request `id`'s link and it passed every check: a URL request's
+    /// is replied, opened and remembered; a view link's is opened and its view told.
     fn consent(&mut self, id: RequestId, out: &mut Out) {
-        let Some(Pending {
-            server,
-            server_name,
-            kind: PendingKind::Url(link),
-        }) = self.inbox.remove(id)
-        else {
+        let is_link = matches!(
+            self.inbox.get(id).map(|p| &p.kind),
+            Some(PendingKind::Url(_) | PendingKind::ViewLink(_))
+        );
+        let Some(pending) = is_link.then(|| self.inbox.remove(id)).flatten() else {
             return;
         };
-        self.links.consent(id, server, server_name, *link, out);
+        let Pending {
+            server,
+            server_name,
+            kind,
+        } = pending;
+        match kind {
+            PendingKind::Url(link) => self.links.consent(id, server, server_name, *link, out),
+            PendingKind::ViewLink(link) => {
+                out.audit(id, &server_name, AuditEvent::Consented);
+                out.reply(id, Reply::Consented);
+                let url = link.consent.to_open();
+                out.push(Effect::Url(UrlEffect::Open { id, url }));
+                self.answer_view(link.asker(), view_link::opened(), out);
+            }
+            PendingKind::Form(_) | PendingKind::AppForm(_) => {}
+        }
     }
 
     /// App form `id` is shown as the plain form from now on.
@@ -475,10 +566,16 @@ impl Engine {
         let Some(p) = self.inbox.remove(id) else {
             return;
         };
-        if let PendingKind::AppForm(app) = &p.kind
-            && let Some(view) = app.view()
-        {
-            self.release_view(view, Some(&reason), out);
+        match &p.kind {
+            PendingKind::AppForm(app) => {
+                if let Some(view) = app.view() {
+                    self.release_view(view, Some(&reason), out);
+                }
+            }
+            PendingKind::ViewLink(link) => {
+                self.answer_view(link.asker(), view_link::not_opened(&reason), out);
+            }
+            PendingKind::Form(_) | PendingKind::Url(_) => {}
         }
         let event = AuditEvent::Withdrawn {
             reason: reason.clone(),

@@ -7,7 +7,8 @@
 //!
 //! - [`form`]: a form to fill in;
 //! - [`url`]: a link opened out of band, after consent;
-//! - [`app_form`]: a form shown in the server's own app view (its answer is a form's).
+//! - [`app_form`]: a form shown in the server's own app view (its answer is a form's);
+//! - [`view_link`]: a link an app view asks to have opened (its consent is a URL request's).
 //!
 //! Kinds sit below the core and beside each other: a kind never reaches into the inbox or
 //! another kind; the core hands it what it needs.
@@ -15,6 +16,7 @@
 pub(crate) mod app_form;
 pub(crate) mod form;
 pub(crate) mod url;
+pub(crate) mod view_link;
 
 use crate::ids::ServerId;
 use crate::inbox::FromServer;
@@ -42,4 +44,6 @@ pub(crate) enum PendingKind {
     Url(Box<url::UrlPending>),
     /// A form in an app view: the form, and its binding to the view.
     AppForm(Box<app_form::AppFormPending>),
+    /// A link an app view asks to have opened: the link, its consent, and the view's question.
+    ViewLink(Box<view_link::ViewLinkPending>),
 }

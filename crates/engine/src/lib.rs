@@ -15,13 +15,16 @@
 //!   name resolved only after consent ([`UrlEffect::Resolve`]) and the link opened only after
 //!   that check ([`UrlEffect::Open`]), a 2025 completion notification closing the flow
 //!   ([`UrlEffect::Completed`])), `app_form.rs` (a form shown in the server's app view: the one
-//!   owner of the binding between the request and its view);
+//!   owner of the binding between the request and its view), `view_link.rs` (a link an app
+//!   view asks to have opened, `ui/open-link`: the same URL rules and consent as a URL
+//!   request's, and the view hears how it ended);
 //! - `views.rs`: the open MCP Apps views, each with its [`bridge::ViewBridge`];
 //! - `io.rs`: the vocabulary — [`Input`], [`Effect`] (what kinds share flat, each kind's own
 //!   nested: [`UrlInput`], [`AppFormInput`], [`UrlEffect`], [`AppFormEffect`], and [`ViewInput`]),
 //!   [`Reply`], [`Notice`], [`Incoming`];
 //! - `request.rs`: the request as surfaces see it, [`RequestView`] with one closed enum of
-//!   kinds, [`RequestKind`] (`Form`, `Url`, `AppForm`), matched exhaustively by every surface;
+//!   kinds, [`RequestKind`] (`Form`, `Url`, `AppForm`, `ViewLink`), matched exhaustively by
+//!   every surface;
 //! - `admission.rs`: parse the request at the boundary, refuse an undeclared mode or a schema
 //!   outside the subset with -32602 naming the field, refuse oversized messages;
 //!   `admission/interaction.rs` admits the seed-000 draft's `interaction/create` by the same
@@ -104,6 +107,6 @@ pub use io::{
 };
 pub use request::{
     AppFormRequest, AppStage, FormRequest, RequestKind, RequestMethod, RequestView, UrlRequest,
-    UrlStage,
+    UrlStage, ViewLinkRequest,
 };
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};

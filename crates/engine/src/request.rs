@@ -14,7 +14,7 @@ use std::sync::Arc;
 use interlude_protocol::ProtocolEra;
 use interlude_schema::{Content, FormSchema};
 
-use crate::ids::{CallId, RequestId, ServerId};
+use crate::ids::{CallId, RequestId, ServerId, ViewId};
 use crate::url_safety::UrlCheck;
 
 /// A request for a person, ready to present.
@@ -30,6 +30,9 @@ use crate::url_safety::UrlCheck;
 ///         RequestKind::AppForm(app) => {
 ///             format!("{} asks, in its view {}: {}", view.server_name, app.resource_uri,
 ///                     app.form.message)
+///         }
+///         RequestKind::ViewLink(link) => {
+///             format!("the app of {} asks you to open {}", view.server_name, link.url)
 ///         }
 ///     }
 /// }
@@ -74,6 +77,8 @@ pub enum RequestMethod {
     /// The User Interaction draft of seed 000 (`interaction/create`, or its `-32003` error): a
     /// `prompt` is a form, a `ua` a link. A compatibility path.
     Interaction,
+    /// An app view's `ui/open-link`: the view asks, not its server (a view link).
+    OpenLink,
 }
 
 impl RequestMethod {
@@ -87,13 +92,14 @@ impl RequestMethod {
         match self {
             RequestMethod::Elicitation => "elicitation/create",
             RequestMethod::Interaction => interlude_protocol::interaction::CREATE_METHOD,
+            RequestMethod::OpenLink => "ui/open-link",
         }
     }
 
     /// A label for people: empty for elicitation, the draft's name otherwise.
     pub fn label(self) -> &'static str {
         match self {
-            RequestMethod::Elicitation => "",
+            RequestMethod::Elicitation | RequestMethod::OpenLink => "",
             RequestMethod::Interaction => "User Interaction draft (interaction/create)",
         }
     }
@@ -107,6 +113,7 @@ impl RequestView {
             RequestKind::Form(form) => &form.message,
             RequestKind::Url(url) => &url.message,
             RequestKind::AppForm(app) => &app.form.message,
+            RequestKind::ViewLink(link) => &link.message,
         }
     }
 }
@@ -123,6 +130,24 @@ pub enum RequestKind {
     /// elicitation): the host shows the `ui://` view and forwards the request to it; the form
     /// is the same request's, for a surface without views and for the fallback.
     AppForm(Box<AppFormRequest>),
+    /// Open a link an app view asks the host to open (`ui/open-link`): judged by the same URL
+    /// rules and consent as a URL request; the view hears whether it was opened. No flow
+    /// follows: the server is not waiting on it.
+    ViewLink(Box<ViewLinkRequest>),
+}
+
+/// A link an app view asks to have opened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewLinkRequest {
+    /// The host's sentence saying who asks (plain text).
+    pub message: String,
+    /// The link exactly as the view sent it (show [`UrlCheck::display`] instead when there is
+    /// one: it is what will be opened).
+    pub url: String,
+    /// The host's verdict on the link, with the parts a consent screen shows.
+    pub check: UrlCheck,
+    /// The view that asks.
+    pub view: ViewId,
 }
 
 /// A form shown in the asking server's app view.

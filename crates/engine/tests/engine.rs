@@ -110,6 +110,7 @@ fn form_of(view: &RequestView) -> &FormRequest {
         RequestKind::AppForm(app) => {
             panic!("expected a plain form, got one for {}", app.resource_uri)
         }
+        RequestKind::ViewLink(link) => panic!("expected a form, got a view's link {}", link.url),
     }
 }
 
@@ -1251,6 +1252,9 @@ fn url_of(view: &RequestView) -> &UrlRequest {
         RequestKind::Url(url) => url,
         RequestKind::Form(_) | RequestKind::AppForm(_) => {
             panic!("expected a URL request, got a form")
+        }
+        RequestKind::ViewLink(link) => {
+            panic!("expected a URL request, got a view's link {}", link.url)
         }
     }
 }

@@ -236,6 +236,10 @@ impl Surface for HeadlessSurface {
                             return;
                         }
                     },
+                    // A view's link is consented to, or not, by the same rule as a server's.
+                    RequestKind::ViewLink(_) => self
+                        .link_answer(UrlStage::Consent)
+                        .unwrap_or(Answer::Declined),
                 };
                 sink.answer(view.id, answer);
             }

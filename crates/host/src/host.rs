@@ -98,6 +98,7 @@ impl Host {
                 ids.clone(),
                 Arc::clone(&view_cache),
                 config.client_name.clone(),
+                config.declare,
                 log.clone(),
             ),
             routes: HashMap::new(),

@@ -72,7 +72,7 @@ pub use progress::CallProgress;
 // what the host declares, the URL safety verdicts, a view's dialect and the form model.
 pub use interlude_engine::{
     Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, Notice, Reply, RequestKind,
-    RequestMethod, RequestView, UrlRequest, UrlStage, url_safety,
+    RequestMethod, RequestView, UrlRequest, UrlStage, ViewLinkRequest, url_safety,
 };
 pub use interlude_protocol::apps::UiDialect;
 /// The form model of a request (the `interlude-schema` crate): fields, labels, validation.

@@ -67,6 +67,11 @@ pub enum RequestState {
         /// Its `requestedSchema` exactly as the server sent it.
         requested_schema: Option<serde_json::Value>,
     },
+    /// A link an app view asks to have opened.
+    ViewLink {
+        /// What became of it after the person consented: handed to the person to open.
+        link: Option<LinkState>,
+    },
 }
 
 impl RequestState {
@@ -79,16 +84,17 @@ impl RequestState {
                 progress: None,
             },
             RequestKind::AppForm(_) => RequestState::AppForm { requested_schema },
+            RequestKind::ViewLink(_) => RequestState::ViewLink { link: None },
         }
     }
 }
 
 impl RequestRecord {
-    /// A link's state after consent, for a URL request.
+    /// A link's state after consent, for a URL request or a view link.
     pub fn link(&self) -> Option<&LinkState> {
         match &self.state {
-            RequestState::Url { link, .. } => link.as_ref(),
-            _ => None,
+            RequestState::Url { link, .. } | RequestState::ViewLink { link } => link.as_ref(),
+            RequestState::Form { .. } | RequestState::AppForm { .. } => None,
         }
     }
 
@@ -105,7 +111,7 @@ impl RequestRecord {
         match &self.state {
             RequestState::Form { requested_schema }
             | RequestState::AppForm { requested_schema } => requested_schema.as_ref(),
-            RequestState::Url { .. } => None,
+            RequestState::Url { .. } | RequestState::ViewLink { .. } => None,
         }
     }
 
@@ -194,7 +200,7 @@ impl RequestRecord {
     /// nothing or this is not a link.
     fn set_link(&mut self, next: impl FnOnce(&Option<LinkState>) -> Option<LinkState>) -> bool {
         match &mut self.state {
-            RequestState::Url { link, .. } => match next(link) {
+            RequestState::Url { link, .. } | RequestState::ViewLink { link } => match next(link) {
                 Some(state) => {
                     *link = Some(state);
                     true

@@ -38,9 +38,10 @@ use crate::registry::HostEvent;
 ///     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
 ///         if let HostEvent::RequestPresented(record) = event {
 ///             match &record.view.kind {
-///                 RequestKind::Form(_) | RequestKind::Url(_) | RequestKind::AppForm(_) => {
-///                     sink.answer(record.view.id, Answer::Declined)
-///                 }
+///                 RequestKind::Form(_)
+///                 | RequestKind::Url(_)
+///                 | RequestKind::AppForm(_)
+///                 | RequestKind::ViewLink(_) => sink.answer(record.view.id, Answer::Declined),
 ///             }
 ///         }
 ///     }

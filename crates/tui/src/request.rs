@@ -42,6 +42,9 @@ pub(crate) fn answer(
         RequestKind::Url(url) => {
             link::answer_url(screen, events, &view.server_name, view.id, *url, sink)
         }
+        RequestKind::ViewLink(asked) => {
+            link::answer_view_link(screen, events, &view.server_name, view.id, *asked, sink)
+        }
         // With a page to hand it to, the person chooses where to answer; without one, the
         // question's own form, and where the view is.
         RequestKind::AppForm(app) => match handoff {

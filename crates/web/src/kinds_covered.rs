@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use interlude_engine::{
     AppFormRequest, AppStage, FormRequest, RequestId, RequestKind, RequestMethod, RequestView,
-    ServerId, UrlPolicy, UrlRequest, UrlStage, check_url,
+    ServerId, UrlPolicy, UrlRequest, UrlStage, ViewId, ViewLinkRequest, check_url,
 };
 use interlude_host::schema::{Content, FormSchema};
 use interlude_host::{RequestRecord, RequestState, RequestStatus};
@@ -23,6 +23,7 @@ fn variant(kind: &RequestKind) -> &'static str {
         RequestKind::Form(_) => "Form",
         RequestKind::Url(_) => "Url",
         RequestKind::AppForm(_) => "AppForm",
+        RequestKind::ViewLink(_) => "ViewLink",
     }
 }
 
@@ -47,6 +48,12 @@ fn one_of_each() -> Vec<RequestKind> {
             resource_uri: "ui://review".into(),
             stage: AppStage::View,
         })),
+        RequestKind::ViewLink(Box::new(ViewLinkRequest {
+            message: "The app of \"demo\" asks you to open a link.".into(),
+            url: "https://example.com/docs".into(),
+            check: check_url("https://example.com/docs", &UrlPolicy::default()),
+            view: ViewId(1),
+        })),
     ]
 }
 
@@ -63,6 +70,7 @@ fn record(kind: RequestKind) -> RequestRecord {
         RequestKind::AppForm(_) => RequestState::AppForm {
             requested_schema: None,
         },
+        RequestKind::ViewLink(_) => RequestState::ViewLink { link: None },
     };
     RequestRecord {
         view: RequestView {

@@ -339,7 +339,7 @@ async fn validate(State(app): State<WebApp>, Body(body): Body<ValidateBody>) -> 
         RequestKind::Form(form) => Some(form.schema.clone()),
         RequestKind::AppForm(app) => Some(app.form.schema.clone()),
         // Consent to open a link carries no content: nothing to check.
-        RequestKind::Url(_) => None,
+        RequestKind::Url(_) | RequestKind::ViewLink(_) => None,
     }) else {
         return (
             StatusCode::NOT_FOUND,

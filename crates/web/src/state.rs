@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use interlude_host::{
     Answer, AppStage, CallRecord, CallStatus, HostSnapshot, LinkState, Reply, RequestKind,
-    RequestMethod, RequestRecord, RequestStatus, ServerRecord, ServerState, UrlRequest, UrlStage,
-    ViewRecord, ViewState, schema::FieldError, url_safety::Verdict,
+    RequestMethod, RequestRecord, RequestStatus, ServerRecord, ServerState, UrlStage, ViewRecord,
+    ViewState,
+    schema::FieldError,
+    url_safety::{UrlCheck, Verdict},
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -118,7 +120,7 @@ pub(crate) struct RequestEntry {
     method_label: &'static str,
 }
 
-/// A request's kind as the page reads it (`kind`: `form`, `url` or `app-form`), with that kind's
+/// A request's kind as the page reads it (`kind`: `form`, `url`, `app-form` or `view-link`), with that kind's
 /// fields only. One variant per [`RequestKind`]: the projection matches it without a wildcard, so
 /// a new kind does not compile here until it has an entry (and the page needs a renderer for
 /// it: a row in `assets/host/kinds.js`, which `kinds_covered.rs` checks).
@@ -142,6 +144,8 @@ pub(crate) enum KindEntry {
         /// The server's last progress on the link's flow (a tracked seed-000 `ua`), as text.
         progress: Option<String>,
     },
+    /// A link an app view asks to have opened: its link, judged, and the view that asks.
+    ViewLink { link: LinkEntry, view: u64 },
     /// A form the server asks to be shown in its app view: the form, and where it is shown.
     AppForm {
         app: AppFormEntry,
@@ -184,11 +188,13 @@ enum Outcome {
 
 /// The method a request came by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 enum MethodEntry {
     Elicitation,
     /// The seed-000 draft's `interaction/create`.
     Interaction,
+    /// An app view's `ui/open-link`.
+    OpenLink,
 }
 
 /// An app-rendered form (SEP-3118) as the page shows it.
@@ -584,6 +590,7 @@ fn request_entry(
         method: match view.method {
             RequestMethod::Elicitation => MethodEntry::Elicitation,
             RequestMethod::Interaction => MethodEntry::Interaction,
+            RequestMethod::OpenLink => MethodEntry::OpenLink,
         },
         method_label: view.method.label(),
     }
@@ -599,8 +606,12 @@ pub(crate) fn kind_entry(r: &RequestRecord) -> KindEntry {
             requested_schema: r.requested_schema().cloned(),
         },
         RequestKind::Url(url) => KindEntry::Url {
-            link: link_entry(url, r.link(), r.awaits_link()),
+            link: link_entry(&url.url, &url.check, url.stage, r.link(), r.awaits_link()),
             progress: r.progress().map(ToString::to_string),
+        },
+        RequestKind::ViewLink(link) => KindEntry::ViewLink {
+            link: link_entry(&link.url, &link.check, UrlStage::Consent, r.link(), false),
+            view: link.view.0,
         },
         RequestKind::AppForm(app) => KindEntry::AppForm {
             app: AppFormEntry {
@@ -643,8 +654,13 @@ fn status_entry(status: &RequestStatus) -> StatusEntry {
     }
 }
 
-fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> LinkEntry {
-    let check = &url.check;
+fn link_entry(
+    raw: &str,
+    check: &UrlCheck,
+    stage: UrlStage,
+    state: Option<&LinkState>,
+    awaited: bool,
+) -> LinkEntry {
     let display = check.display.as_ref();
     let (host_prefix, domain, host_suffix) = match display {
         Some(d) => match &d.registrable_domain {
@@ -661,7 +677,7 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> Lin
         None => (None, None),
     };
     LinkEntry {
-        full: display.map_or_else(|| url.url.clone(), |d| d.full.clone()),
+        full: display.map_or_else(|| raw.to_owned(), |d| d.full.clone()),
         scheme: display.map(|d| d.scheme.clone()),
         host_prefix,
         domain,
@@ -680,7 +696,7 @@ fn link_entry(url: &UrlRequest, state: Option<&LinkState>, awaited: bool) -> Lin
                 verdict: r.verdict(),
             })
             .collect(),
-        stage: match url.stage {
+        stage: match stage {
             UrlStage::Consent => LinkStage::Consent,
             UrlStage::Waiting => LinkStage::Waiting,
         },

@@ -25,16 +25,79 @@ use crate::url_safety::{UrlCheck, UrlPolicy, Verdict, check_url};
 /// asking again for the same link in the same call, and to match completion notifications.
 const LINKS_KEPT: usize = 1024;
 
+/// A judged link waiting for the person's consent, then for its host name to be looked up:
+/// what every kind that opens a link keeps (a URL request, a view link).
+#[derive(Debug)]
+pub(crate) struct Consent {
+    url: String,
+    check: UrlCheck,
+    /// The person consented and the host name is being looked up.
+    resolving: bool,
+}
+
+impl Consent {
+    /// Judges `url` by the URL rules: the verdict, and the link to keep unless it is refused
+    /// (then why, in a sentence).
+    pub(crate) fn judge(url: String, policy: &UrlPolicy) -> (UrlCheck, Result<Consent, String>) {
+        let check = check_url(&url, policy);
+        if check.verdict == Verdict::Refuse {
+            return (check.clone(), Err(refusal(&reasons(&check))));
+        }
+        let consent = Consent {
+            url,
+            check: check.clone(),
+            resolving: false,
+        };
+        (check, Ok(consent))
+    }
+
+    /// The person accepted: look the host name up first (only now), or go on at once. Consent
+    /// carries no content: whatever a surface sent along is dropped, never sent.
+    pub(crate) fn accept(&mut self, resolve_links: bool) -> Accepted {
+        if self.resolving {
+            return Accepted::Ignored;
+        }
+        if resolve_links && let Some(host) = name_to_resolve(&self.check) {
+            self.resolving = true;
+            return Accepted::Resolve(host);
+        }
+        Accepted::Consent
+    }
+
+    /// The host name was looked up after consent: `Ok` to go on, or why the link is refused
+    /// after all (a sentence for [`refusal`]); `None` when it was not being looked up (the input
+    /// is ignored).
+    pub(crate) fn resolved(&self, addresses: &[IpAddr]) -> Option<Result<(), String>> {
+        if !self.resolving {
+            return None;
+        }
+        if addresses.is_empty() {
+            return Some(Err("its host name does not resolve".to_owned()));
+        }
+        let check = self.check.with_resolved(addresses);
+        Some(if check.verdict == Verdict::Refuse {
+            Err(reasons(&check))
+        } else {
+            Ok(())
+        })
+    }
+
+    /// The link as it is to be opened (its checked form when it has one).
+    pub(crate) fn to_open(&self) -> String {
+        self.check
+            .display
+            .as_ref()
+            .map_or_else(|| self.url.clone(), |d| d.full.clone())
+    }
+}
+
 /// What a pending URL request keeps.
 #[derive(Debug)]
 pub(crate) struct UrlPending {
-    url: String,
+    consent: Consent,
     elicitation_id: Option<String>,
     call: Option<CallId>,
-    check: UrlCheck,
     stage: UrlStage,
-    /// The person consented and the host name is being looked up.
-    resolving: bool,
 }
 
 /// What the person's acceptance of a pending link leads to.
@@ -42,7 +105,7 @@ pub(crate) struct UrlPending {
 pub(crate) enum Accepted {
     /// Look the host name up first (only now that the person consented); the reply waits.
     Resolve(String),
-    /// Consent: reply, open the link, remember it ([`Links::consent`]).
+    /// Consent: reply and open the link (a URL request's is remembered, [`Links::consent`]).
     Consent,
     /// The link was consented to earlier in this call: "done in the browser, go on".
     Done,
@@ -62,9 +125,9 @@ pub(crate) fn queue(
     policy: &UrlPolicy,
     out: &mut Out,
 ) -> (RequestKind, Result<UrlPending, String>) {
-    let check = check_url(&url, policy);
-    out.received(header, &message, Vec::new(), Some(audit_link(&check, &url)));
     let again = header.call.is_some() && links.again(header.server, header.call, &url);
+    let (check, consent) = Consent::judge(url.clone(), policy);
+    out.received(header, &message, Vec::new(), Some(audit_link(&check, &url)));
     let stage = if again {
         UrlStage::Waiting
     } else {
@@ -72,23 +135,18 @@ pub(crate) fn queue(
     };
     let kind = RequestKind::Url(Box::new(UrlRequest {
         message,
-        url: url.clone(),
-        elicitation_id: elicitation_id.clone(),
-        check: check.clone(),
-        stage,
-    }));
-    if check.verdict == Verdict::Refuse {
-        return (kind, Err(refusal(&reasons(&check))));
-    }
-    let pending = UrlPending {
         url,
-        elicitation_id,
-        call: header.call,
+        elicitation_id: elicitation_id.clone(),
         check,
         stage,
-        resolving: false,
-    };
-    (kind, Ok(pending))
+    }));
+    let pending = consent.map(|consent| UrlPending {
+        consent,
+        elicitation_id,
+        call: header.call,
+        stage,
+    });
+    (kind, pending)
 }
 
 /// The sentence a refused link is refused with.
@@ -97,37 +155,18 @@ pub(crate) fn refusal(why: &str) -> String {
 }
 
 impl UrlPending {
-    /// The person accepted. Consent carries no content: whatever a surface sent along is
-    /// dropped, never sent.
+    /// The person accepted: a link consented to earlier in this call means "done in the
+    /// browser"; any other is consented to ([`Consent::accept`]).
     pub(crate) fn accept(&mut self, resolve_links: bool) -> Accepted {
-        if self.resolving {
-            return Accepted::Ignored;
-        }
-        if self.stage == UrlStage::Waiting {
+        if self.stage == UrlStage::Waiting && !self.consent.resolving {
             return Accepted::Done;
         }
-        if resolve_links && let Some(host) = name_to_resolve(&self.check) {
-            self.resolving = true;
-            return Accepted::Resolve(host);
-        }
-        Accepted::Consent
+        self.consent.accept(resolve_links)
     }
 
-    /// The host name was looked up after consent: `Ok` to go on, or why the link is refused
-    /// after all; `None` when it was not being looked up (the input is ignored).
-    pub(crate) fn resolved(&self, addresses: &[IpAddr]) -> Option<Result<(), String>> {
-        if !self.resolving {
-            return None;
-        }
-        if addresses.is_empty() {
-            return Some(Err("its host name does not resolve".to_owned()));
-        }
-        let check = self.check.with_resolved(addresses);
-        Some(if check.verdict == Verdict::Refuse {
-            Err(reasons(&check))
-        } else {
-            Ok(())
-        })
+    /// The link and where its lookup stands.
+    pub(crate) fn consent(&self) -> &Consent {
+        &self.consent
     }
 }
 
@@ -168,11 +207,7 @@ impl Links {
         url: UrlPending,
         out: &mut Out,
     ) {
-        let open = url
-            .check
-            .display
-            .as_ref()
-            .map_or_else(|| url.url.clone(), |d| d.full.clone());
+        let open = url.consent.to_open();
         out.audit(id, &server_name, AuditEvent::Consented);
         out.reply(id, Reply::Consented);
         out.push(Effect::Url(UrlEffect::Open { id, url: open }));
@@ -185,7 +220,7 @@ impl Links {
             server_name,
             call: url.call,
             waiting: url.elicitation_id.is_some(),
-            url: url.url,
+            url: url.consent.url,
             elicitation_id: url.elicitation_id,
         });
     }
@@ -248,7 +283,7 @@ fn name_to_resolve(check: &UrlCheck) -> Option<String> {
 
 /// What the audit log keeps of a link: scheme, host and path, not the query or fragment (a
 /// server must not put secrets in a link, but a log must not keep one when it does).
-fn audit_link(check: &UrlCheck, raw: &str) -> String {
+pub(crate) fn audit_link(check: &UrlCheck, raw: &str) -> String {
     match &check.display {
         Some(d) => {
             let path = d

@@ -77,10 +77,6 @@ impl<S: Surface> ViewCore for Core<S> {
     ) -> Option<tokio::task::AbortHandle> {
         Core::spawn(self, task)
     }
-
-    fn reply_to(&mut self, id: RequestId, reply: oneshot::Sender<Reply>) {
-        self.responders.insert(id, reply);
-    }
 }
 
 impl<S: Surface> Core<S> {
@@ -449,5 +445,6 @@ pub(super) fn requested_schema(params: &ElicitParams) -> Option<serde_json::Valu
         ElicitParams::Json(raw) => raw.get("requestedSchema").cloned(),
         // A seed-000 prompt's form is its `interaction.schema`.
         ElicitParams::Interaction(raw) => raw.get("interaction")?.get("schema").cloned(),
+        ElicitParams::ViewLink { .. } => None,
     }
 }

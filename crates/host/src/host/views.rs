@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use interlude_engine::bridge::{BridgeEffect, PersonQuestion};
 use interlude_engine::{
-    AppFormInput, CallId, Declared, ElicitParams, Incoming, Input, Reply, RequestId, ServerId,
-    ViewId, ViewInput,
+    AppFormInput, CallId, Declared, ElicitParams, Incoming, Input, RequestId, ServerId, ViewId,
+    ViewInput,
 };
-use interlude_protocol::{Answer, ProtocolEra};
+use interlude_protocol::ProtocolEra;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, ListPromptsRequest,
     ListResourceTemplatesRequest, ListResourcesRequest, PaginatedRequestParams,
@@ -50,8 +50,6 @@ pub(crate) struct Views {
     /// the server `notifications/cancelled` with the reason, when it gets word here (or when
     /// this end is dropped).
     in_flight: HashMap<(ViewId, u64), oneshot::Sender<String>>,
-    /// The next id for a request the host asks the person on a view's behalf.
-    next_request: u64,
     /// Views' settings.
     apps: AppsConfig,
     /// The ids the host gives out (views of questions are opened here).
@@ -60,6 +58,8 @@ pub(crate) struct Views {
     cache: Arc<ViewCache>,
     /// The host's name, for views' `hostInfo`.
     client_name: String,
+    /// What the host declares to servers (a view's requests of the person go with it).
+    declared: Declared,
     /// The protocol log (views' traffic goes in beside their server's).
     log: Arc<ProtocolLog>,
 }
@@ -70,24 +70,22 @@ impl Views {
         ids: Arc<Ids>,
         cache: Arc<ViewCache>,
         client_name: String,
+        declared: Declared,
         log: Arc<ProtocolLog>,
     ) -> Views {
         Views {
             peers: HashMap::new(),
             of: HashMap::new(),
             in_flight: HashMap::new(),
-            next_request: 0,
             apps,
             ids,
             cache,
             client_name,
+            declared,
             log,
         }
     }
 }
-
-/// Ids of requests a host makes on views' behalf, far from the connections' own.
-const VIEW_REQUEST_BASE: u64 = 1 << 48;
 
 /// What the views' code needs of the core that owns them: its views, the record, the surface,
 /// the engine, the clock and somewhere to run tasks. Every other method is provided here.
@@ -107,8 +105,6 @@ pub(crate) trait ViewCore: Sized {
         &self,
         task: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Option<tokio::task::AbortHandle>;
-    /// `reply` hears how request `id` ends.
-    fn reply_to(&mut self, id: RequestId, reply: oneshot::Sender<Reply>);
 
     fn view_update(&mut self, update: ViewUpdate, sink: &AnswerSink) {
         let now_ms = self.now_ms();
@@ -563,42 +559,36 @@ pub(crate) trait ViewCore: Sized {
             }));
         };
         match what {
+            // A request of its own kind, under an id of the host's: the engine asks the person
+            // and answers the view.
             PersonQuestion::OpenLink { url } => {
                 let Some((call, server)) = self.views().of.get(&view).copied() else {
                     return;
                 };
-                let server_name = self
-                    .record(|r| r.server(server))
-                    .map_or_else(String::new, |s| s.name.clone());
-                self.views().next_request += 1;
-                let id = RequestId(VIEW_REQUEST_BASE + self.views().next_request);
-                let (reply, replied) = oneshot::channel();
-                self.reply_to(id, reply);
-                let message = format!("The app of \"{server_name}\" asks you to open a link.");
+                let Some(record) = self.record(|r| r.server(server)) else {
+                    return;
+                };
+                let era = record
+                    .identity
+                    .as_ref()
+                    .map_or(ProtocolEra::Push, |i| i.era);
+                let views = self.views();
+                let id = RequestId(next(&views.ids.request));
                 let incoming = Incoming {
                     id,
                     server,
-                    server_name,
+                    server_name: record.name.clone(),
                     call,
-                    era: ProtocolEra::Mrtr,
-                    declared: Declared::FORM_AND_URL,
-                    params: ElicitParams::Json(
-                        json!({"mode": "url", "message": message, "url": url}),
-                    ),
+                    era,
+                    declared: views.declared,
+                    params: ElicitParams::ViewLink {
+                        view,
+                        question,
+                        url,
+                    },
                 };
                 let now_ms = self.now_ms();
                 self.run(Input::Request(incoming), now_ms, sink);
-                self.spawn(async move {
-                    answer(match replied.await {
-                        Ok(Reply::Consented) => Ok(json!({})),
-                        Ok(Reply::Answered(Answer::Declined)) => {
-                            Err("the person declined to open the link".into())
-                        }
-                        Ok(Reply::Answered(_)) => Err("the person did not open the link".into()),
-                        Ok(Reply::Error { message, .. }) => Err(message),
-                        Err(_) => Err("the link was not opened".into()),
-                    });
-                });
             }
             PersonQuestion::Download { contents } => match offered_files(&contents) {
                 Ok(files) => {

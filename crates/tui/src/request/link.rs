@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use inquire::Select;
 use interlude_host::{
-    Answer, AnswerSink, Notice, Reply, RequestId, UrlRequest, UrlStage,
+    Answer, AnswerSink, Notice, Reply, RequestId, UrlRequest, UrlStage, ViewLinkRequest,
     schema::Content,
     url_safety::{UrlCheck, Verdict},
 };
@@ -45,13 +45,56 @@ pub(crate) fn answer_url(
     url: UrlRequest,
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {
-    let server = plain_line(server_name);
-    show_link(screen, &url.check, &url.url);
-    let answer = match ask(&server, url.stage) {
+    let who = format!("\"{}\"", plain_line(server_name));
+    let link = Link {
+        raw: &url.url,
+        check: &url.check,
+        stage: url.stage,
+    };
+    answer_link(screen, events, &who, id, &link, sink)
+}
+
+/// A link an app view asks to have opened: the same consent as a server's link, and the app
+/// hears whether it was opened.
+pub(crate) fn answer_view_link(
+    screen: &Screen,
+    events: &mut Events,
+    server_name: &str,
+    id: RequestId,
+    link: ViewLinkRequest,
+    sink: &AnswerSink,
+) -> Result<(), TuiError> {
+    let who = format!("the app of \"{}\"", plain_line(server_name));
+    let asked = Link {
+        raw: &link.url,
+        check: &link.check,
+        stage: UrlStage::Consent,
+    };
+    answer_link(screen, events, &who, id, &asked, sink)
+}
+
+/// The link a request asks to open, judged.
+struct Link<'a> {
+    raw: &'a str,
+    check: &'a UrlCheck,
+    stage: UrlStage,
+}
+
+/// Asks `who` (already quoted for a sentence) consents to `link`, and carries the answer out.
+fn answer_link(
+    screen: &Screen,
+    events: &mut Events,
+    who: &str,
+    id: RequestId,
+    link: &Link<'_>,
+    sink: &AnswerSink,
+) -> Result<(), TuiError> {
+    show_link(screen, link.check, link.raw);
+    let answer = match ask(who, link.stage) {
         Ok(answer) => answer,
         Err(Stop::Escaped) => Answer::Cancelled,
         Err(Stop::Closed(notice)) => {
-            tell_closed(screen, &server, &notice);
+            tell_closed(screen, who, &notice);
             return Ok(());
         }
         Err(Stop::Terminal(e)) => {
@@ -60,30 +103,33 @@ pub(crate) fn answer_url(
         }
     };
     if let Some(notice) = events.poll_closed(id) {
-        tell_closed(screen, &server, &notice);
+        tell_closed(screen, who, &notice);
         return Ok(());
     }
     let consenting = matches!(answer, Answer::Accepted(_));
-    if consenting && url.stage == UrlStage::Consent {
+    if consenting && link.stage == UrlStage::Consent {
         screen.line(styled(Style::Dim, "   Checking where the link points…"));
     }
     sink.answer(id, answer);
     match events.outcome(id) {
         Some(Outcome::Replied(Reply::Consented)) => {
-            if url.stage == UrlStage::Waiting {
-                screen.ok(&format!("Told \"{server}\" you are done; it goes on."));
+            if link.stage == UrlStage::Waiting {
+                screen.ok(&format!("Told {who} you are done; it goes on."));
                 return Ok(());
             }
-            let link = url
+            let to_open = link
                 .check
                 .display
                 .as_ref()
-                .map_or(url.url.as_str(), |d| d.full.as_str());
-            open(screen, &server, link);
+                .map_or(link.raw, |d| d.full.as_str());
+            screen.ok(&format!(
+                "Opening the link in your browser; {who} was told you consented."
+            ));
+            launch(screen, to_open);
         }
         Some(Outcome::Replied(Reply::Answered(a))) => {
             screen.notice(&format!(
-                "{}; \"{server}\" was told. Nothing was opened.",
+                "{}; {who} was told. Nothing was opened.",
                 if a == Answer::Declined {
                     "Declined"
                 } else {
@@ -99,7 +145,7 @@ pub(crate) fn answer_url(
             // Consent carries no content: the engine has nothing to refuse in it.
             screen.error("The host refused the answer; nothing was opened.");
         }
-        Some(Outcome::Closed(notice)) => tell_closed(screen, &server, &notice),
+        Some(Outcome::Closed(notice)) => tell_closed(screen, who, &notice),
         None => return Err(TuiError::HostStopped),
     }
     Ok(())
@@ -140,7 +186,7 @@ fn show_link(screen: &Screen, check: &UrlCheck, raw: &str) {
     }
 }
 
-fn ask(server: &str, stage: UrlStage) -> Result<Answer<Content>, Stop> {
+fn ask(who: &str, stage: UrlStage) -> Result<Answer<Content>, Stop> {
     let first = match stage {
         UrlStage::Consent => Choice {
             label: "Open the link in my browser",
@@ -163,8 +209,8 @@ fn ask(server: &str, stage: UrlStage) -> Result<Answer<Content>, Stop> {
         },
     ];
     let message = match stage {
-        UrlStage::Consent => format!("\"{server}\" asks you to open this link. Open it?"),
-        UrlStage::Waiting => format!("\"{server}\" is waiting for you to finish in the browser."),
+        UrlStage::Consent => format!("{who} asks you to open this link. Open it?"),
+        UrlStage::Waiting => format!("{who} is waiting for you to finish in the browser."),
     };
     let chosen = Select::new(&message, choices)
         .with_help_message("↑↓ to move, Enter to choose, Esc to cancel the request")
@@ -208,9 +254,9 @@ pub(crate) fn launch(screen: &Screen, link: &str) {
     }
 }
 
-fn tell_closed(screen: &Screen, server: &str, notice: &Notice) {
+fn tell_closed(screen: &Screen, who: &str, notice: &Notice) {
     screen.notice(&format!(
-        "The request from \"{server}\" was closed: {}. Nothing was opened.",
+        "The request from {who} was closed: {}. Nothing was opened.",
         plain_line(notice.text.trim_end_matches('.'))
     ));
 }

@@ -21,6 +21,11 @@ export const renderers = Object.freeze({
     ask: (req, api) => renderLinkAsk(req, api),
     record: (req, api) => renderLinkRecord(req, (id) => api.post('/api/link-done', { id })),
   },
+  // A link an app view asks to have opened: the same consent card, no flow after it.
+  'view-link': {
+    ask: (req, api) => renderLinkAsk(req, api),
+    record: (req) => renderLinkRecord(req, () => {}),
+  },
   // In its server's app view until it falls back; then the plain form, with the reason.
   'app-form': {
     ask: (req, api) => (req.app?.stage === 'view' ? renderQuestionCard(req, api) : renderAsk(req, api)),

@@ -1,4 +1,4 @@
-// URL requests: the consent card (the link in full, its registrable domain picked out, both
+// URL requests and view links (a link an app view asks to have opened): the consent card (the link in full, its registrable domain picked out, both
 // forms of an internationalised name, every warning from the host's URL rules) and the record
 // of a link after consent ("waiting for you in the browser", then "finished"). Nothing here is
 // opened or fetched before the person consents; after consent the host checks where the name
@@ -46,6 +46,8 @@ function linkFacts(link) {
 export function renderLinkAsk(req, api) {
   const link = req.link;
   const waiting = link.stage === 'waiting';
+  const fromView = req.kind === 'view-link';
+  const who = fromView ? 'An app asks you to open a link' : 'A server asks you to open a link';
   const status = h('p', { class: 'link-status', role: 'status' });
   const open = h('button', {
     type: 'button',
@@ -59,9 +61,9 @@ export function renderLinkAsk(req, api) {
       api.answer(req.id, 'accept');
     },
   }, waiting ? 'I am done in the browser' : `Open ${link.domain || 'the link'} in a new tab`);
-  const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${req.serverTitle || req.server} asks you to open a link`, dataset: { request: req.id, server: req.server } },
+  const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${fromView ? 'The app of ' : ''}${req.serverTitle || req.server} asks you to open a link`, dataset: { request: req.id, server: req.server } },
     h('div', { class: 'ask-head' },
-      h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : 'A server asks you to open a link'),
+      h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : who),
         askWho(req)),
       req.method === 'interaction' ? h('span', { class: 'chip draft', title: req.methodLabel }, 'interaction/create · ua · draft') : null,
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
@@ -72,7 +74,9 @@ export function renderLinkAsk(req, api) {
       waiting
         ? h('p', { class: 'ask-note' }, 'You opened this link earlier in the same call. Finish there, then tell the server you are done.')
         : warnings(link),
-      h('p', { class: 'ask-note' }, 'Secrets you enter on that page go to the server, not through this host.'),
+      h('p', { class: 'ask-note' }, fromView
+        ? 'The app hears only whether the link was opened, not what you do there.'
+        : 'Secrets you enter on that page go to the server, not through this host.'),
       status,
       h('div', { class: 'actions', onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); api.answer(req.id, 'cancel'); } } },
         open,
@@ -107,6 +111,12 @@ export function renderLinkRecord(req, done) {
     what = 'You said you were done';
   } else if (req.outcome === 'consent' && link.state === 'ended') {
     what = 'Opened in the browser';
+  } else if (req.outcome === 'consent' && req.kind === 'view-link') {
+    what = 'Opened in the browser';
+    body = link.openUrl
+      ? h('div', { class: 'link-actions' },
+        h('a', { class: 'link-open', href: link.openUrl, target: '_blank', rel: 'noopener noreferrer' }, `Open ${link.domain || 'the link'} again ↗`))
+      : null;
   } else if (req.outcome === 'consent' && link.stage === 'waiting') {
     what = 'You said you were done';
   } else if (req.outcome === 'consent') {
@@ -130,7 +140,7 @@ export function renderLinkRecord(req, done) {
   }
   const cls = req.outcome === 'consent' ? (link.state === 'opened' ? 'link-waiting' : 'accept') : (req.outcome || req.status);
   return h('div', { class: `request-record link-record ${cls}`, dataset: { record: req.id, link: link.state || '' } },
-    h('div', {}, h('strong', {}, what), h('span', { class: 'what' }, ` — ${req.server} asked: `), req.message),
+    h('div', {}, h('strong', {}, what), h('span', { class: 'what' }, req.kind === 'view-link' ? ' — ' : ` — ${req.server} asked: `), req.message),
     h('div', { class: 'what mono' }, host(link), ' · ', link.full),
     req.outcome === 'error' && typeof req.sent === 'string' ? h('div', { class: 'what' }, req.sent) : null,
     req.notice ? h('div', { class: 'what' }, req.notice) : null,

@@ -86,7 +86,8 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
     assert_eq!(view.resource_uri, "ui://get-time/mcp-app.html");
     assert!(view.height.is_some(), "the view told its size");
 
-    // `ui/open-link`: the same consent as a server's URL request, tied to the call.
+    // `ui/open-link`: a view link, with the same consent as a server's URL request, tied to the
+    // call.
     page.enter_view_at("li.app-view iframe.app-frame").await;
     page.click_in_view("#open-link-btn").await;
     page.leave_view().await;
@@ -99,6 +100,7 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
         text.contains("The app of \"basic\" asks you to open a link"),
         "{text}"
     );
+    assert!(text.contains("An app asks you to open a link"), "{text}");
     let decline = card
         .find(Locator::XPath(".//button[text()='Decline']"))
         .await
@@ -109,8 +111,9 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
     let asked = snapshot
         .requests
         .iter()
-        .find(|r| matches!(r.view.kind, interlude_engine::RequestKind::Url(_)))
-        .expect("a URL request for the app's link");
+        .find(|r| matches!(r.view.kind, interlude_engine::RequestKind::ViewLink(_)))
+        .expect("a view link for the app's link");
+    assert_eq!(asked.view.method.as_str(), "ui/open-link");
     assert_eq!(
         asked.view.call, snapshot.views[0].call,
         "tied to the view's call"
