@@ -47,8 +47,11 @@ use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer, ServiceError
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::ask::{Ask, AskError, check_result};
+use crate::ask::Ask;
+use crate::call::Call;
+use crate::error::AskError;
 use crate::url::{Flow, FlowError, FlowId, FlowKind, FlowStatus, UrlFlows, UserId};
+use crate::wire::{check_result, related_to};
 
 /// How long a finished interaction is remembered, so that a late `interaction/notify` for it
 /// is still answered (at once).
@@ -223,21 +226,19 @@ fn new_id() -> String {
 
 /// Sends `interaction/create` with `created` and waits for the client's answer (or the tool
 /// call's cancellation, which cancels the interaction).
-async fn create(ask: &Ask, created: &CreatedInteraction) -> Result<Reply, AskError> {
+async fn create(call: &Call, created: &CreatedInteraction) -> Result<Reply, AskError> {
     let mut request = CustomRequest::new(CREATE_METHOD, Some(created.to_params()));
     // Names the tool call it is raised by, as an elicitation does (the host ties it to the call).
-    request
-        .extensions
-        .insert(crate::push::related_to(&ask.context.id));
+    request.extensions.insert(related_to(&call.context.id));
     let handle = tokio::select! {
-        handle = ask.context.peer.send_request_with_option(
+        handle = call.context.peer.send_request_with_option(
             ServerRequest::CustomRequest(request),
             PeerRequestOptions::no_options(),
         ) => handle?,
-        () = ask.context.ct.cancelled() => return Ok(Reply::Cancelled),
+        () = call.context.ct.cancelled() => return Ok(Reply::Cancelled),
     };
     let (id, peer) = (handle.id.clone(), handle.peer.clone());
-    let timeout = ask.config.timeout;
+    let timeout = call.config.timeout;
     let expired = async move {
         match timeout {
             Some(t) => tokio::time::sleep(t).await,
@@ -247,7 +248,7 @@ async fn create(ask: &Ask, created: &CreatedInteraction) -> Result<Reply, AskErr
     let reason = tokio::select! {
         response = handle.rx => return reply(response.map_err(|_| ServiceError::TransportClosed)?),
         () = expired => "the request timed out",
-        () = ask.context.ct.cancelled() => "the tool call was cancelled",
+        () = call.context.ct.cancelled() => "the tool call was cancelled",
     };
     // The client closes the interaction without answering (draft: server-initiated
     // cancellation).
@@ -300,7 +301,7 @@ fn reply(response: Result<ClientResult, ServiceError>) -> Result<Reply, AskError
 
 /// [`Ask::form`](crate::Ask::form) and friends, as a `prompt` interaction.
 pub(crate) async fn prompt(
-    ask: &Ask,
+    call: &Call,
     message: String,
     schema: &FormSchema,
     wire: Option<&ElicitationSchema>,
@@ -321,11 +322,11 @@ pub(crate) async fn prompt(
             schema: schema_json,
         },
     };
-    let over = ask
+    let over = call
         .config
         .interactions
-        .create(&created.id, InteractionType::Prompt, &ask.context);
-    let reply = create(ask, &created).await;
+        .create(&created.id, InteractionType::Prompt, &call.context);
+    let reply = create(call, &created).await;
     over.send_replace(true);
     match reply? {
         Reply::Result(result) => {
@@ -355,10 +356,10 @@ pub(crate) async fn run_ua(
     };
     let created = ua(flows, &flow, message);
     let over = ask
-        .config
+        .config()
         .interactions
-        .create(&created.id, InteractionType::Ua, &ask.context);
-    let reply = create(ask, &created).await?;
+        .create(&created.id, InteractionType::Ua, ask.context());
+    let reply = create(&ask.call, &created).await?;
     let answer = match reply {
         Reply::Result(_) => flows.until_over(ask, &flow.id, &done).await,
         Reply::Declined => {
@@ -393,9 +394,9 @@ pub(crate) async fn required(
     let flow = flows.start(user, kind).await?;
     let created = ua(flows, &flow, message.to_owned());
     let _ = ask
-        .config
+        .config()
         .interactions
-        .create(&created.id, InteractionType::Ua, &ask.context);
+        .create(&created.id, InteractionType::Ua, ask.context());
     Ok(created.to_required_error())
 }
 

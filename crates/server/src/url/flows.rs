@@ -30,7 +30,8 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-use crate::ask::{Ask, AskError};
+use crate::ask::Ask;
+use crate::error::AskError;
 use crate::url::identity::Identity;
 use crate::url::oauth::OAuthProvider;
 use crate::url::store::{Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, UserId};
@@ -463,7 +464,7 @@ impl UrlFlows {
             id: flow.id.clone(),
         };
         let url = self.url_of(&flow.id);
-        let result = crate::push::elicit_url(ask, message, url, elicitation_id).await?;
+        let result = crate::push::elicit_url(&ask.call, message, url, elicitation_id).await?;
         match result.action {
             ElicitationAction::Accept => {}
             ElicitationAction::Decline => {
@@ -522,7 +523,7 @@ impl UrlFlows {
         kind: &FlowKind,
         message: String,
     ) -> Result<Answer<Flow>, AskError> {
-        let config = &ask.config;
+        let config = ask.config();
         // A first round starts the flow: made here, stored before the question goes out. The
         // call's round-trip state is not held across the store's awaits.
         let mut started = None;
