@@ -2,8 +2,8 @@
 //!
 //! This module decides, per question, how it is asked: it checks what the client declared and
 //! hands the question to the transport of the call's era — `push` (2025), `round_trip`
-//! (2026-07-28), or the seed-000 `interaction/create` (`interaction.rs`) for a client of that
-//! draft. What every
+//! (2026-07-28), or the seed-000 `interaction/create` (`interaction_create.rs`) for a client
+//! of that draft. What every
 //! transport shares sits below them all: the `Call` (`call.rs`), [`AskError`] (`error.rs`) and
 //! the wire form of a question and the check of its answer (`wire.rs`). It does not decide
 //! policy (timeouts come from [`AskConfig`]).
@@ -231,7 +231,7 @@ impl Ask {
         // A client speaking the User Interaction draft (seed 000) gets a `prompt` (the draft
         // has no app views).
         if self.supports_interaction(InteractionType::Prompt) {
-            return crate::interaction::prompt(&self.call, message, schema, wire).await;
+            return crate::interaction_create::prompt(&self.call, message, schema, wire).await;
         }
         if !self.supports_form() {
             return Err(AskError::Unsupported { mode: "form" });

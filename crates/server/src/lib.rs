@@ -102,6 +102,7 @@ mod call;
 mod config;
 mod error;
 pub mod interaction;
+mod interaction_create;
 mod push;
 mod result;
 mod round_trip;
