@@ -28,22 +28,18 @@
 //!
 //! What it does not do: anything for the 2026-07-28 era, or the host's side.
 
-use interlude_protocol::Answer;
 pub use interlude_protocol::interaction::{CREATE_METHOD, InteractionType, NOTIFY_METHOD};
-use interlude_protocol::interaction::{
-    CreatedInteraction, Interaction, normalize_initialize, notify_id,
-};
+use interlude_protocol::interaction::{normalize_initialize, notify_id};
 use rmcp::ErrorData;
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
+pub(crate) mod ua;
+
 pub use crate::config::Interactions;
 
-use crate::ask::Ask;
-use crate::error::AskError;
-use crate::interaction_create::{Reply, send};
-use crate::url::flows::{FlowError, FlowKind, Forget, UrlFlows, progress_token};
-use crate::url::store::{Flow, FlowId, FlowStatus, UserId};
+use crate::url::flows::{UrlFlows, progress_token};
+use crate::url::store::FlowId;
 
 // Answering `interaction/notify` follows the server's URL flows, so it is defined here, above
 // them; the rest of `Interactions` is in `config/interactions.rs`, with `AskConfig`.
@@ -129,78 +125,6 @@ fn cancelled() -> Result<Value, ErrorData> {
         "the interaction/notify request was cancelled",
         None,
     ))
-}
-
-/// [`UrlFlows::run`] for a client speaking the draft: a `ua` interaction on a new flow's page;
-/// `{}` is the person's consent, after which the call waits for the flow.
-pub(crate) async fn run_ua(
-    flows: &UrlFlows,
-    ask: &Ask,
-    user: UserId,
-    kind: &FlowKind,
-    message: String,
-) -> Result<Answer<Flow>, AskError> {
-    let flow = flows.start(user, kind).await?;
-    let done = flows.wait_for(&flow.id, None);
-    let _forget = Forget {
-        flows,
-        id: flow.id.clone(),
-    };
-    let created = ua(flows, &flow, message);
-    let over = ask
-        .config()
-        .interactions
-        .create(&created.id, InteractionType::Ua, ask.context());
-    let reply = send(&ask.call, &created).await?;
-    let answer = match reply {
-        Reply::Result(_) => flows.until_over(ask, &flow.id, &done).await,
-        Reply::Declined => {
-            flows.end(&flow.id, FlowStatus::Declined).await?;
-            Ok(Answer::Declined)
-        }
-        Reply::Cancelled => {
-            flows
-                .end(
-                    &flow.id,
-                    FlowStatus::Failed {
-                        reason: "the person dismissed the request".into(),
-                    },
-                )
-                .await?;
-            Ok(Answer::Cancelled)
-        }
-    };
-    over.send_replace(true);
-    answer
-}
-
-/// [`UrlFlows::require`] for a client speaking the draft: `-32003` with a `ua` interaction on a
-/// new flow's page. Starts the flow.
-pub(crate) async fn required(
-    flows: &UrlFlows,
-    ask: &Ask,
-    kind: &FlowKind,
-    message: &str,
-) -> Result<ErrorData, FlowError> {
-    let user = flows.user(ask)?;
-    let flow = flows.start(user, kind).await?;
-    let created = ua(flows, &flow, message.to_owned());
-    let _ = ask
-        .config()
-        .interactions
-        .create(&created.id, InteractionType::Ua, ask.context());
-    Ok(created.to_required_error())
-}
-
-/// The `ua` interaction of `flow`: its page, and the interaction's id is the flow's.
-fn ua(flows: &UrlFlows, flow: &Flow, message: String) -> CreatedInteraction {
-    CreatedInteraction {
-        id: flow.id.as_str().to_owned(),
-        interaction: Interaction::Ua {
-            url: flows.url_of(&flow.id),
-            message: Some(message),
-        },
-    }
 }
 
 /// A reader that copies a top-level `capabilities.userInteraction` of the `initialize` it
