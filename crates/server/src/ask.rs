@@ -1,136 +1,44 @@
 //! [`Ask`]: the era-neutral way a tool handler asks a person for input.
 //!
-//! This module holds what both eras share (the answer type, the error type, the capability check,
-//! validation of accepted content); the era-specific transport lives in `push` (2025) and
-//! `round_trip` (2026-07-28). It does not decide policy (timeouts come from [`AskConfig`]).
+//! This module decides, per question, how it is asked: it checks what the client declared and
+//! hands the question to the transport of the call's era — `push` (2025), `round_trip`
+//! (2026-07-28), or the seed-000 `interaction/create` (`interaction_create.rs`) for a client
+//! of that draft. What every
+//! transport shares sits below them all: the `Call` (`call.rs`), [`AskError`] (`error.rs`) and
+//! the wire form of a question and the check of its answer (`wire.rs`). It does not decide
+//! policy (timeouts come from [`AskConfig`]).
 
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use interlude_protocol::interaction::{InteractionType, UserInteractionCapability};
-use interlude_protocol::{Answer, ProtocolEra, missing_elicitation_capability};
-use interlude_schema::{Content, Elicit, FieldError, FormSchema, SchemaError};
+use interlude_protocol::{Answer, ProtocolEra};
+use interlude_schema::{Content, Elicit, FormSchema};
 use rmcp::ErrorData;
 use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{
-    CallToolRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, InputRequiredResult,
-};
-use rmcp::service::{RequestContext, RoleServer, ServiceError};
+use rmcp::model::{CallToolRequestParams, ElicitResult, ElicitationSchema};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
+use crate::call::Call;
 use crate::config::{AskConfig, AskServer};
+use crate::error::AskError;
 use crate::round_trip::RoundTrip;
-
-/// Why an [`Ask`] call did not produce an [`Answer`].
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum AskError {
-    /// 2026-07-28: the handler must return this `input_required` result; the client will retry
-    /// with the answer. Not a failure: a handler lets it out with `?` and
-    /// [`respond`](crate::respond) (what [`asking`](crate::asking) tools go through) turns it into
-    /// the tool's response.
-    #[error("input required from the client")]
-    InputRequired(Box<InputRequiredResult>),
-    /// The client did not declare the elicitation mode this call needs.
-    #[error("client does not support {mode} elicitation")]
-    Unsupported {
-        /// `form` or `url`.
-        mode: &'static str,
-    },
-    /// The requested type cannot be expressed as an elicitation form (a server bug).
-    #[error("cannot ask for this type: {0}")]
-    Schema(#[from] SchemaError),
-    /// The client accepted with content that breaks the schema (a misbehaving or hostile
-    /// client): nothing reaches the handler.
-    #[error("elicitation response content does not match the requested schema: {}", join(.0))]
-    InvalidAnswer(Vec<FieldError>),
-    /// The accepted content was valid but did not deserialize into the type.
-    #[error("elicitation response content could not be read: {0}")]
-    Deserialize(#[source] serde_json::Error),
-    /// The `requestState` sent back by the client is not one this server sealed for this call,
-    /// or it has expired.
-    #[error("invalid or expired requestState: {0}")]
-    RequestState(String),
-    /// 2026-07-28: the `requestState` was sealed for another call (another tool, or other
-    /// arguments), by this server's key.
-    #[error(
-        "this requestState belongs to another call (another tool or other arguments); send the \
-         state this call's last result gave"
-    )]
-    StateOfAnotherCall,
-    /// 2026-07-28: the `requestState` was already used. The URL flow it names was completed,
-    /// and a request with this same state already took its outcome: a state is good for one
-    /// retry. The call must start again (a new flow, a new confirmation).
-    #[error(
-        "this requestState was already used: the outcome of the URL flow it names was taken by \
-         an earlier request; call the tool again to start a new flow"
-    )]
-    StateConsumed,
-    /// The push-era request failed (transport closed, timeout, error reply).
-    #[error("elicitation request failed: {0}")]
-    Service(#[from] ServiceError),
-    /// A tool error raised by the handler itself, passed through unchanged.
-    #[error("{}", .0.message)]
-    Tool(ErrorData),
-}
-
-fn join(errors: &[FieldError]) -> String {
-    errors
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-impl From<ErrorData> for AskError {
-    fn from(e: ErrorData) -> Self {
-        AskError::Tool(e)
-    }
-}
-
-impl AskError {
-    /// The JSON-RPC error for this failure (the one place ask failures meet the wire).
-    pub fn into_error_data(self) -> ErrorData {
-        match self {
-            AskError::Unsupported { mode } => missing_elicitation_capability(mode),
-            AskError::Tool(e) => e,
-            e @ (AskError::InvalidAnswer(_)
-            | AskError::Deserialize(_)
-            | AskError::RequestState(_)) => ErrorData::invalid_params(e.to_string(), None),
-            e @ AskError::StateOfAnotherCall => ErrorData::invalid_params(
-                e.to_string(),
-                Some(serde_json::json!({ "requestState": "another_call" })),
-            ),
-            e @ AskError::StateConsumed => ErrorData::invalid_params(
-                e.to_string(),
-                Some(serde_json::json!({ "requestState": "consumed" })),
-            ),
-            AskError::InputRequired(_) => ErrorData::internal_error(
-                "input_required result escaped its handler: return `ToolResult` from a tool in an \
-                 `#[asking]` impl block, or pass the handler's result through `respond`",
-                None,
-            ),
-            e @ (AskError::Schema(_) | AskError::Service(_)) => {
-                ErrorData::internal_error(e.to_string(), None)
-            }
-        }
-    }
-}
+use crate::wire::{check_result, wire_schema};
 
 /// One tool call's ability to ask the person things. See the crate documentation.
 pub struct Ask {
-    pub(crate) context: RequestContext<RoleServer>,
-    pub(crate) config: AskConfig,
-    pub(crate) era: ProtocolEra,
+    /// What every transport needs of the call: its context, the server's config, its era.
+    pub(crate) call: Call,
     pub(crate) round_trip: Mutex<RoundTrip>,
 }
 
 impl std::fmt::Debug for Ask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ask")
-            .field("era", &self.era)
+            .field("era", &self.call.era)
             .finish_non_exhaustive()
     }
 }
@@ -161,36 +69,38 @@ impl Ask {
         request_state: Option<String>,
         context: RequestContext<RoleServer>,
     ) -> Self {
-        let era = context
-            .protocol_version()
-            .map_or(ProtocolEra::Push, |v| ProtocolEra::of(&v));
+        let call = Call::new(config, context);
         // Only 2026-07-28 calls use the round-trip state (and its digest of the arguments).
-        let round_trip = match era {
+        let round_trip = match call.era {
             ProtocolEra::Mrtr => RoundTrip::new(tool, arguments, input_responses, request_state),
             ProtocolEra::Push => RoundTrip::unused(),
         };
         Ask {
-            context,
-            config: config.clone(),
-            era,
+            call,
             round_trip: Mutex::new(round_trip),
         }
     }
 
     /// The protocol era of this call.
     pub fn era(&self) -> ProtocolEra {
-        self.era
+        self.call.era
     }
 
     /// The request context of the tool call (peer, cancellation token, `_meta`).
     pub fn context(&self) -> &RequestContext<RoleServer> {
-        &self.context
+        &self.call.context
+    }
+
+    /// The server's configuration this call asks with.
+    pub(crate) fn config(&self) -> &AskConfig {
+        &self.call.config
     }
 
     /// Whether the client declared form-mode elicitation for this call (`elicitation: {}` counts
     /// as form, by the spec's compatibility rule).
     pub fn supports_form(&self) -> bool {
-        self.context
+        self.call
+            .context
             .client_capabilities()
             .and_then(|c| c.elicitation)
             .is_some_and(|e| e.form.is_some() || e.url.is_none())
@@ -198,7 +108,8 @@ impl Ask {
 
     /// Whether the client declared URL-mode elicitation for this call.
     pub fn supports_url(&self) -> bool {
-        self.context
+        self.call
+            .context
             .client_capabilities()
             .and_then(|c| c.elicitation)
             .is_some_and(|e| e.url.is_some())
@@ -211,8 +122,9 @@ impl Ask {
     /// the call is on the 2025 lifecycle (2026-07-28 has no server → client requests). When it
     /// may, [`Ask::form`] sends a `prompt` and [`UrlFlows`](crate::url::UrlFlows) a `ua`.
     pub fn supports_interaction(&self, kind: InteractionType) -> bool {
-        self.era == ProtocolEra::Push
+        self.call.era == ProtocolEra::Push
             && self
+                .call
                 .context
                 .client_capabilities()
                 .and_then(|c| UserInteractionCapability::declared_by(&c))
@@ -222,7 +134,7 @@ impl Ask {
     /// Whether the client renders MCP Apps (it declared the `io.modelcontextprotocol/ui`
     /// extension with the app MIME type): without it, the tool's text is all a person sees.
     pub fn supports_apps(&self) -> bool {
-        crate::apps::supports_apps(self.context.client_capabilities().as_ref())
+        crate::apps::supports_apps(self.call.context.client_capabilities().as_ref())
     }
 
     /// The round-trip state, for the URL flows of this call.
@@ -248,7 +160,7 @@ impl Ask {
     /// elicitation, SEP-3118): it declared form elicitation and `elicitation` inside the MCP
     /// Apps extension.
     pub fn supports_app_elicitation(&self) -> bool {
-        crate::apps::supports_app_elicitation(self.context.client_capabilities().as_ref())
+        crate::apps::supports_app_elicitation(self.call.context.client_capabilities().as_ref())
     }
 
     /// Asks for `T` like [`Ask::form`], shown in this server's app view `view` (a `ui://`
@@ -319,14 +231,14 @@ impl Ask {
         // A client speaking the User Interaction draft (seed 000) gets a `prompt` (the draft
         // has no app views).
         if self.supports_interaction(InteractionType::Prompt) {
-            return crate::interaction::prompt(self, message, schema, wire).await;
+            return crate::interaction_create::prompt(&self.call, message, schema, wire).await;
         }
         if !self.supports_form() {
             return Err(AskError::Unsupported { mode: "form" });
         }
-        let result = match self.era {
+        let result = match self.call.era {
             ProtocolEra::Push => {
-                crate::push::elicit_form(self, message, schema, wire, view).await?
+                crate::push::elicit_form(&self.call, message, schema, wire, view).await?
             }
             ProtocolEra::Mrtr => self.next_round_trip_answer(message, schema, wire, view)?,
         };
@@ -344,7 +256,7 @@ impl Ask {
             .round_trip
             .lock()
             .map_err(|_| AskError::RequestState("state lock poisoned".into()))?;
-        rt.next_answer(&self.config, message, schema, wire, view)
+        rt.next_answer(&self.call.config, message, schema, wire, view)
     }
 }
 
@@ -357,13 +269,6 @@ fn typed<T: Elicit>(answer: Answer<Content>) -> Result<Answer<T>, AskError> {
         Answer::Declined => Ok(Answer::Declined),
         Answer::Cancelled => Ok(Answer::Cancelled),
     }
-}
-
-/// Names the app view a question is shown in (SEP-3118: `_meta.ui.resourceUri`).
-pub(crate) fn add_view(meta: &mut rmcp::model::RequestMetaObject, uri: &str) {
-    let mut ui = serde_json::Map::new();
-    ui.insert("resourceUri".into(), Value::from(uri));
-    meta.insert("ui".to_owned(), Value::Object(ui));
 }
 
 /// A type's form and its wire schema, computed once per type: deriving the form is cached by
@@ -391,33 +296,6 @@ fn prepared<T: Elicit>() -> Result<Arc<Prepared>, AskError> {
         map.insert(id, prepared.clone());
     }
     Ok(prepared)
-}
-
-/// Applies defaults and validates an `ElicitResult` against the schema it answers.
-pub(crate) fn check_result(
-    schema: &FormSchema,
-    result: ElicitResult,
-) -> Result<Answer<Content>, AskError> {
-    match result.action {
-        ElicitationAction::Accept => {
-            let mut content = match result.content {
-                None | Some(Value::Null) => Content::new(),
-                Some(Value::Object(o)) => o,
-                Some(_) => {
-                    return Err(AskError::InvalidAnswer(vec![FieldError {
-                        field: "content".into(),
-                        message: "The answer's content must be an object.".into(),
-                    }]));
-                }
-            };
-            schema.apply_defaults(&mut content);
-            schema.validate(&content).map_err(AskError::InvalidAnswer)?;
-            Ok(Answer::Accepted(content))
-        }
-        ElicitationAction::Decline => Ok(Answer::Declined),
-        // `ElicitationAction` is non-exhaustive: anything new reads as a dismissal.
-        _ => Ok(Answer::Cancelled),
-    }
 }
 
 impl<S: AskServer> FromContextPart<ToolCallContext<'_, S>> for Ask {
@@ -450,14 +328,4 @@ fn kept_context(context: &RequestContext<RoleServer>) -> RequestContext<RoleServ
     kept.ct = context.ct.clone();
     kept.meta = context.meta.clone();
     kept
-}
-
-/// Converts the form model into rmcp's wire schema type, keeping field order.
-pub(crate) fn wire_schema(schema: &FormSchema) -> Result<ElicitationSchema, AskError> {
-    serde_json::from_value(schema.to_json()).map_err(|e| {
-        AskError::Tool(ErrorData::internal_error(
-            format!("schema cannot be sent: {e}"),
-            None,
-        ))
-    })
 }

@@ -7,6 +7,10 @@ use std::time::Duration;
 use rand::RngCore;
 use rmcp::model::RequestStateCodec;
 
+mod interactions;
+
+pub use interactions::Interactions;
+
 /// How a server asks: shared by every tool call of one server (cheap to clone).
 #[derive(Clone, Debug)]
 pub struct AskConfig {
@@ -14,7 +18,7 @@ pub struct AskConfig {
     pub(crate) state_ttl: Duration,
     pub(crate) timeout: Option<Duration>,
     /// The seed-000 interactions this server created, per client.
-    pub(crate) interactions: Arc<crate::interaction::Interactions>,
+    pub(crate) interactions: Arc<Interactions>,
 }
 
 /// The default lifetime of a sealed `requestState`: a person may take a while to answer, but an
@@ -56,7 +60,7 @@ impl AskConfig {
 
     /// The User Interaction draft's interactions this server created (seed 000), to answer
     /// `interaction/notify` with ([`Interactions::notify`](crate::interaction::Interactions::notify)).
-    pub fn interactions(&self) -> &crate::interaction::Interactions {
+    pub fn interactions(&self) -> &Interactions {
         &self.interactions
     }
 

@@ -28,93 +28,22 @@
 //!
 //! What it does not do: anything for the 2026-07-28 era, or the host's side.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-use interlude_protocol::Answer;
 pub use interlude_protocol::interaction::{CREATE_METHOD, InteractionType, NOTIFY_METHOD};
-use interlude_protocol::interaction::{
-    CreatedInteraction, Interaction, NOT_CONSENTED, normalize_initialize, notify_id,
-};
-use interlude_schema::{Content, FormSchema};
+use interlude_protocol::interaction::{normalize_initialize, notify_id};
 use rmcp::ErrorData;
-use rmcp::model::{
-    CancelledNotificationParam, ClientResult, CustomRequest, ElicitResult, ElicitationAction,
-    ElicitationSchema, ServerRequest,
-};
-use rmcp::service::{PeerRequestOptions, RequestContext, RoleServer, ServiceError};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
-use tokio::sync::watch;
 
-use crate::ask::{Ask, AskError, check_result};
-use crate::url::{Flow, FlowError, FlowId, FlowKind, FlowStatus, UrlFlows, UserId};
+pub(crate) mod ua;
 
-/// How long a finished interaction is remembered, so that a late `interaction/notify` for it
-/// is still answered (at once).
-const KEPT_AFTER: Duration = Duration::from_secs(15 * 60);
+pub use crate::config::Interactions;
 
-/// The most interactions remembered per server.
-const MAX_KEPT: usize = 10_000;
+use crate::url::flows::{UrlFlows, progress_token};
+use crate::url::store::FlowId;
 
-/// The interactions this server created, per client, so that `interaction/notify` is answered
-/// for those only. One per server: [`AskConfig::interactions`](crate::AskConfig::interactions).
-#[derive(Debug, Default)]
-pub struct Interactions {
-    created: Mutex<HashMap<String, Created>>,
-}
-
-#[derive(Debug)]
-struct Created {
-    /// The client it was created for (its HTTP session, else its connection).
-    client: String,
-    kind: InteractionType,
-    /// Becomes true when the interaction is over (prompts; `ua` flows are read from the store).
-    over: watch::Sender<bool>,
-    at: Instant,
-}
-
+// Answering `interaction/notify` follows the server's URL flows, so it is defined here, above
+// them; the rest of `Interactions` is in `config/interactions.rs`, with `AskConfig`.
 impl Interactions {
-    /// Remembers interaction `id` of `kind`, created for the client of `context`.
-    fn create(
-        &self,
-        id: &str,
-        kind: InteractionType,
-        context: &RequestContext<RoleServer>,
-    ) -> watch::Sender<bool> {
-        let (over, _) = watch::channel(false);
-        if let Ok(mut created) = self.created.lock() {
-            if created.len() >= MAX_KEPT {
-                created.retain(|_, c| !*c.over.borrow() || c.at.elapsed() < KEPT_AFTER);
-                if created.len() >= MAX_KEPT {
-                    return over;
-                }
-            }
-            created.insert(
-                id.to_owned(),
-                Created {
-                    client: client_of(context),
-                    kind,
-                    over: over.clone(),
-                    at: Instant::now(),
-                },
-            );
-        }
-        over
-    }
-
-    /// The kind and end signal of interaction `id`, if this server created it for the client
-    /// of `context`.
-    fn of_client(
-        &self,
-        id: &str,
-        context: &RequestContext<RoleServer>,
-    ) -> Option<(InteractionType, watch::Receiver<bool>)> {
-        let created = self.created.lock().ok()?;
-        let c = created.get(id)?;
-        (c.client == client_of(context)).then(|| (c.kind, c.over.subscribe()))
-    }
-
     /// Answers the draft's `interaction/notify` (call it from `ServerHandler::on_custom_request`
     /// for [`NOTIFY_METHOD`]): once the
     /// interaction is over, `{}`; meanwhile, for a `ua`, a progress notification on the
@@ -174,7 +103,7 @@ impl Interactions {
                 let Ok(user) = flows.user_of(context) else {
                     return never(context).await;
                 };
-                let token = crate::url::flows::progress_token(params, context);
+                let token = progress_token(params, context);
                 match flows.follow(&flow, &user, token.as_ref(), context).await? {
                     Some(_) => Ok(json!({})),
                     // Another user's flow: the draft says never to answer.
@@ -196,218 +125,6 @@ fn cancelled() -> Result<Value, ErrorData> {
         "the interaction/notify request was cancelled",
         None,
     ))
-}
-
-/// The client a request came from: its streamable HTTP session, else its connection (one
-/// client per stdio connection).
-fn client_of(context: &RequestContext<RoleServer>) -> String {
-    if let Some(session) = context
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.headers.get("mcp-session-id"))
-        .and_then(|v| v.to_str().ok())
-    {
-        return format!("session:{session}");
-    }
-    match context.peer.peer_info() {
-        // The same allocation for the connection's life: its identity.
-        Some(info) => format!("connection:{:p}", std::sync::Arc::as_ptr(&info)),
-        None => "connection:unknown".to_owned(),
-    }
-}
-
-/// A fresh interaction id: 256 random bits, base64url.
-fn new_id() -> String {
-    crate::url::oauth::random_token()
-}
-
-/// Sends `interaction/create` with `created` and waits for the client's answer (or the tool
-/// call's cancellation, which cancels the interaction).
-async fn create(ask: &Ask, created: &CreatedInteraction) -> Result<Reply, AskError> {
-    let mut request = CustomRequest::new(CREATE_METHOD, Some(created.to_params()));
-    // Names the tool call it is raised by, as an elicitation does (the host ties it to the call).
-    request
-        .extensions
-        .insert(crate::push::related_to(&ask.context.id));
-    let handle = tokio::select! {
-        handle = ask.context.peer.send_request_with_option(
-            ServerRequest::CustomRequest(request),
-            PeerRequestOptions::no_options(),
-        ) => handle?,
-        () = ask.context.ct.cancelled() => return Ok(Reply::Cancelled),
-    };
-    let (id, peer) = (handle.id.clone(), handle.peer.clone());
-    let timeout = ask.config.timeout;
-    let expired = async move {
-        match timeout {
-            Some(t) => tokio::time::sleep(t).await,
-            None => std::future::pending().await,
-        }
-    };
-    let reason = tokio::select! {
-        response = handle.rx => return reply(response.map_err(|_| ServiceError::TransportClosed)?),
-        () = expired => "the request timed out",
-        () = ask.context.ct.cancelled() => "the tool call was cancelled",
-    };
-    // The client closes the interaction without answering (draft: server-initiated
-    // cancellation).
-    let notice = CancelledNotificationParam::new(Some(id), Some(reason.to_owned()));
-    if let Err(e) = peer.notify_cancelled(notice).await {
-        tracing::debug!("cannot cancel the interaction: {e}");
-    }
-    match timeout {
-        Some(timeout) if reason == "the request timed out" => {
-            Err(ServiceError::Timeout { timeout }.into())
-        }
-        _ => Ok(Reply::Cancelled),
-    }
-}
-
-/// What the client answered to an `interaction/create`.
-enum Reply {
-    /// A result: `{"content": …}` for a prompt, `{}` for a `ua`.
-    Result(Value),
-    Declined,
-    Cancelled,
-}
-
-fn reply(response: Result<ClientResult, ServiceError>) -> Result<Reply, AskError> {
-    match response {
-        Ok(ClientResult::CustomResult(result)) => Ok(Reply::Result(result.0)),
-        Ok(ClientResult::EmptyResult(_)) => Ok(Reply::Result(json!({}))),
-        // A client answering in elicitation's words: taken as it means.
-        Ok(ClientResult::ElicitResult(result)) => Ok(match result.action {
-            ElicitationAction::Accept => Reply::Result(json!({ "content": result.content })),
-            ElicitationAction::Decline => Reply::Declined,
-            _ => Reply::Cancelled,
-        }),
-        Ok(_) => Err(ServiceError::UnexpectedResponse.into()),
-        Err(ServiceError::McpError(error)) if error.code == NOT_CONSENTED => {
-            let action = error
-                .data
-                .as_ref()
-                .and_then(|d| d.get("action"))
-                .and_then(Value::as_str);
-            Ok(if action == Some("cancel") {
-                Reply::Cancelled
-            } else {
-                Reply::Declined
-            })
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// [`Ask::form`](crate::Ask::form) and friends, as a `prompt` interaction.
-pub(crate) async fn prompt(
-    ask: &Ask,
-    message: String,
-    schema: &FormSchema,
-    wire: Option<&ElicitationSchema>,
-) -> Result<Answer<Content>, AskError> {
-    let schema_json = match wire {
-        Some(wire) => serde_json::to_value(wire).map_err(|e| {
-            AskError::Tool(ErrorData::internal_error(
-                format!("schema cannot be sent: {e}"),
-                None,
-            ))
-        })?,
-        None => schema.to_json(),
-    };
-    let created = CreatedInteraction {
-        id: new_id(),
-        interaction: Interaction::Prompt {
-            message,
-            schema: schema_json,
-        },
-    };
-    let over = ask
-        .config
-        .interactions
-        .create(&created.id, InteractionType::Prompt, &ask.context);
-    let reply = create(ask, &created).await;
-    over.send_replace(true);
-    match reply? {
-        Reply::Result(result) => {
-            let mut accepted = ElicitResult::new(ElicitationAction::Accept);
-            accepted.content = result.get("content").cloned();
-            check_result(schema, accepted)
-        }
-        Reply::Declined => Ok(Answer::Declined),
-        Reply::Cancelled => Ok(Answer::Cancelled),
-    }
-}
-
-/// [`UrlFlows::run`] for a client speaking the draft: a `ua` interaction on a new flow's page;
-/// `{}` is the person's consent, after which the call waits for the flow.
-pub(crate) async fn run_ua(
-    flows: &UrlFlows,
-    ask: &Ask,
-    user: UserId,
-    kind: &FlowKind,
-    message: String,
-) -> Result<Answer<Flow>, AskError> {
-    let flow = flows.start(user, kind).await?;
-    let done = flows.wait_for(&flow.id, None);
-    let _forget = crate::url::flows::Forget {
-        flows,
-        id: flow.id.clone(),
-    };
-    let created = ua(flows, &flow, message);
-    let over = ask
-        .config
-        .interactions
-        .create(&created.id, InteractionType::Ua, &ask.context);
-    let reply = create(ask, &created).await?;
-    let answer = match reply {
-        Reply::Result(_) => flows.until_over(ask, &flow.id, &done).await,
-        Reply::Declined => {
-            flows.end(&flow.id, FlowStatus::Declined).await?;
-            Ok(Answer::Declined)
-        }
-        Reply::Cancelled => {
-            flows
-                .end(
-                    &flow.id,
-                    FlowStatus::Failed {
-                        reason: "the person dismissed the request".into(),
-                    },
-                )
-                .await?;
-            Ok(Answer::Cancelled)
-        }
-    };
-    over.send_replace(true);
-    answer
-}
-
-/// [`UrlFlows::require`] for a client speaking the draft: `-32003` with a `ua` interaction on a
-/// new flow's page. Starts the flow.
-pub(crate) async fn required(
-    flows: &UrlFlows,
-    ask: &Ask,
-    kind: &FlowKind,
-    message: &str,
-) -> Result<ErrorData, FlowError> {
-    let user = flows.user(ask)?;
-    let flow = flows.start(user, kind).await?;
-    let created = ua(flows, &flow, message.to_owned());
-    let _ = ask
-        .config
-        .interactions
-        .create(&created.id, InteractionType::Ua, &ask.context);
-    Ok(created.to_required_error())
-}
-
-/// The `ua` interaction of `flow`: its page, and the interaction's id is the flow's.
-fn ua(flows: &UrlFlows, flow: &Flow, message: String) -> CreatedInteraction {
-    CreatedInteraction {
-        id: flow.id.as_str().to_owned(),
-        interaction: Interaction::Ua {
-            url: flows.url_of(&flow.id),
-            message: Some(message),
-        },
-    }
 }
 
 /// A reader that copies a top-level `capabilities.userInteraction` of the `initialize` it

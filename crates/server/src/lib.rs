@@ -98,16 +98,21 @@
 
 pub mod apps;
 mod ask;
+mod call;
 mod config;
+mod error;
 pub mod interaction;
+mod interaction_create;
 mod push;
 mod result;
 mod round_trip;
 mod stdio;
 pub mod url;
+mod wire;
 
-pub use ask::{Ask, AskError};
+pub use ask::Ask;
 pub use config::{AskConfig, AskServer};
+pub use error::AskError;
 pub use interlude_protocol::Answer;
 pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 /// Lets the `#[tool]` fns of an impl block return [`ToolResult`] and use `?` on every

@@ -2,7 +2,7 @@
 //! tool call is in flight. rmcp routes it on the tool call's own stream over streamable HTTP.
 //!
 //! Each request carries the JSON-RPC id of the call it serves in its `_meta`
-//! ([`RELATED_REQUEST_ID_KEY`]), so a host can tie it to the right call even over stdio, where
+//! ([`RELATED_REQUEST_ID_KEY`](interlude_protocol::RELATED_REQUEST_ID_KEY), `wire.rs`), so a host can tie it to the right call even over stdio, where
 //! several calls share one pipe.
 //!
 //! A pushed question may stay open for as long as the person takes, and a server may hold
@@ -18,18 +18,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use interlude_protocol::RELATED_REQUEST_ID_KEY;
 use interlude_schema::FormSchema;
 use rmcp::model::{
     CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationSchema, NumberOrString, RequestId, RequestMetaObject,
-    ServerRequest,
+    ElicitationAction, ElicitationSchema, RequestId, ServerRequest,
 };
 use rmcp::service::{PeerRequestOptions, RequestHandle, RoleServer, ServiceError};
-use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::ask::{Ask, AskError, wire_schema};
+use crate::call::Call;
+use crate::error::AskError;
+use crate::wire::{add_view, related_to, wire_schema};
 
 /// What rmcp says when it cancels a request that timed out; the same words here.
 const TIMEOUT_REASON: &str = RequestHandle::<RoleServer>::REQUEST_TIMEOUT_REASON;
@@ -45,20 +44,20 @@ type Sent = Result<Option<(RequestId, Response)>, AskError>;
 /// Not an `async fn`: the arguments are needed only for sending, and the future that waits
 /// should not carry them.
 pub(crate) fn elicit_form<'a>(
-    ask: &'a Ask,
+    call: &'a Call,
     message: String,
     schema: &'a FormSchema,
     wire: Option<&'a ElicitationSchema>,
     view: Option<&'a str>,
 ) -> impl Future<Output = Result<ElicitResult, AskError>> + Send + 'a {
     let sending: Pin<Box<dyn Future<Output = Sent> + Send + 'a>> =
-        Box::pin(send(ask, message, schema, wire, view));
+        Box::pin(send(call, message, schema, wire, view));
     async move {
         // A `let`, not a `match`: a scrutinee would be kept for the whole wait.
         let Some((id, response)) = sending.await? else {
             return Ok(cancelled());
         };
-        wait(ask, id, response).await
+        wait(call, id, response).await
     }
 }
 
@@ -66,50 +65,50 @@ pub(crate) fn elicit_form<'a>(
 /// person's consent to open `url`, not the end of the flow. A cancelled tool call reads as a
 /// dismissal.
 pub(crate) fn elicit_url(
-    ask: &Ask,
+    call: &Call,
     message: String,
     url: String,
     elicitation_id: String,
 ) -> impl Future<Output = Result<ElicitResult, AskError>> + Send + '_ {
     let request: ServerRequest = ElicitRequest::new(ElicitRequestParams::UrlElicitationParams {
-        meta: Some(related_to(&ask.context.id)),
+        meta: Some(related_to(&call.context.id)),
         message,
         url,
         elicitation_id,
     })
     .into();
     let sending: Pin<Box<dyn Future<Output = Sent> + Send + '_>> =
-        Box::pin(send_request(ask, request));
+        Box::pin(send_request(call, request));
     async move {
         let Some((id, response)) = sending.await? else {
             return Ok(cancelled());
         };
-        wait(ask, id, response).await
+        wait(call, id, response).await
     }
 }
 
 /// Builds the request and hands it to rmcp's session loop.
 async fn send(
-    ask: &Ask,
+    call: &Call,
     message: String,
     schema: &FormSchema,
     wire: Option<&ElicitationSchema>,
     view: Option<&str>,
 ) -> Sent {
-    let request = request(message, schema, wire, &ask.context.id, view)?;
-    send_request(ask, request).await
+    let request = request(message, schema, wire, &call.context.id, view)?;
+    send_request(call, request).await
 }
 
 /// Hands a built request to rmcp's session loop.
-async fn send_request(ask: &Ask, request: ServerRequest) -> Sent {
+async fn send_request(call: &Call, request: ServerRequest) -> Sent {
     tracing::debug!(era = "push", "sending elicitation/create");
-    let send = ask
+    let send = call
         .context
         .peer
         .send_request_with_option(request, PeerRequestOptions::no_options());
     let handle = tokio::select! {
         handle = send => handle?,
-        () = ask.context.ct.cancelled() => return Ok(None),
+        () = call.context.ct.cancelled() => return Ok(None),
     };
     Ok(Some(split(handle)))
 }
@@ -129,8 +128,8 @@ enum Waited {
 
 /// Waits for the client's answer, the deadline of [`AskConfig::with_timeout`](crate::AskConfig)
 /// if there is one, or the cancellation of the tool call.
-async fn wait(ask: &Ask, id: RequestId, response: Response) -> Result<ElicitResult, AskError> {
-    let timeout = ask.config.timeout;
+async fn wait(call: &Call, id: RequestId, response: Response) -> Result<ElicitResult, AskError> {
+    let timeout = call.config.timeout;
     let expired = async move {
         match timeout {
             // The timer lives in a box: most servers set none.
@@ -143,13 +142,13 @@ async fn wait(ask: &Ask, id: RequestId, response: Response) -> Result<ElicitResu
     let expired_after = match tokio::select! {
         response = response => Waited::Answer(answer(response)),
         () = expired => Waited::Expired,
-        () = ask.context.ct.cancelled() => Waited::Cancelled,
+        () = call.context.ct.cancelled() => Waited::Cancelled,
     } {
         Waited::Answer(answer) => return answer,
         Waited::Cancelled => return Ok(cancelled()),
         Waited::Expired => timeout.unwrap_or_default(),
     };
-    Err(expire(ask, id, expired_after).await)
+    Err(expire(call, id, expired_after).await)
 }
 
 /// The client's reply to an `elicitation/create`, or why there is none.
@@ -163,10 +162,10 @@ fn answer(
 }
 
 /// As rmcp does when a request times out: tells the client the request is over, and fails.
-async fn expire(ask: &Ask, id: RequestId, timeout: Duration) -> AskError {
+async fn expire(call: &Call, id: RequestId, timeout: Duration) -> AskError {
     let notice = CancelledNotificationParam::new(Some(id), Some(TIMEOUT_REASON.to_owned()));
     let notify: Pin<Box<dyn Future<Output = _> + Send + '_>> =
-        Box::pin(ask.context.peer.notify_cancelled(notice));
+        Box::pin(call.context.peer.notify_cancelled(notice));
     if let Err(e) = notify.await {
         tracing::debug!("cannot cancel the timed-out elicitation: {e}");
     }
@@ -179,16 +178,16 @@ fn request(
     message: String,
     schema: &FormSchema,
     wire: Option<&ElicitationSchema>,
-    call: &RequestId,
+    served: &RequestId,
     view: Option<&str>,
 ) -> Result<ServerRequest, AskError> {
     let requested_schema = match wire {
         Some(w) => w.clone(),
         None => wire_schema(schema)?,
     };
-    let mut meta = related_to(call);
+    let mut meta = related_to(served);
     if let Some(uri) = view {
-        crate::ask::add_view(&mut meta, uri);
+        add_view(&mut meta, uri);
     }
     Ok(
         ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
@@ -203,33 +202,4 @@ fn request(
 /// A tool call cancelled by the client while its question was open reads as a dismissal.
 fn cancelled() -> ElicitResult {
     ElicitResult::new(ElicitationAction::Cancel)
-}
-
-/// The `_meta` of an elicitation raised while serving the request `call`.
-pub(crate) fn related_to(call: &RequestId) -> RequestMetaObject {
-    let id = match call {
-        NumberOrString::Number(n) => Value::from(*n),
-        NumberOrString::String(s) => Value::from(s.as_ref()),
-    };
-    let mut meta = RequestMetaObject::new();
-    meta.insert(RELATED_REQUEST_ID_KEY.to_owned(), id);
-    meta
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn the_call_id_keeps_its_json_type() {
-        let number = related_to(&NumberOrString::Number(42));
-        assert_eq!(number.get(RELATED_REQUEST_ID_KEY), Some(&json!(42)));
-        let string = related_to(&NumberOrString::String("call-7".into()));
-        assert_eq!(string.get(RELATED_REQUEST_ID_KEY), Some(&json!("call-7")));
-        assert_eq!(
-            serde_json::to_value(&string).ok(),
-            Some(json!({ "dev.interlude/relatedRequestId": "call-7" }))
-        );
-    }
 }

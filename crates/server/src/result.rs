@@ -15,7 +15,7 @@
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult};
 
-use crate::ask::AskError;
+use crate::error::AskError;
 
 /// What a tool handler that asks returns: `?` works on [`AskError`] (so on every
 /// [`Ask`](crate::Ask) call), on rmcp's [`ErrorData`] and on rmcp's `ServiceError`.

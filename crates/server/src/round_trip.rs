@@ -29,8 +29,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::ask::{AskError, wire_schema};
 use crate::config::AskConfig;
+use crate::error::AskError;
+use crate::wire::{add_view, wire_schema};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct SealedState {
@@ -295,7 +296,7 @@ impl Rounds {
         }
         let meta = view.map(|uri| {
             let mut meta = rmcp::model::RequestMetaObject::new();
-            crate::ask::add_view(&mut meta, uri);
+            add_view(&mut meta, uri);
             meta
         });
         let params = ElicitRequestParams::FormElicitationParams {

@@ -8,8 +8,9 @@
 //! and moves the flow to [`FlowStatus::Completed`]; the tool's retry, or a completion
 //! notification, finds it complete.
 //!
-//! - [`UrlFlows`] (`flows.rs`): start a flow from a tool, in either protocol era, and learn how
-//!   it ended; the `-32042` error for tools that would rather fail first;
+//! - [`UrlFlows`] (`flows.rs`): the flows of one server — start, wait for, complete and follow
+//!   them; from a tool (`run.rs`), send the person through one in either protocol era and learn
+//!   how it ended, or give the `-32042` error for tools that would rather fail first;
 //! - its pages (`pages.rs`): an axum router the server mounts under the flows' base URL, which
 //!   checks who opens a link before doing anything;
 //! - the OAuth-client pattern (`oauth.rs`, [`OAuthProvider`]): the link leads through this
@@ -26,6 +27,7 @@ pub(crate) mod flows;
 mod identity;
 pub(crate) mod oauth;
 mod pages;
+mod run;
 pub mod store;
 
 pub use flows::{DEFAULT_FLOW_TTL, FlowError, FlowKind, UrlFlows};

@@ -1,36 +1,29 @@
-//! [`UrlFlows`]: a tool sends the person to a page of this server, in either protocol era, and
-//! learns how it ended.
+//! [`UrlFlows`]: the URL flows of one server and their bookkeeping — starting a flow for a
+//! user, waiting for it, completing, declining or failing it from its page (which wakes the
+//! call waiting for it and, on 2025-11-25, tells the client that started it), and following it
+//! for a client that asks how it ended (`elicitation/track`, `interaction/notify`). Also what a
+//! flow is for ([`FlowKind`]) and why one could not be started ([`FlowError`]).
 //!
-//! - **2025-11-25** (push): the tool's call sends `elicitation/create` with `mode: "url"`, the
-//!   flow's URL and an `elicitationId`; the person's `accept` is consent to open it. The call
-//!   then waits until the page completes the flow, which also sends
-//!   `notifications/elicitation/complete` to the client that started it (and to no other).
-//!   [`UrlFlows::required`] gives the `-32042` error instead, for tools that would rather fail
-//!   and be retried.
-//! - **2026-07-28** (round trips): the call returns `input_required` with the URL request (no
-//!   `elicitationId`) and a sealed `requestState` naming the flow; on the retry, a completed
-//!   flow lets the tool go on, and an unfinished one is asked again (the host shows it as
-//!   "waiting for you in the browser").
+//! The tool's side — sending the person through a flow in the call's era — is in `run.rs`,
+//! above this file; the pages (`pages.rs`) and the seed-000 `interaction/notify` and `ua` are
+//! above it too. This file knows none of them.
 //!
 //! Every flow is bound to the user of the MCP request ([`Identity::mcp_user`]); its page
 //! completes it only for that user (`pages.rs`).
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use interlude_protocol::interaction::InteractionType;
-use interlude_protocol::url::{
-    ELICITATION_COMPLETE_METHOD, ELICITATION_REQUIRED_DRAFT, URL_ELICITATION_REQUIRED,
-};
-use interlude_protocol::{Answer, ProtocolEra};
+use interlude_protocol::Answer;
+use interlude_protocol::url::ELICITATION_COMPLETE_METHOD;
 use rmcp::ErrorData;
-use rmcp::model::{CustomNotification, ElicitationAction, ServerNotification};
+use rmcp::model::{CustomNotification, ServerNotification};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-use crate::ask::{Ask, AskError};
+use crate::ask::Ask;
+use crate::error::AskError;
 use crate::url::identity::Identity;
 use crate::url::oauth::OAuthProvider;
 use crate::url::store::{Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, UserId};
@@ -391,7 +384,7 @@ impl UrlFlows {
     }
 
     /// A new flow of `kind` for `user`, not yet stored.
-    fn new_flow(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
+    pub(crate) fn new_flow(&self, user: UserId, kind: &FlowKind) -> Result<Flow, FlowError> {
         let ttl = u64::try_from(self.inner.ttl.as_millis()).unwrap_or(u64::MAX);
         let mut flow = Flow::new(user, kind.as_stored(), now_ms(), ttl);
         flow.data = kind.data();
@@ -406,7 +399,7 @@ impl UrlFlows {
     }
 
     /// Stores `flow`: it has started.
-    async fn store_new(&self, flow: &Flow) -> Result<(), FlowError> {
+    pub(crate) async fn store_new(&self, flow: &Flow) -> Result<(), FlowError> {
         self.inner.store.insert_flow(flow).await?;
         tracing::info!(flow = %flow.id, kind = %flow.kind, "URL flow started");
         Ok(())
@@ -417,72 +410,6 @@ impl UrlFlows {
         let flow = self.new_flow(user, kind)?;
         self.store_new(&flow).await?;
         Ok(flow)
-    }
-
-    /// Sends the person to the page of a new flow of `kind`, for this call's user, and returns
-    /// how it ended: [`Answer::Accepted`] with the completed flow, or the person's decline or
-    /// dismissal. Works in both eras (see the module documentation); on 2026-07-28 it returns
-    /// [`AskError::InputRequired`] until the flow is complete, which an `#[asking]` tool lets
-    /// out with `?`.
-    pub async fn run(
-        &self,
-        ask: &Ask,
-        kind: &FlowKind,
-        message: impl Into<String>,
-    ) -> Result<Answer<Flow>, AskError> {
-        // A client speaking the User Interaction draft (seed 000) gets a `ua` interaction.
-        if ask.supports_interaction(InteractionType::Ua) {
-            let user = self.user(ask)?;
-            return crate::interaction::run_ua(self, ask, user, kind, message.into()).await;
-        }
-        if !ask.supports_url() {
-            return Err(AskError::Unsupported { mode: "url" });
-        }
-        let user = self.user(ask)?;
-        match ask.era() {
-            ProtocolEra::Push => self.run_push(ask, user, kind, message.into()).await,
-            ProtocolEra::Mrtr => self.run_round_trip(ask, &user, kind, message.into()).await,
-        }
-    }
-
-    async fn run_push(
-        &self,
-        ask: &Ask,
-        user: UserId,
-        kind: &FlowKind,
-        message: String,
-    ) -> Result<Answer<Flow>, AskError> {
-        let flow = self.start(user, kind).await?;
-        let elicitation_id = flow.id.as_str().to_owned();
-        let done = self.wait_for(
-            &flow.id,
-            Some((ask.context().peer.clone(), elicitation_id.clone())),
-        );
-        let _forget = Forget {
-            flows: self,
-            id: flow.id.clone(),
-        };
-        let url = self.url_of(&flow.id);
-        let result = crate::push::elicit_url(ask, message, url, elicitation_id).await?;
-        match result.action {
-            ElicitationAction::Accept => {}
-            ElicitationAction::Decline => {
-                self.end(&flow.id, FlowStatus::Declined).await?;
-                return Ok(Answer::Declined);
-            }
-            _ => {
-                self.end(
-                    &flow.id,
-                    FlowStatus::Failed {
-                        reason: "the person dismissed the request".into(),
-                    },
-                )
-                .await?;
-                return Ok(Answer::Cancelled);
-            }
-        }
-        // Consent given: the flow goes on in the browser, for as long as it may.
-        self.until_over(ask, &flow.id, &done).await
     }
 
     /// Waits, after the person consented, until flow `id` is over (its page completed or
@@ -513,199 +440,6 @@ impl UrlFlows {
                 () = ask.context().ct.cancelled() => return Ok(Answer::Cancelled),
             }
         }
-    }
-
-    async fn run_round_trip(
-        &self,
-        ask: &Ask,
-        user: &UserId,
-        kind: &FlowKind,
-        message: String,
-    ) -> Result<Answer<Flow>, AskError> {
-        let config = &ask.config;
-        // A first round starts the flow: made here, stored before the question goes out. The
-        // call's round-trip state is not held across the store's awaits.
-        let mut started = None;
-        let round = ask.round_trip()?.next_url(config, message.clone(), || {
-            let flow = self.new_flow(user.clone(), kind)?;
-            let asked = (flow.id.as_str().to_owned(), self.url_of(&flow.id));
-            started = Some(flow);
-            Ok(asked)
-        });
-        if let Some(flow) = started {
-            self.store_new(&flow).await?;
-        }
-        let round = round?;
-        let id = FlowId::parse(&round.flow).map_err(|e| AskError::RequestState(e.to_string()))?;
-        let flow = self
-            .inner
-            .store
-            .flow(&id)
-            .await
-            .map_err(FlowError::from)?
-            .filter(|f| &f.user == user)
-            .ok_or_else(|| {
-                AskError::RequestState(
-                    "the flow it names is unknown (finished and forgotten) or not this user's"
-                        .into(),
-                )
-            })?;
-        match round.result.action {
-            ElicitationAction::Accept => match flow.status {
-                FlowStatus::Completed => {
-                    // The outcome is taken once per state: a state sent again finds the token
-                    // moved on (`round_trip.rs`).
-                    let token = crate::url::oauth::random_token();
-                    let taken = self
-                        .inner
-                        .store
-                        .claim(&flow.id, round.claim.as_deref(), &token)
-                        .await
-                        .map_err(FlowError::from)?;
-                    if !taken {
-                        tracing::warn!(
-                            flow = %flow.id,
-                            "a requestState whose completed flow was already taken was sent \
-                             again; refused"
-                        );
-                        return Err(AskError::StateConsumed);
-                    }
-                    ask.round_trip()?.claimed(&round.key, token);
-                    Ok(Answer::Accepted(flow))
-                }
-                FlowStatus::Pending if !flow.is_expired(now_ms()) => {
-                    let url = self.url_of(&flow.id);
-                    Err(ask
-                        .round_trip()?
-                        .ask_url_again(config, round.key, message, url))
-                }
-                FlowStatus::Declined => Ok(Answer::Declined),
-                _ => Ok(Answer::Cancelled),
-            },
-            ElicitationAction::Decline => {
-                self.end(&flow.id, FlowStatus::Declined).await?;
-                Ok(Answer::Declined)
-            }
-            _ => {
-                self.end(
-                    &flow.id,
-                    FlowStatus::Failed {
-                        reason: "the person dismissed the request".into(),
-                    },
-                )
-                .await?;
-                Ok(Answer::Cancelled)
-            }
-        }
-    }
-
-    /// For a tool that cannot go on before a flow of `kind` is done, in either era: on
-    /// 2025-11-25 the call ends with the `-32042` error of [`UrlFlows::required`] (the client
-    /// opens the link, waits for the flow, and calls again: the tool then finds what the flow
-    /// stored); on 2026-07-28, which has no such error, the same as [`UrlFlows::run`].
-    ///
-    /// ```no_run
-    /// use interlude_server::url::{FlowKind, UrlFlows};
-    /// use interlude_server::{Answer, Ask, ToolResult};
-    /// use rmcp::model::{CallToolResult, ContentBlock};
-    ///
-    /// async fn forecast(flows: &UrlFlows, ask: &Ask) -> ToolResult {
-    ///     if flows.secret(ask, "weather").await?.is_none() {
-    ///         let kind = FlowKind::api_key("weather", "Weather API key");
-    ///         let done = flows.require(ask, &kind, "Enter your Weather API key first").await?;
-    ///         if !matches!(done, Answer::Accepted(_)) {
-    ///             return Ok(CallToolResult::success(vec![ContentBlock::text("No key, no forecast.")]));
-    ///         }
-    ///     }
-    ///     Ok(CallToolResult::success(vec![ContentBlock::text("Sunny, 21 °C")]))
-    /// }
-    /// ```
-    pub async fn require(
-        &self,
-        ask: &Ask,
-        kind: &FlowKind,
-        message: &str,
-    ) -> Result<Answer<Flow>, AskError> {
-        match ask.era() {
-            ProtocolEra::Push if ask.supports_interaction(InteractionType::Ua) => Err(
-                AskError::Tool(crate::interaction::required(self, ask, kind, message).await?),
-            ),
-            ProtocolEra::Push => {
-                if !ask.supports_url() {
-                    return Err(AskError::Unsupported { mode: "url" });
-                }
-                Err(AskError::Tool(self.required(ask, kind, message).await?))
-            }
-            ProtocolEra::Mrtr => self.run(ask, kind, message).await,
-        }
-    }
-
-    /// The 2025-11-25 `-32042` error for a tool that cannot go on before a flow of `kind` is
-    /// done: the tool returns it, the client opens the link and retries the call once the
-    /// completion notification arrives. Starts the flow.
-    ///
-    /// ```no_run
-    /// use interlude_server::url::{FlowKind, UrlFlows};
-    /// use interlude_server::{Ask, ToolResult};
-    /// use rmcp::model::{CallToolResult, ContentBlock};
-    ///
-    /// async fn forecast(flows: &UrlFlows, ask: &Ask) -> ToolResult {
-    ///     let Some(key) = flows.secret(ask, "weather").await? else {
-    ///         let kind = FlowKind::api_key("weather", "Weather API key");
-    ///         return Err(flows.required(ask, &kind, "Enter your Weather API key first").await?.into());
-    ///     };
-    ///     let text = format!("called the weather service with a {}-byte key", key.expose().len());
-    ///     Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
-    /// }
-    /// ```
-    pub async fn required(
-        &self,
-        ask: &Ask,
-        kind: &FlowKind,
-        message: &str,
-    ) -> Result<ErrorData, FlowError> {
-        self.required_with(URL_ELICITATION_REQUIRED, ask, kind, message)
-            .await
-    }
-
-    /// [`UrlFlows::required`] in the shape of the out-of-band draft (seed 003): code `-32604`,
-    /// the same `data.elicitations`. For clients written against the draft; pair it with
-    /// [`UrlFlows::track`].
-    pub async fn required_draft(
-        &self,
-        ask: &Ask,
-        kind: &FlowKind,
-        message: &str,
-    ) -> Result<ErrorData, FlowError> {
-        self.required_with(ELICITATION_REQUIRED_DRAFT, ask, kind, message)
-            .await
-    }
-
-    async fn required_with(
-        &self,
-        code: rmcp::model::ErrorCode,
-        ask: &Ask,
-        kind: &FlowKind,
-        message: &str,
-    ) -> Result<ErrorData, FlowError> {
-        let user = self.user(ask)?;
-        let flow = self.start(user, kind).await?;
-        let elicitation_id = flow.id.as_str().to_owned();
-        // Nobody waits in this process; the client still hears of the completion.
-        let _ = self.wait_for(
-            &flow.id,
-            Some((ask.context().peer.clone(), elicitation_id.clone())),
-        );
-        Ok(ErrorData::new(
-            code,
-            message.to_owned(),
-            Some(json!({"elicitations": [{
-                "mode": "url",
-                "message": message,
-                "url": self.url_of(&flow.id),
-                "elicitationId": elicitation_id,
-            }]})),
-        ))
     }
 
     /// Answers the draft's `elicitation/track` request (seed 003; call it from
