@@ -170,7 +170,7 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
             let errors: Vec<String> = record.errors.iter().map(ToString::to_string).collect();
             eprintln!(
                 "interlude: the scripted answer to \"{}\" was invalid ({}); the request was cancelled",
-                record.view.message(),
+                record.request.message(),
                 errors.join("; ")
             );
         }

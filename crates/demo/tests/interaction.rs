@@ -321,7 +321,7 @@ async fn opened_link(host: &Host) -> (interlude_engine::RequestId, String) {
     for _ in 0..400 {
         for record in host.snapshot().requests {
             if let Some(LinkState::Opened { url }) = record.link() {
-                return (record.view.id, url.clone());
+                return (record.request.id, url.clone());
             }
         }
         tokio::time::sleep(Duration::from_millis(25)).await;

@@ -189,7 +189,7 @@ impl Engine {
                     Err(message) => {
                         // Shown, so the person knows a server tried it, and refused at once.
                         let server_name = header.server_name.clone();
-                        out.push(Effect::Queued(header.into_view(kind)));
+                        out.push(Effect::Queued(header.into_request(kind)));
                         let data = Some(serde_json::json!({ "field": "url" }));
                         out.refuse(id, &server_name, codes::INVALID_PARAMS, message, data);
                         return;
@@ -209,7 +209,7 @@ impl Engine {
                     Err(message) => {
                         // Shown, so the person knows the view tried it; the view hears why.
                         let server_name = header.server_name.clone();
-                        out.push(Effect::Queued(header.into_view(kind)));
+                        out.push(Effect::Queued(header.into_request(kind)));
                         let data = Some(serde_json::json!({ "field": "url" }));
                         let why = view_link::not_opened(&message);
                         out.refuse(id, &server_name, codes::INVALID_PARAMS, message, data);
@@ -224,7 +224,7 @@ impl Engine {
             server_name,
             ..
         } = header.clone();
-        out.push(Effect::Queued(header.into_view(kind)));
+        out.push(Effect::Queued(header.into_request(kind)));
         self.inbox.admit(
             id,
             Pending {

@@ -20,7 +20,7 @@ use crate::audit::AuditRecord;
 use crate::bridge::{BridgeEffect, ViewConfig};
 use crate::config::Declared;
 use crate::ids::{CallId, RequestId, ServerId, ViewId};
-use crate::request::RequestView;
+use crate::request::Request;
 
 /// A request as it reaches the engine: raw params, parsed here.
 #[derive(Debug, Clone)]
@@ -222,7 +222,7 @@ pub enum Effect {
     /// A request was admitted and joined the queue (it may be presented at once, in which case
     /// [`Effect::Present`] follows). The request moves to the driver here: the engine keeps
     /// only what it needs to judge the answer.
-    Queued(RequestView),
+    Queued(Request),
     /// Show request `id` to the person (it is now the focused one).
     Present(RequestId),
     /// The surface's answer to `id` broke these rules; the request stays presented.

@@ -22,7 +22,7 @@
 //! - `io.rs`: the vocabulary — [`Input`], [`Effect`] (what kinds share flat, each kind's own
 //!   nested: [`UrlInput`], [`AppFormInput`], [`UrlEffect`], [`AppFormEffect`], and [`ViewInput`]),
 //!   [`Reply`], [`Notice`], [`Incoming`];
-//! - `request.rs`: the request as surfaces see it, [`RequestView`] with one closed enum of
+//! - `request.rs`: the request as surfaces see it, [`Request`] with one closed enum of
 //!   kinds, [`RequestKind`] (`Form`, `Url`, `AppForm`, `ViewLink`), matched exhaustively by
 //!   every surface;
 //! - `admission.rs`: parse the request at the boundary, refuse an undeclared mode or a schema
@@ -47,7 +47,7 @@
 //!   refused, what is flagged, and how a consent screen shows it.
 //!
 //! It has no clock, no ids of its own, no channels, no rmcp service, no HTTP, terminal or
-//! browser code: the host runtime drives it, surfaces render its [`RequestView`]s.
+//! browser code: the host runtime drives it, surfaces render its [`Request`]s.
 //!
 //! # Example
 //! ```
@@ -106,7 +106,7 @@ pub use io::{
     ViewInput,
 };
 pub use request::{
-    AppFormRequest, AppStage, FormRequest, RequestKind, RequestMethod, RequestView, UrlRequest,
+    AppFormRequest, AppStage, FormRequest, Request, RequestKind, RequestMethod, UrlRequest,
     UrlStage, ViewLinkRequest,
 };
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};

@@ -20,19 +20,19 @@ use crate::url_safety::UrlCheck;
 /// A request for a person, ready to present.
 ///
 /// ```
-/// use interlude_engine::{RequestKind, RequestView};
+/// use interlude_engine::{Request, RequestKind};
 ///
 /// // Every surface has one exhaustive match like this one (no `_` arm).
-/// fn headline(view: &RequestView) -> String {
-///     match &view.kind {
-///         RequestKind::Form(form) => format!("{} asks: {}", view.server_name, form.message),
-///         RequestKind::Url(url) => format!("{} asks you to open {}", view.server_name, url.url),
+/// fn headline(request: &Request) -> String {
+///     match &request.kind {
+///         RequestKind::Form(form) => format!("{} asks: {}", request.server_name, form.message),
+///         RequestKind::Url(url) => format!("{} asks you to open {}", request.server_name, url.url),
 ///         RequestKind::AppForm(app) => {
-///             format!("{} asks, in its view {}: {}", view.server_name, app.resource_uri,
+///             format!("{} asks, in its view {}: {}", request.server_name, app.resource_uri,
 ///                     app.form.message)
 ///         }
 ///         RequestKind::ViewLink(link) => {
-///             format!("the app of {} asks you to open {}", view.server_name, link.url)
+///             format!("the app of {} asks you to open {}", request.server_name, link.url)
 ///         }
 ///     }
 /// }
@@ -49,7 +49,7 @@ use crate::url_safety::UrlCheck;
 /// }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct RequestView {
+pub struct Request {
     /// The request's id, to answer with.
     pub id: RequestId,
     /// The requesting server (the host's id for it).
@@ -105,7 +105,7 @@ impl RequestMethod {
     }
 }
 
-impl RequestView {
+impl Request {
     /// The message shown with the request, whatever its kind (plain text: never render it as
     /// markup or with live links).
     pub fn message(&self) -> &str {
@@ -236,8 +236,8 @@ pub(crate) struct Header {
 
 impl Header {
     /// The request as surfaces see it, once its kind is known.
-    pub(crate) fn into_view(self, kind: RequestKind) -> RequestView {
-        RequestView {
+    pub(crate) fn into_request(self, kind: RequestKind) -> Request {
+        Request {
             id: self.id,
             server: self.server,
             server_name: self.server_name,

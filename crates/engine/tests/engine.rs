@@ -11,7 +11,7 @@
 use interlude_engine::url_safety::Verdict;
 use interlude_engine::{
     Answer, AuditEvent, AuditRecord, CallId, Declared, Effect, Engine, EngineConfig, FormRequest,
-    Incoming, Input, Reply, RequestId, RequestKind, RequestView, ServerId, UrlEffect, UrlInput,
+    Incoming, Input, Reply, Request, RequestId, RequestKind, ServerId, UrlEffect, UrlInput,
     UrlRequest, UrlStage, codes,
 };
 use interlude_protocol::ProtocolEra;
@@ -77,7 +77,7 @@ fn accept(id: u64, v: Value) -> Input {
 
 /// The views presented by these effects (each presented request's view is the one queued in the
 /// same batch; a request queued earlier is presented by id only).
-fn presents(effects: &[Effect]) -> Vec<&RequestView> {
+fn presents(effects: &[Effect]) -> Vec<&Request> {
     presented_ids(effects)
         .into_iter()
         .map(|id| {
@@ -103,14 +103,14 @@ fn presented_ids(effects: &[Effect]) -> Vec<u64> {
 }
 
 /// The form of a view (a test that gets another kind fails here).
-fn form_of(view: &RequestView) -> &FormRequest {
-    match &view.kind {
+fn form_of(request: &Request) -> &FormRequest {
+    match &request.kind {
         RequestKind::Form(form) => form,
         RequestKind::Url(url) => panic!("expected a form, got a URL request for {}", url.url),
         RequestKind::AppForm(app) => {
             panic!("expected a plain form, got one for {}", app.resource_uri)
         }
-        RequestKind::ViewLink(link) => panic!("expected a form, got a view's link {}", link.url),
+        RequestKind::ViewLink(link) => panic!("expected a form, got a request's link {}", link.url),
     }
 }
 
@@ -1247,14 +1247,14 @@ fn link(url: &str, elicitation_id: Option<&str>) -> Value {
     p
 }
 
-fn url_of(view: &RequestView) -> &UrlRequest {
-    match &view.kind {
+fn url_of(request: &Request) -> &UrlRequest {
+    match &request.kind {
         RequestKind::Url(url) => url,
         RequestKind::Form(_) | RequestKind::AppForm(_) => {
             panic!("expected a URL request, got a form")
         }
         RequestKind::ViewLink(link) => {
-            panic!("expected a URL request, got a view's link {}", link.url)
+            panic!("expected a URL request, got a request's link {}", link.url)
         }
     }
 }
@@ -1402,7 +1402,7 @@ fn a_refused_link_is_shown_and_refused_at_once_and_never_presented() {
         ),
         0,
     );
-    let queued: Vec<&RequestView> = fx
+    let queued: Vec<&Request> = fx
         .iter()
         .filter_map(|x| match x {
             Effect::Queued(v) => Some(v),

@@ -25,7 +25,7 @@ use crate::host::shared::Shared;
 use crate::interaction;
 use crate::progress::now_ms;
 use crate::registry::ServerLog;
-use crate::tap::CallLink;
+use crate::tap::RaisedBy;
 use crate::timer::PauseGate;
 
 #[derive(Clone)]
@@ -49,7 +49,7 @@ impl HostClient {
             .peer
             .peer_info()
             .map_or(ProtocolEra::Push, |i| ProtocolEra::of(&i.protocol_version));
-        let call = context.extensions.get::<CallLink>().map(|l| l.0);
+        let call = context.extensions.get::<RaisedBy>().map(|l| l.0);
         let _paused = self.gate.pause();
         let ask = self
             .shared

@@ -224,15 +224,15 @@ impl Surface for HeadlessSurface {
     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
         match event {
             HostEvent::RequestPresented(record) => {
-                let view = &record.view;
-                let answer = match &view.kind {
+                let request = &record.request;
+                let answer = match &request.kind {
                     RequestKind::Form(form) => self.form_answer(form),
                     // An app-rendered form is the plain form it also is: no view here.
                     RequestKind::AppForm(app) => self.form_answer(&app.form),
                     RequestKind::Url(url) => match self.link_answer(url.stage) {
                         Some(answer) => answer,
                         None => {
-                            done_later(view.id, sink);
+                            done_later(request.id, sink);
                             return;
                         }
                     },
@@ -241,21 +241,21 @@ impl Surface for HeadlessSurface {
                         .link_answer(UrlStage::Consent)
                         .unwrap_or(Answer::Declined),
                 };
-                sink.answer(view.id, answer);
+                sink.answer(request.id, answer);
             }
             // A link is handed over once, when it becomes opened (its later changes are its
             // flow's progress and end).
             HostEvent::RequestChanged(record) => {
                 if let (Some(f), Some(crate::request_record::LinkState::Opened { url })) =
                     (&mut self.on_link, record.link())
-                    && self.links_given.insert(record.view.id)
+                    && self.links_given.insert(record.request.id)
                 {
                     f(url);
                 }
             }
             // A script cannot correct itself: an answer the engine refused cancels the request
             // (the record keeps the engine's complaints).
-            HostEvent::RequestInvalid(record) => sink.answer(record.view.id, Answer::Cancelled),
+            HostEvent::RequestInvalid(record) => sink.answer(record.request.id, Answer::Cancelled),
             // Once per progress notification (a call also moves on by its rounds).
             HostEvent::CallProgressed(record) => {
                 if let (Some(f), Some(progress)) = (&mut self.on_progress, &record.progress)
@@ -294,7 +294,7 @@ mod tests {
     use super::*;
     use crate::host::inputs::HostInput;
     use crate::request_record::{RequestRecord, RequestStatus};
-    use interlude_engine::{FormRequest, Input, RequestId, RequestView, ServerId};
+    use interlude_engine::{FormRequest, Input, Request, RequestId, ServerId};
     use interlude_protocol::ProtocolEra;
     use interlude_schema::FormSchema;
     use serde_json::json;
@@ -306,7 +306,7 @@ mod tests {
         .unwrap()
         .schema;
         HostEvent::RequestPresented(Arc::new(RequestRecord {
-            view: RequestView {
+            request: Request {
                 id: RequestId(id),
                 server: ServerId(1),
                 server_name: "s".into(),

@@ -465,7 +465,7 @@ impl Host {
     pub fn show_plain_form(&self, id: RequestId, reason: &str) -> bool {
         let in_view = self.shared.registry().request(id).is_some_and(|r| {
             r.status.is_pending()
-                && matches!(&r.view.kind, interlude_engine::RequestKind::AppForm(app)
+                && matches!(&r.request.kind, interlude_engine::RequestKind::AppForm(app)
                     if app.stage == interlude_engine::AppStage::View)
         });
         if in_view {

@@ -71,8 +71,8 @@ pub use progress::CallProgress;
 // only (`cargo xtask tidy` checks it): the request, its kinds and stages, the reply and answer,
 // what the host declares, the URL safety verdicts, a view's dialect and the form model.
 pub use interlude_engine::{
-    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, Notice, Reply, RequestKind,
-    RequestMethod, RequestView, UrlRequest, UrlStage, ViewLinkRequest, url_safety,
+    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, Notice, Reply, Request,
+    RequestKind, RequestMethod, UrlRequest, UrlStage, ViewLinkRequest, url_safety,
 };
 pub use interlude_protocol::apps::UiDialect;
 /// The form model of a request (the `interlude-schema` crate): fields, labels, validation.

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use interlude_engine::{CallId, Notice, Reply, RequestId, RequestView, ServerId, ViewId};
+use interlude_engine::{CallId, Notice, Reply, Request, RequestId, ServerId, ViewId};
 use interlude_protocol::ProtocolEra;
 use interlude_protocol::apps::{ToolUi, Visibility};
 use interlude_schema::FieldError;
@@ -637,20 +637,20 @@ impl Registry {
 
     pub(crate) fn queue_request(
         &mut self,
-        view: RequestView,
+        request: Request,
         requested_schema: Option<serde_json::Value>,
     ) -> HostEvent {
-        if let Some(call) = view.call.and_then(|c| self.calls.get_mut(&c)) {
-            Arc::make_mut(call).requests.push(view.id);
+        if let Some(call) = request.call.and_then(|c| self.calls.get_mut(&c)) {
+            Arc::make_mut(call).requests.push(request.id);
         }
         let record = Arc::new(RequestRecord {
             status: RequestStatus::Queued,
             errors: Vec::new(),
             received_at_ms: now_ms(),
-            state: RequestState::new(&view.kind, requested_schema),
-            view,
+            state: RequestState::new(&request.kind, requested_schema),
+            request,
         });
-        self.requests.insert(record.view.id, record.clone());
+        self.requests.insert(record.request.id, record.clone());
         HostEvent::RequestQueued(record)
     }
 
@@ -683,7 +683,7 @@ impl Registry {
             .values()
             .rev()
             .find(|r| r.is_open_flow(server, elicitation_id))
-            .map(|r| r.view.id)
+            .map(|r| r.request.id)
     }
 
     pub(crate) fn invalid_answer(
@@ -757,8 +757,8 @@ mod tests {
     use interlude_engine::{FormRequest, RequestKind};
     use interlude_schema::{Content, FormSchema};
 
-    fn view(id: u64, call: Option<u64>) -> RequestView {
-        RequestView {
+    fn view(id: u64, call: Option<u64>) -> Request {
+        Request {
             id: RequestId(id),
             server: ServerId(1),
             server_name: "s".into(),
@@ -817,9 +817,13 @@ mod tests {
         }
         let s = r.snapshot();
         assert_eq!(s.requests.len(), FINISHED_KEPT + 1);
-        assert_eq!(s.requests[0].view.id, RequestId(0), "the pending one stays");
         assert_eq!(
-            s.requests[1].view.id,
+            s.requests[0].request.id,
+            RequestId(0),
+            "the pending one stays"
+        );
+        assert_eq!(
+            s.requests[1].request.id,
             RequestId(6),
             "oldest finished dropped first"
         );

@@ -1,8 +1,8 @@
-//! The record of one request for a person: what is asked ([`RequestView`]), where it stands
+//! The record of one request for a person: what is asked ([`Request`]), where it stands
 //! ([`RequestStatus`], shared by every kind), and what its kind has become since it was queued
 //! ([`RequestState`], one variant per kind, changed only by that kind's transitions).
 
-use interlude_engine::{AppStage, Notice, Reply, RequestKind, RequestView, ServerId};
+use interlude_engine::{AppStage, Notice, Reply, Request, RequestKind, ServerId};
 use interlude_schema::FieldError;
 
 use crate::progress::CallProgress;
@@ -31,7 +31,7 @@ impl RequestStatus {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestRecord {
     /// What is asked, by whom, for which call.
-    pub view: RequestView,
+    pub request: Request,
     /// Where it stands.
     pub status: RequestStatus,
     /// The engine's complaints about the last answer given, if it was refused.
@@ -121,15 +121,15 @@ impl RequestRecord {
     /// is never waited for this way: its server asks again, and the person answers that.
     pub fn awaits_link(&self) -> bool {
         matches!(self.link(), Some(LinkState::Opened { .. }))
-            && matches!(&self.view.kind, RequestKind::Url(url) if url.elicitation_id.is_some())
+            && matches!(&self.request.kind, RequestKind::Url(url) if url.elicitation_id.is_some())
     }
 
     /// Whether this is server `server`'s link whose flow is `elicitation_id`, opened and not
     /// finished.
     pub(crate) fn is_open_flow(&self, server: ServerId, elicitation_id: &str) -> bool {
-        self.view.server == server
+        self.request.server == server
             && matches!(self.link(), Some(LinkState::Opened { .. }))
-            && matches!(&self.view.kind, RequestKind::Url(url)
+            && matches!(&self.request.kind, RequestKind::Url(url)
                 if url.elicitation_id.as_deref() == Some(elicitation_id))
     }
 
@@ -137,7 +137,7 @@ impl RequestRecord {
 
     /// An app form is shown as the plain form from now on, for `reason`.
     pub(crate) fn fall_back(&mut self, reason: String) -> bool {
-        match &mut self.view.kind {
+        match &mut self.request.kind {
             RequestKind::AppForm(app) => {
                 app.stage = AppStage::Form { reason };
                 true

@@ -37,11 +37,11 @@ use crate::registry::HostEvent;
 /// impl Surface for Refuser {
 ///     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
 ///         if let HostEvent::RequestPresented(record) = event {
-///             match &record.view.kind {
+///             match &record.request.kind {
 ///                 RequestKind::Form(_)
 ///                 | RequestKind::Url(_)
 ///                 | RequestKind::AppForm(_)
-///                 | RequestKind::ViewLink(_) => sink.answer(record.view.id, Answer::Declined),
+///                 | RequestKind::ViewLink(_) => sink.answer(record.request.id, Answer::Declined),
 ///             }
 ///         }
 ///     }

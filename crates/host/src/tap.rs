@@ -9,7 +9,7 @@
 //!   arrived on (rmcp's `InboundStreamOrigin`); the `dev.interlude/relatedRequestId` `_meta` key
 //!   that Interlude's server toolkit sends; the only call in flight, when there is exactly one.
 //!   Otherwise it is tied to no call: never guessed. The result travels to the handler as a
-//!   [`CallLink`] in the request's extensions.
+//!   [`RaisedBy`] in the request's extensions.
 //! - **that the connection ended**, as a signal rather than by polling: the token is cancelled
 //!   when the peer's stream ends or the transport is dropped with the service.
 //!
@@ -39,7 +39,7 @@ pub(crate) struct CallTag(pub(crate) CallId);
 
 /// Put in an incoming request's extensions by the tap: the call it was raised by, when known.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct CallLink(pub(crate) CallId);
+pub(crate) struct RaisedBy(pub(crate) CallId);
 
 /// The `tools/call` requests in flight on one connection, by JSON-RPC id.
 #[derive(Debug, Default)]
@@ -253,7 +253,7 @@ impl<T> Tap<T> {
         let JsonRpcMessage::Request(r) = message else {
             return None;
         };
-        let call = r.request.extensions().get::<CallLink>()?.0;
+        let call = r.request.extensions().get::<RaisedBy>()?.0;
         let mut asked = self.asked();
         // A server that never hears back must not make this grow without bound.
         if asked.len() >= ASKED_KEPT {
@@ -306,7 +306,7 @@ impl<T> Tap<T> {
                 if is_elicitation {
                     let origin = r.request.extensions().get::<InboundStreamOrigin>();
                     if let Some(call) = self.in_flight.link(origin, related) {
-                        r.request.extensions_mut().insert(CallLink(call));
+                        r.request.extensions_mut().insert(RaisedBy(call));
                     }
                 }
             }

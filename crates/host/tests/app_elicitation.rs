@@ -88,8 +88,8 @@ async fn the_view_gets_the_question_and_only_a_valid_answer_reaches_the_server()
         let running = tokio::spawn(call.outcome());
 
         let (request, uri) = next(&mut events, |e| match e {
-            HostEvent::RequestPresented(r) => match &r.view.kind {
-                RequestKind::AppForm(app) => Some((r.view.id, app.resource_uri.clone())),
+            HostEvent::RequestPresented(r) => match &r.request.kind {
+                RequestKind::AppForm(app) => Some((r.request.id, app.resource_uri.clone())),
                 other => panic!("{version}: a question in its view, not {other:?}"),
             },
             _ => None,
@@ -242,16 +242,16 @@ async fn a_view_that_never_starts_gives_the_person_the_plain_form() {
         tokio::time::sleep(std::time::Duration::from_millis(600)).await;
         assert!(
             host.snapshot().requests.iter().all(
-                |r| !matches!(&r.view.kind, RequestKind::AppForm(a) if a.stage != AppStage::View)
+                |r| !matches!(&r.request.kind, RequestKind::AppForm(a) if a.stage != AppStage::View)
             ),
             "{version}: a view nobody loads has not failed"
         );
         // A surface loads it, and it never says `ui/initialize`.
         host.view_loading(view);
         let (id, reason) = next(&mut events, |e| match e {
-            HostEvent::RequestChanged(r) => match &r.view.kind {
+            HostEvent::RequestChanged(r) => match &r.request.kind {
                 RequestKind::AppForm(app) => match &app.stage {
-                    AppStage::Form { reason } => Some((r.view.id, reason.clone())),
+                    AppStage::Form { reason } => Some((r.request.id, reason.clone())),
                     AppStage::View => None,
                 },
                 _ => None,
@@ -288,7 +288,7 @@ async fn the_person_cancelling_from_the_host_reaches_the_server() {
         let conn = demo(&host, &version).await;
         let running = tokio::spawn(conn.start_call("portfolio_review", None).outcome());
         let request = next(&mut events, |e| match e {
-            HostEvent::RequestPresented(r) => Some(r.view.id),
+            HostEvent::RequestPresented(r) => Some(r.request.id),
             _ => None,
         })
         .await;
@@ -313,7 +313,7 @@ async fn without_the_capability_the_server_asks_a_plain_form() {
         let running = tokio::spawn(conn.start_call("portfolio_review", None).outcome());
         let (id, plain) = next(&mut events, |e| match e {
             HostEvent::RequestPresented(r) => {
-                Some((r.view.id, matches!(r.view.kind, RequestKind::Form(_))))
+                Some((r.request.id, matches!(r.request.kind, RequestKind::Form(_))))
             }
             _ => None,
         })

@@ -158,7 +158,7 @@ async fn the_record_holds_the_server_its_identity_tools_and_every_call() {
                 panic!("one request per call: {call:?}");
             };
             let request = host.request(*request).unwrap();
-            assert_eq!(request.view.call, Some(call.id), "{version}");
+            assert_eq!(request.request.call, Some(call.id), "{version}");
             let RequestStatus::Replied(Reply::Answered(given)) = &request.status else {
                 panic!("answered: {request:?}");
             };
@@ -172,8 +172,10 @@ async fn the_record_holds_the_server_its_identity_tools_and_every_call() {
             .iter()
             .filter_map(|e| match e {
                 HostEvent::CallStarted(c) if c.id == accepted.call => Some("started"),
-                HostEvent::RequestQueued(r) if r.view.call == Some(accepted.call) => Some("queued"),
-                HostEvent::RequestReplied(r) if r.view.call == Some(accepted.call) => {
+                HostEvent::RequestQueued(r) if r.request.call == Some(accepted.call) => {
+                    Some("queued")
+                }
+                HostEvent::RequestReplied(r) if r.request.call == Some(accepted.call) => {
                     Some("replied")
                 }
                 HostEvent::CallEnded(c) if c.id == accepted.call => Some("ended"),
@@ -212,8 +214,8 @@ impl Surface for ByForm {
         let HostEvent::RequestPresented(record) = event else {
             return;
         };
-        let view = &record.view;
-        let RequestKind::Form(form) = &view.kind else {
+        let request = &record.request;
+        let RequestKind::Form(form) = &request.kind else {
             panic!("a form request");
         };
         let first = form
@@ -222,14 +224,17 @@ impl Surface for ByForm {
             .first()
             .map(|f| f.name.clone())
             .unwrap_or_default();
-        self.links.lock().unwrap().push((first.clone(), view.call));
+        self.links
+            .lock()
+            .unwrap()
+            .push((first.clone(), request.call));
         let answer = match first.as_str() {
             "name" => json!({"name": "Ada", "email": "ada@example.com", "age": 36}),
             "username" => json!({"username": "octocat"}),
             "genre" => json!({"genre": "jazz"}),
             other => panic!("unexpected form starting with {other}"),
         };
-        let (sink, id) = (sink.clone(), view.id);
+        let (sink, id) = (sink.clone(), request.id);
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(100)).await;
             sink.answer(id, Answer::Accepted(content(answer)));
@@ -274,7 +279,7 @@ async fn every_request_names_its_own_call_with_several_calls_in_flight() {
             let call = host.call(*id).unwrap();
             assert_eq!(call.requests.len(), 1, "{first_field}: {call:?}");
             let request = host.request(call.requests[0]).unwrap();
-            assert_eq!(request.view.call, Some(*id));
+            assert_eq!(request.request.call, Some(*id));
         }
     }
 }
@@ -290,7 +295,7 @@ async fn a_server_that_goes_away_mid_call_ends_its_call_and_request_with_a_notic
         let call_id = call.id();
         let running = tokio::spawn(call.outcome());
         wait_for(&mut events, |e| match e {
-            HostEvent::RequestPresented(r) => Some(r.view.id),
+            HostEvent::RequestPresented(r) => Some(r.request.id),
             _ => None,
         })
         .await;
@@ -713,9 +718,9 @@ async fn a_push_url_request_is_consented_opened_and_completed() {
     let call_id = call.id();
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, link_opened).await;
-    assert_eq!(opened.view.call, Some(call_id));
+    assert_eq!(opened.request.call, Some(call_id));
     assert_eq!(opened.status, RequestStatus::Replied(Reply::Consented));
-    let RequestKind::Url(url) = &opened.view.kind else {
+    let RequestKind::Url(url) = &opened.request.kind else {
         panic!("a URL request");
     };
     assert_eq!(url.url, link_server::LINK);
@@ -728,7 +733,7 @@ async fn a_push_url_request_is_consented_opened_and_completed() {
     );
     server.finish.notify_one();
     let completed = wait_for(&mut events, link_finished).await;
-    assert_eq!(completed.view.id, opened.view.id);
+    assert_eq!(completed.request.id, opened.request.id);
     let outcome = running.await.unwrap().unwrap();
     assert_eq!(text_of(&outcome.result), "connect: accept");
     drop(host);
@@ -751,7 +756,7 @@ async fn url_required_then_retry(tool: &str) {
     let call_id = call.id();
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, link_opened).await;
-    assert_eq!(opened.view.call, Some(call_id));
+    assert_eq!(opened.request.call, Some(call_id));
     server.finish.notify_one();
     let outcome = tokio::time::timeout(Duration::from_secs(5), running)
         .await
@@ -760,9 +765,9 @@ async fn url_required_then_retry(tool: &str) {
         .unwrap();
     assert_eq!(text_of(&outcome.result), "key stored");
     let record = host.call(call_id).unwrap();
-    assert_eq!(record.requests, [opened.view.id]);
+    assert_eq!(record.requests, [opened.request.id]);
     assert!(matches!(
-        host.request(opened.view.id).unwrap().link(),
+        host.request(opened.request.id).unwrap().link(),
         Some(interlude_host::LinkState::Completed { .. })
     ));
 }
@@ -778,7 +783,7 @@ async fn a_url_required_call_is_retried_when_the_person_says_done() {
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, link_opened).await;
     assert!(!running.is_finished(), "the call waits for the link");
-    assert!(host.link_done(opened.view.id));
+    assert!(host.link_done(opened.request.id));
     let done = wait_for(&mut events, link_finished).await;
     assert!(matches!(
         done.link(),
@@ -791,13 +796,13 @@ async fn a_url_required_call_is_retried_when_the_person_says_done() {
         .unwrap();
     assert_eq!(text_of(&outcome.result), "key stored");
     assert!(
-        !host.link_done(opened.view.id),
+        !host.link_done(opened.request.id),
         "nothing waits for it any more"
     );
     server.finish.notify_one();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(matches!(
-        host.request(opened.view.id).unwrap().link(),
+        host.request(opened.request.id).unwrap().link(),
         Some(interlude_host::LinkState::Done { .. })
     ));
 }
@@ -811,7 +816,7 @@ async fn the_same_required_link_again_after_the_retry_ends_the_call() {
     let call = conn.start_call("always_needs_key", None);
     let running = tokio::spawn(call.outcome());
     let opened = wait_for(&mut events, link_opened).await;
-    assert!(host.link_done(opened.view.id));
+    assert!(host.link_done(opened.request.id));
     let err = tokio::time::timeout(Duration::from_secs(5), running)
         .await
         .expect("ended at once")
@@ -846,7 +851,7 @@ async fn an_mrtr_url_request_asked_again_in_the_same_call_waits_for_the_person()
     let mut stages = Vec::new();
     while stages.len() < 2 {
         let stage = wait_for(&mut events, |e| match e {
-            HostEvent::RequestPresented(r) => match &r.view.kind {
+            HostEvent::RequestPresented(r) => match &r.request.kind {
                 RequestKind::Url(u) => Some(u.stage),
                 RequestKind::Form(_) | RequestKind::AppForm(_) | RequestKind::ViewLink(_) => None,
             },
@@ -883,7 +888,7 @@ async fn a_cancelled_call_ends_and_withdraws_its_request() {
         let id = call.id();
         let running = tokio::spawn(call.outcome());
         let request = wait_for(&mut events, |e| match e {
-            HostEvent::RequestPresented(r) => Some(r.view.id),
+            HostEvent::RequestPresented(r) => Some(r.request.id),
             _ => None,
         })
         .await;
@@ -894,7 +899,7 @@ async fn a_cancelled_call_ends_and_withdraws_its_request() {
             "{err}"
         );
         let closed = wait_for(&mut events, |e| match e {
-            HostEvent::RequestClosed(r) if r.view.id == request => Some(r.clone()),
+            HostEvent::RequestClosed(r) if r.request.id == request => Some(r.clone()),
             _ => None,
         })
         .await;

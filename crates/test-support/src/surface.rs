@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use interlude_engine::{Answer, Notice, Reply, RequestId, RequestView};
+use interlude_engine::{Answer, Notice, Reply, Request, RequestId};
 use interlude_host::{AnswerSink, HostEvent, RequestStatus, Surface};
 use interlude_schema::{Content, FieldError};
 use tokio::sync::mpsc;
@@ -38,7 +38,7 @@ pub struct Seen {
     /// Every event, in order.
     pub events: Vec<HostEvent>,
     /// The requests presented, in order.
-    pub presented: Vec<RequestView>,
+    pub presented: Vec<Request>,
     /// The engine's complaints about refused answers, in order.
     pub invalid: Vec<Vec<FieldError>>,
     /// Notices of requests closed unanswered.
@@ -105,7 +105,7 @@ impl Surface for RecordingSurface {
         if let Ok(mut seen) = self.seen.lock() {
             seen.events.push(event.clone());
             match event {
-                HostEvent::RequestPresented(r) => seen.presented.push(r.view.clone()),
+                HostEvent::RequestPresented(r) => seen.presented.push(r.request.clone()),
                 HostEvent::RequestInvalid(r) => seen.invalid.push(r.errors.clone()),
                 HostEvent::RequestClosed(r) => {
                     if let RequestStatus::Closed(n) = &r.status {
@@ -127,7 +127,7 @@ impl Surface for RecordingSurface {
         }
         match event {
             HostEvent::RequestPresented(r) | HostEvent::RequestInvalid(r) => {
-                self.play(r.view.id, sink);
+                self.play(r.request.id, sink);
             }
             _ => {}
         }

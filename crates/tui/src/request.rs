@@ -9,7 +9,7 @@
 //! What it does not do: decide validity on its own terms (it uses the schema's rules, the same
 //! the engine applies), keep state between requests, or know about tools.
 
-use interlude_host::{AnswerSink, Host, RequestKind, RequestMethod, RequestView};
+use interlude_host::{AnswerSink, Host, Request, RequestKind, RequestMethod};
 
 use crate::TuiError;
 use crate::handoff::Handoff;
@@ -29,32 +29,37 @@ pub(crate) fn answer(
     events: &mut Events,
     host: &Host,
     handoff: Option<&dyn Handoff>,
-    view: RequestView,
+    request: Request,
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {
-    header(screen, host, &view);
+    header(screen, host, &request);
     // Every kind of request is handled here, without a wildcard: a new kind fails to compile
     // until the terminal shows it (or says plainly where it can be answered).
-    match view.kind {
+    match request.kind {
         RequestKind::Form(form) => {
-            answer_form(screen, events, &view.server_name, view.id, form, sink)
+            answer_form(screen, events, &request.server_name, request.id, form, sink)
         }
         RequestKind::Url(url) => {
-            link::answer_url(screen, events, &view.server_name, view.id, *url, sink)
+            link::answer_url(screen, events, &request.server_name, request.id, *url, sink)
         }
-        RequestKind::ViewLink(asked) => {
-            link::answer_view_link(screen, events, &view.server_name, view.id, *asked, sink)
-        }
+        RequestKind::ViewLink(asked) => link::answer_view_link(
+            screen,
+            events,
+            &request.server_name,
+            request.id,
+            *asked,
+            sink,
+        ),
         // With a page to hand it to, the person chooses where to answer; without one, the
-        // question's own form, and where the view is.
+        // question's own form, and where the request is.
         RequestKind::AppForm(app) => match handoff {
             Some(handoff) => app_form::answer_app_form(
                 screen,
                 events,
                 host,
                 handoff,
-                &view.server_name,
-                view.id,
+                &request.server_name,
+                request.id,
                 *app,
                 sink,
             ),
@@ -62,28 +67,35 @@ pub(crate) fn answer(
                 screen.line(styled(
                     Style::Dim,
                     &format!(
-                        "   The server would show this in its app view ({}); a terminal shows its form.",
+                        "   The server would show this in its app request ({}); a terminal shows its form.",
                         plain_line(&app.resource_uri)
                     ),
                 ));
-                answer_form(screen, events, &view.server_name, view.id, app.form, sink)
+                answer_form(
+                    screen,
+                    events,
+                    &request.server_name,
+                    request.id,
+                    app.form,
+                    sink,
+                )
             }
         },
     }
 }
 
 /// Who asks, for which call, and how many more wait: all from the host's record.
-fn header(screen: &Screen, host: &Host, view: &RequestView) {
-    let server = plain_line(&view.server_name);
+fn header(screen: &Screen, host: &Host, request: &Request) {
+    let server = plain_line(&request.server_name);
     let waiting = host
         .snapshot()
         .requests
         .iter()
-        .filter(|r| r.status.is_pending() && r.view.id != view.id)
+        .filter(|r| r.status.is_pending() && r.request.id != request.id)
         .count();
     // What the server says it is, and the name it has here when that differs.
     let said = host
-        .server(view.server)
+        .server(request.server)
         .and_then(|s| s.identity.as_ref().map(|i| plain_line(i.display_name())))
         .filter(|said| *said != server);
     let title = styled(
@@ -99,7 +111,7 @@ fn header(screen: &Screen, host: &Host, view: &RequestView) {
     };
     screen.blank();
     screen.line(format!("{title}{queue}"));
-    if let Some(call) = view.call.and_then(|c| host.call(c)) {
+    if let Some(call) = request.call.and_then(|c| host.call(c)) {
         screen.line(styled(
             Style::Dim,
             &format!(
@@ -109,11 +121,11 @@ fn header(screen: &Screen, host: &Host, view: &RequestView) {
             ),
         ));
     }
-    if view.method == RequestMethod::Interaction {
+    if request.method == RequestMethod::Interaction {
         screen.line(styled(
             Style::Dim,
-            &format!("   asked through the {}", view.method.label()),
+            &format!("   asked through the {}", request.method.label()),
         ));
     }
-    screen.quoted(view.message());
+    screen.quoted(request.message());
 }

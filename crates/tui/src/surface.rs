@@ -11,15 +11,15 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use interlude_host::{
-    AnswerSink, AppStage, CallRecord, HostEvent, LinkState, Notice, Reply, RequestId, RequestKind,
-    RequestStatus, RequestView, Surface, schema::FieldError,
+    AnswerSink, AppStage, CallRecord, HostEvent, LinkState, Notice, Reply, Request, RequestId,
+    RequestKind, RequestStatus, Surface, schema::FieldError,
 };
 
 /// What the terminal thread is told.
 #[derive(Debug)]
 pub(crate) enum UiEvent {
     /// Show this request now; answer through the sink.
-    Present(Box<RequestView>, AnswerSink),
+    Present(Box<Request>, AnswerSink),
     /// The answer to `id` was refused by the engine.
     Invalid(RequestId, Vec<FieldError>),
     /// The request went away unanswered.
@@ -83,7 +83,7 @@ impl TerminalSurface {
 
     /// Tells the terminal thread what changed in `record`'s kind state since it last heard.
     fn changed(&mut self, record: &interlude_host::RequestRecord) {
-        let id = record.view.id;
+        let id = record.request.id;
         let before = self.told.get(&id).copied().unwrap_or_default();
         let mut now = before;
         if record.awaits_link()
@@ -93,7 +93,7 @@ impl TerminalSurface {
             now.waiting = true;
             self.send(UiEvent::LinkWaiting {
                 id,
-                server: record.view.server_name.clone(),
+                server: record.request.server_name.clone(),
                 url: url.clone(),
             });
         }
@@ -111,7 +111,7 @@ impl TerminalSurface {
             now.finished = true;
             self.send(UiEvent::LinkFinished(id));
         }
-        if let RequestKind::AppForm(app) = &record.view.kind
+        if let RequestKind::AppForm(app) = &record.request.kind
             && let AppStage::Form { reason } = &app.stage
             && !before.fell_back
         {
@@ -140,25 +140,25 @@ impl Surface for TerminalSurface {
     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
         match event {
             HostEvent::RequestPresented(record) => self.send(UiEvent::Present(
-                Box::new(record.view.clone()),
+                Box::new(record.request.clone()),
                 sink.clone(),
             )),
             HostEvent::RequestInvalid(record) => {
-                self.send(UiEvent::Invalid(record.view.id, record.errors.clone()));
+                self.send(UiEvent::Invalid(record.request.id, record.errors.clone()));
             }
             HostEvent::RequestClosed(record) => {
-                self.told.remove(&record.view.id);
+                self.told.remove(&record.request.id);
                 if let RequestStatus::Closed(notice) = &record.status {
-                    self.send(UiEvent::Closed(record.view.id, notice.clone()));
+                    self.send(UiEvent::Closed(record.request.id, notice.clone()));
                 }
             }
             HostEvent::RequestReplied(record) => {
                 if let RequestStatus::Replied(reply) = &record.status {
                     // A consented link still has its flow ahead; anything else is over.
                     if *reply != Reply::Consented {
-                        self.told.remove(&record.view.id);
+                        self.told.remove(&record.request.id);
                     }
-                    self.send(UiEvent::Replied(record.view.id, reply.clone()));
+                    self.send(UiEvent::Replied(record.request.id, reply.clone()));
                 }
             }
             HostEvent::CallEnded(record) => self.send(UiEvent::CallEnded(record.clone())),

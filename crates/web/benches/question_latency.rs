@@ -96,8 +96,8 @@ async fn main() -> anyhow::Result<()> {
             let request = snapshot
                 .requests
                 .iter()
-                .filter(|r| r.view.server_name == *server && r.status.is_pending())
-                .max_by_key(|r| r.view.id.0)
+                .filter(|r| r.request.server_name == *server && r.status.is_pending())
+                .max_by_key(|r| r.request.id.0)
                 .ok_or_else(|| anyhow::anyhow!("question {i}: no pending request"))?;
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let shown_ms = shown.as_f64().unwrap_or(0.0).round() as u64;
@@ -106,7 +106,7 @@ async fn main() -> anyhow::Result<()> {
             }
             app.host()
                 .answer_sink()
-                .answer(request.view.id, Answer::Cancelled);
+                .answer(request.request.id, Answer::Cancelled);
             browser
                 .wait_js(
                     "document.querySelector('section.ask.question') === null",

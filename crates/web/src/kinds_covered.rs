@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use interlude_engine::{
-    AppFormRequest, AppStage, FormRequest, RequestId, RequestKind, RequestMethod, RequestView,
+    AppFormRequest, AppStage, FormRequest, Request, RequestId, RequestKind, RequestMethod,
     ServerId, UrlPolicy, UrlRequest, UrlStage, ViewId, ViewLinkRequest, check_url,
 };
 use interlude_host::schema::{Content, FormSchema};
@@ -73,7 +73,7 @@ fn record(kind: RequestKind) -> RequestRecord {
         RequestKind::ViewLink(_) => RequestState::ViewLink { link: None },
     };
     RequestRecord {
-        view: RequestView {
+        request: Request {
             id: RequestId(1),
             server: ServerId(1),
             server_name: "demo".into(),

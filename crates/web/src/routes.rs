@@ -335,7 +335,7 @@ async fn validate(State(app): State<WebApp>, Body(body): Body<ValidateBody>) -> 
         .host
         .request(RequestId(body.id))
         .filter(|r| r.status.is_pending());
-    let Some(schema) = pending.map(|r| match &r.view.kind {
+    let Some(schema) = pending.map(|r| match &r.request.kind {
         RequestKind::Form(form) => Some(form.schema.clone()),
         RequestKind::AppForm(app) => Some(app.form.schema.clone()),
         // Consent to open a link carries no content: nothing to check.

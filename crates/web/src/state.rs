@@ -567,18 +567,18 @@ fn request_entry(
     tools_of: &HashMap<u64, &str>,
     titles: &HashMap<u64, &str>,
 ) -> RequestEntry {
-    let view = &r.view;
+    let request = &r.request;
     RequestEntry {
-        id: view.id.0,
-        server: view.server_name.clone(),
-        server_title: titles.get(&view.server.0).map(|t| (*t).to_owned()),
-        message: view.message().to_owned(),
-        era: view.era.to_string(),
-        tool: view
+        id: request.id.0,
+        server: request.server_name.clone(),
+        server_title: titles.get(&request.server.0).map(|t| (*t).to_owned()),
+        message: request.message().to_owned(),
+        era: request.era.to_string(),
+        tool: request
             .call
             .and_then(|c| tools_of.get(&c.0))
             .map(|t| (*t).to_owned()),
-        call: view.call.map(|c| c.0),
+        call: request.call.map(|c| c.0),
         kind: kind_entry(r),
         status: status_entry(&r.status),
         errors: if r.status.is_pending() {
@@ -587,19 +587,19 @@ fn request_entry(
             Vec::new()
         },
         received_at_ms: r.received_at_ms,
-        method: match view.method {
+        method: match request.method {
             RequestMethod::Elicitation => MethodEntry::Elicitation,
             RequestMethod::Interaction => MethodEntry::Interaction,
             RequestMethod::OpenLink => MethodEntry::OpenLink,
         },
-        method_label: view.method.label(),
+        method_label: request.method.label(),
     }
 }
 
 /// A request's kind and its kind's fields. No wildcard: a new [`RequestKind`] fails to compile
 /// here until the page has an entry for it.
 pub(crate) fn kind_entry(r: &RequestRecord) -> KindEntry {
-    match &r.view.kind {
+    match &r.request.kind {
         RequestKind::Form(form) => KindEntry::Form {
             fields: fields_of(&form.schema),
             prefill: form.prefill.clone(),

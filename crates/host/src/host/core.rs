@@ -258,15 +258,18 @@ impl<S: Surface> Core<S> {
                         let _ = tx.send(reply);
                     }
                 }
-                Effect::Queued(view) => {
-                    let app = match &view.kind {
-                        interlude_engine::RequestKind::AppForm(app) => {
-                            Some((view.id, view.server, view.call, app.resource_uri.clone()))
-                        }
+                Effect::Queued(request) => {
+                    let app = match &request.kind {
+                        interlude_engine::RequestKind::AppForm(app) => Some((
+                            request.id,
+                            request.server,
+                            request.call,
+                            app.resource_uri.clone(),
+                        )),
                         _ => None,
                     };
-                    let schema = self.requested_schemas.remove(&view.id);
-                    let event = self.record(|r| r.queue_request(view, schema));
+                    let schema = self.requested_schemas.remove(&request.id);
+                    let event = self.record(|r| r.queue_request(request, schema));
                     self.tell(Some(event), sink);
                     if let Some((id, server, call, uri)) = app {
                         self.open_question_view(id, server, call, uri, sink);

@@ -111,11 +111,11 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
     let asked = snapshot
         .requests
         .iter()
-        .find(|r| matches!(r.view.kind, interlude_engine::RequestKind::ViewLink(_)))
+        .find(|r| matches!(r.request.kind, interlude_engine::RequestKind::ViewLink(_)))
         .expect("a view link for the app's link");
-    assert_eq!(asked.view.method.as_str(), "ui/open-link");
+    assert_eq!(asked.request.method.as_str(), "ui/open-link");
     assert_eq!(
-        asked.view.call, snapshot.views[0].call,
+        asked.request.call, snapshot.views[0].call,
         "tied to the view's call"
     );
     assert_eq!(

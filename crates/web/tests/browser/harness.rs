@@ -437,7 +437,7 @@ impl Page {
                     .snapshot()
                     .requests
                     .iter()
-                    .map(|r| format!("{} {:?}", r.view.id, r.status))
+                    .map(|r| format!("{} {:?}", r.request.id, r.status))
                     .collect();
                 let focus = self
                     .browser
