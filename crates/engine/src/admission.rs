@@ -38,56 +38,160 @@ impl ElicitationMode {
 }
 
 /// Why a request was refused at admission; becomes a -32602 reply.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Refusal {
-    #[error("elicitation params must be an object")]
     NotAnObject,
-    #[error("`mode` must be \"form\" or \"url\", found {0}")]
     UnknownMode(String),
-    #[error("elicitation mode `{0}` was not declared by this client")]
     Undeclared(&'static str),
-    #[error("`message` is required and must be a string")]
     MissingMessage,
-    #[error("`message` is {len} characters long; the limit is {limit}")]
-    MessageTooLong { len: usize, limit: usize },
-    #[error("`requestedSchema` is required for a form request")]
+    MessageTooLong {
+        len: usize,
+        limit: usize,
+    },
     MissingSchema,
-    #[error("`url` is required and must be a string for a URL request")]
     MissingUrl,
-    #[error("`url` is {len} characters long; the limit is {limit}")]
-    UrlTooLong { len: usize, limit: usize },
-    #[error("`elicitationId` must be a string of at most {limit} characters")]
-    BadElicitationId { limit: usize },
-    #[error("`requestedSchema` has {count} properties; the limit is {limit}")]
-    TooManyFields { count: usize, limit: usize },
-    #[error("invalid `requestedSchema`: {0}")]
-    Schema(#[from] SchemaError),
-    /// A seed-000 `interaction/create` refused, its field named as the draft names it.
-    #[error("{message}")]
+    UrlTooLong {
+        len: usize,
+        limit: usize,
+    },
+    BadElicitationId {
+        limit: usize,
+    },
+    TooManyFields {
+        count: usize,
+        limit: usize,
+    },
+    Schema(SchemaError),
+    /// A seed-000 `interaction/create` refused for what only the draft has (its declaration,
+    /// its own fields), in the draft's words.
     Interaction {
         field: Option<String>,
         message: String,
     },
+    /// A seed-000 interaction refused by the elicitation rules it is admitted by, said in the
+    /// draft's names ([`Words::INTERACTION`]).
+    Drafted(Box<Refusal>),
+}
+
+/// The names a refusal says things with: an elicitation's, or the seed-000 draft's for the same
+/// fields and kinds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Words {
+    params: &'static str,
+    mode: &'static str,
+    modes: &'static str,
+    message: &'static str,
+    schema: &'static str,
+    url: &'static str,
+    id: &'static str,
+    form: &'static str,
+    link: &'static str,
+}
+
+impl Words {
+    /// An elicitation's (`elicitation/create`, an `input_required` round).
+    pub(crate) const ELICITATION: Words = Words {
+        params: "elicitation params",
+        mode: "mode",
+        modes: "\"form\" or \"url\"",
+        message: "message",
+        schema: "requestedSchema",
+        url: "url",
+        id: "elicitationId",
+        form: "a form request",
+        link: "a URL request",
+    };
+    /// The User Interaction draft's (`interaction/create`).
+    pub(crate) const INTERACTION: Words = Words {
+        params: "interaction params",
+        mode: "type",
+        modes: "\"prompt\" or \"ua\"",
+        message: "interaction.message",
+        schema: "interaction.schema",
+        url: "interaction.url",
+        id: "id",
+        form: "a prompt interaction",
+        link: "a ua interaction",
+    };
 }
 
 impl Refusal {
     /// The property the refusal is about, for `error.data`.
     pub(crate) fn field(&self) -> Option<String> {
+        self.field_in(&Words::ELICITATION)
+    }
+
+    fn field_in(&self, w: &Words) -> Option<String> {
         match self {
-            Refusal::UnknownMode(_) | Refusal::Undeclared(_) => Some("mode".into()),
-            Refusal::MissingMessage | Refusal::MessageTooLong { .. } => Some("message".into()),
-            Refusal::MissingSchema | Refusal::TooManyFields { .. } => {
-                Some("requestedSchema".into())
-            }
-            Refusal::MissingUrl | Refusal::UrlTooLong { .. } => Some("url".into()),
-            Refusal::BadElicitationId { .. } => Some("elicitationId".into()),
+            Refusal::UnknownMode(_) | Refusal::Undeclared(_) => Some(w.mode.into()),
+            Refusal::MissingMessage | Refusal::MessageTooLong { .. } => Some(w.message.into()),
+            Refusal::MissingSchema | Refusal::TooManyFields { .. } => Some(w.schema.into()),
+            Refusal::MissingUrl | Refusal::UrlTooLong { .. } => Some(w.url.into()),
+            Refusal::BadElicitationId { .. } => Some(w.id.into()),
             Refusal::Schema(e) => Some(match &e.property {
-                Some(p) => format!("requestedSchema.properties.{p}"),
-                None => "requestedSchema".into(),
+                Some(p) => format!("{}.properties.{p}", w.schema),
+                None => w.schema.into(),
             }),
             Refusal::Interaction { field, .. } => field.clone(),
+            Refusal::Drafted(inner) => inner.field_in(&Words::INTERACTION),
             Refusal::NotAnObject => None,
         }
+    }
+
+    /// The refusal in a sentence, in `w`'s names.
+    fn said(&self, w: &Words) -> String {
+        match self {
+            Refusal::NotAnObject => format!("{} must be an object", w.params),
+            Refusal::UnknownMode(found) => {
+                format!("`{}` must be {}, found {found}", w.mode, w.modes)
+            }
+            Refusal::Undeclared(mode) => {
+                format!("elicitation mode `{mode}` was not declared by this client")
+            }
+            Refusal::MissingMessage => format!("`{}` is required and must be a string", w.message),
+            Refusal::MessageTooLong { len, limit } => {
+                format!(
+                    "`{}` is {len} characters long; the limit is {limit}",
+                    w.message
+                )
+            }
+            Refusal::MissingSchema => format!("`{}` is required for {}", w.schema, w.form),
+            Refusal::MissingUrl => {
+                format!(
+                    "`{}` is required and must be a string for {}",
+                    w.url, w.link
+                )
+            }
+            Refusal::UrlTooLong { len, limit } => {
+                format!("`{}` is {len} characters long; the limit is {limit}", w.url)
+            }
+            Refusal::BadElicitationId { limit } => {
+                format!("`{}` must be a string of at most {limit} characters", w.id)
+            }
+            Refusal::TooManyFields { count, limit } => {
+                format!(
+                    "`{}` has {count} properties; the limit is {limit}",
+                    w.schema
+                )
+            }
+            Refusal::Schema(e) => format!("invalid `{}`: {e}", w.schema),
+            Refusal::Interaction { message, .. } => message.clone(),
+            Refusal::Drafted(inner) => inner.said(&Words::INTERACTION),
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said(&Words::ELICITATION))
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+impl From<SchemaError> for Refusal {
+    fn from(e: SchemaError) -> Self {
+        Refusal::Schema(e)
     }
 }
 

@@ -57,7 +57,9 @@ use serde_json::{Map, Value, json};
 
 use crate::rate::Bucket;
 
-pub use types::{BridgeEffect, PersonQuestion, Traffic, ViewConfig, ViewPhase, Way, codes};
+pub use types::{
+    BridgeEffect, PersonQuestion, ServerMethod, Traffic, ViewConfig, ViewPhase, Way, codes,
+};
 
 /// The bridge of one view.
 #[derive(Debug)]

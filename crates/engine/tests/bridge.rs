@@ -8,7 +8,7 @@
 )]
 
 use interlude_engine::bridge::{
-    BridgeEffect, PersonQuestion, ViewBridge, ViewConfig, ViewPhase, codes,
+    BridgeEffect, PersonQuestion, ServerMethod, ViewBridge, ViewConfig, ViewPhase, codes,
 };
 use interlude_protocol::apps::{UiDialect, Visibility};
 use serde_json::{Map, Value, json};
@@ -221,7 +221,7 @@ fn a_view_calls_only_its_servers_tools_that_views_may_call() {
                 method,
                 params,
             } => {
-                assert_eq!(*method, "tools/call");
+                assert_eq!(*method, ServerMethod::ToolsCall);
                 assert_eq!(params["name"], "poll");
                 Some(*proxy)
             }
@@ -443,7 +443,7 @@ fn teardown_waits_for_the_view_at_most_the_deadline() {
         e.iter().any(|x| matches!(
             x,
             BridgeEffect::ToServer {
-                method: "tools/call",
+                method: ServerMethod::ToolsCall,
                 ..
             }
         )),

@@ -9,7 +9,7 @@
 //! [`Reply::into_interaction_result`](crate::Reply::into_interaction_result)), or the
 //! `-32003` error path (the host says its interaction as `interaction/create` params).
 
-use interlude_protocol::interaction::{InteractionType, parse_create};
+use interlude_protocol::interaction::parse_create;
 use serde_json::Value;
 
 use super::{Admitted, Limits, Refusal, admit_json};
@@ -40,40 +40,7 @@ pub(super) fn admit(
         url: true,
         ..declared
     };
-    let kind = created.kind();
-    admit_json(&created.as_elicitation(), both, limits).map_err(|r| renamed(&r, kind))
-}
-
-/// A refusal of the elicitation said for an interaction, in the draft's names.
-fn renamed(refusal: &Refusal, kind: InteractionType) -> Refusal {
-    let pairs: &[(&str, &str)] = &[
-        ("requestedSchema", "interaction.schema"),
-        ("elicitationId", "id"),
-        ("message", "interaction.message"),
-        ("url", "interaction.url"),
-        ("mode", "type"),
-    ];
-    let rename = |name: &str| -> String {
-        for (from, to) in pairs {
-            if let Some(rest) = name.strip_prefix(from) {
-                return format!("{to}{rest}");
-            }
-        }
-        name.to_owned()
-    };
-    let mut message = refusal.to_string();
-    for (from, to) in pairs {
-        message = message.replace(&format!("`{from}`"), &format!("`{to}`"));
-    }
-    if kind == InteractionType::Prompt {
-        message = message.replace("a form request", "a prompt interaction");
-    } else {
-        message = message.replace("a URL request", "a ua interaction");
-    }
-    Refusal::Interaction {
-        field: refusal.field().map(|f| rename(&f)),
-        message,
-    }
+    admit_json(&created.as_elicitation(), both, limits).map_err(|r| Refusal::Drafted(Box::new(r)))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use interlude_protocol::apps::{BRIDGE_VERSION, Method, UiDialect, Visibility, canonical};
 use serde_json::{Map, Value, json};
 
-use super::types::{BridgeEffect, PersonQuestion, Traffic, ViewPhase, Way, codes};
+use super::types::{BridgeEffect, PersonQuestion, ServerMethod, Traffic, ViewPhase, Way, codes};
 use super::{Forwarded, ToView, ViewBridge};
 
 impl ViewBridge {
@@ -377,23 +377,26 @@ impl ViewBridge {
                         "too many tool calls from this view; wait a moment".into(),
                     ));
                 }
-                self.forward(id, "tools/call", params.clone(), out);
+                self.forward(id, ServerMethod::ToolsCall, params.clone(), out);
                 Ok(())
             }
             Method::ResourcesRead => {
                 if get("uri").and_then(Value::as_str).is_none() {
                     return Err(invalid("uri", "a string"));
                 }
-                self.forward(id, "resources/read", params.clone(), out);
+                self.forward(id, ServerMethod::ResourcesRead, params.clone(), out);
                 Ok(())
             }
             Method::ResourcesList | Method::ResourceTemplatesList | Method::PromptsList => {
                 let (wire, offered) = match method {
-                    Method::ResourcesList => ("resources/list", self.config.server_resources),
-                    Method::ResourceTemplatesList => {
-                        ("resources/templates/list", self.config.server_resources)
+                    Method::ResourcesList => {
+                        (ServerMethod::ResourcesList, self.config.server_resources)
                     }
-                    _ => ("prompts/list", self.config.server_prompts),
+                    Method::ResourceTemplatesList => (
+                        ServerMethod::ResourceTemplatesList,
+                        self.config.server_resources,
+                    ),
+                    _ => (ServerMethod::PromptsList, self.config.server_prompts),
                 };
                 if !offered {
                     return Err((
@@ -401,7 +404,7 @@ impl ViewBridge {
                         format!(
                             "{} has no {}",
                             self.config.server_name,
-                            wire.split('/').next().unwrap_or(wire)
+                            wire.as_str().split('/').next().unwrap_or_default()
                         ),
                     ));
                 }
@@ -432,7 +435,7 @@ impl ViewBridge {
     fn forward(
         &mut self,
         id: Value,
-        method: &'static str,
+        method: ServerMethod,
         params: Value,
         out: &mut Vec<BridgeEffect>,
     ) {

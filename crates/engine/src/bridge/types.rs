@@ -149,6 +149,40 @@ pub struct Traffic {
     pub refused: Option<String>,
 }
 
+/// What a view may ask of its own server, once the bridge checked it: every request a view can
+/// send its server, closed, so the host maps each to its typed request without a wildcard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ServerMethod {
+    /// `tools/call` (a tool whose visibility includes the app, rate-limited).
+    ToolsCall,
+    /// `resources/read`.
+    ResourcesRead,
+    /// `resources/list`.
+    ResourcesList,
+    /// `resources/templates/list`.
+    ResourceTemplatesList,
+    /// `prompts/list`.
+    PromptsList,
+}
+
+impl ServerMethod {
+    /// The wire name.
+    ///
+    /// ```
+    /// use interlude_engine::bridge::ServerMethod;
+    /// assert_eq!(ServerMethod::ResourceTemplatesList.as_str(), "resources/templates/list");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ServerMethod::ToolsCall => "tools/call",
+            ServerMethod::ResourcesRead => "resources/read",
+            ServerMethod::ResourcesList => "resources/list",
+            ServerMethod::ResourceTemplatesList => "resources/templates/list",
+            ServerMethod::PromptsList => "prompts/list",
+        }
+    }
+}
+
 /// What the host must do for a view.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "effect", content = "with", rename_all = "snake_case")]
@@ -162,7 +196,7 @@ pub enum BridgeEffect {
         /// The bridge's number for it.
         proxy: u64,
         /// The MCP method.
-        method: &'static str,
+        method: ServerMethod,
         /// Its params, as the view sent them (checked).
         params: Value,
     },

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use interlude_engine::bridge::{BridgeEffect, PersonQuestion};
+use interlude_engine::bridge::{BridgeEffect, PersonQuestion, ServerMethod};
 use interlude_engine::{
     AppFormInput, CallId, Declared, ElicitParams, Incoming, Input, RequestId, ServerId, ViewId,
     ViewInput,
@@ -458,7 +458,7 @@ pub(crate) trait ViewCore: Sized {
         &mut self,
         view: ViewId,
         proxy: u64,
-        method: &'static str,
+        method: ServerMethod,
         params: Value,
         sink: &AnswerSink,
     ) {
@@ -680,27 +680,27 @@ pub(crate) fn file_name(uri: &str) -> String {
 }
 
 /// The typed rmcp request for a method a view may send its server.
-fn to_request(method: &str, params: Value) -> Result<ClientRequest, String> {
-    let bad = |e: serde_json::Error| format!("Invalid params for {method}: {e}");
+fn to_request(method: ServerMethod, params: Value) -> Result<ClientRequest, String> {
+    let bad = |e: serde_json::Error| format!("Invalid params for {}: {e}", method.as_str());
+    let listing = |params: Value| serde_json::from_value::<PaginatedRequestParams>(params);
     Ok(match method {
-        "tools/call" => ClientRequest::CallToolRequest(CallToolRequest::new(
+        ServerMethod::ToolsCall => ClientRequest::CallToolRequest(CallToolRequest::new(
             serde_json::from_value::<CallToolRequestParams>(params).map_err(bad)?,
         )),
-        "resources/read" => ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
-            serde_json::from_value::<ReadResourceRequestParams>(params).map_err(bad)?,
-        )),
-        "resources/list" => ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(
-            serde_json::from_value::<PaginatedRequestParams>(params).map_err(bad)?,
-        )),
-        "resources/templates/list" => {
-            ClientRequest::ListResourceTemplatesRequest(ListResourceTemplatesRequest::with_param(
-                serde_json::from_value::<PaginatedRequestParams>(params).map_err(bad)?,
+        ServerMethod::ResourcesRead => {
+            ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+                serde_json::from_value::<ReadResourceRequestParams>(params).map_err(bad)?,
             ))
         }
-        "prompts/list" => ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(
-            serde_json::from_value::<PaginatedRequestParams>(params).map_err(bad)?,
-        )),
-        other => return Err(format!("method not found: {other}")),
+        ServerMethod::ResourcesList => ClientRequest::ListResourcesRequest(
+            ListResourcesRequest::with_param(listing(params).map_err(bad)?),
+        ),
+        ServerMethod::ResourceTemplatesList => ClientRequest::ListResourceTemplatesRequest(
+            ListResourceTemplatesRequest::with_param(listing(params).map_err(bad)?),
+        ),
+        ServerMethod::PromptsList => ClientRequest::ListPromptsRequest(
+            ListPromptsRequest::with_param(listing(params).map_err(bad)?),
+        ),
     })
 }
 
