@@ -188,6 +188,51 @@ fn unknown_methods_and_broken_messages_are_refused_by_the_rules() {
 }
 
 #[test]
+fn an_id_that_is_no_string_or_number_is_never_run() {
+    let mut v = view();
+    live(&mut v);
+    for id in [json!({"a": 1}), json!([7]), json!(true)] {
+        let e = send(
+            &mut v,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "poll"}}),
+        );
+        assert!(
+            !e.iter().any(|x| matches!(x, BridgeEffect::ToServer { .. })),
+            "{id}: not forwarded"
+        );
+        let reply = &to_view(&e)[0];
+        assert_eq!(reply["id"], Value::Null, "{id}: the answer cannot name it");
+        assert_eq!(reply["error"]["code"], codes::INVALID_REQUEST);
+        assert!(
+            reply["error"]["message"].as_str().unwrap().contains("`id`"),
+            "{reply}"
+        );
+    }
+}
+
+#[test]
+fn a_huge_method_name_is_neither_echoed_nor_logged_whole() {
+    let mut v = view();
+    live(&mut v);
+    let name = "x".repeat(1 << 20);
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "id": 9, "method": name, "params": {}}),
+    );
+    let message = to_view(&e)[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.len() < 300, "{} bytes echoed", message.len());
+    assert!(message.contains("1048576 characters"), "{message}");
+    for effect in &e {
+        if let BridgeEffect::Traffic(t) = effect {
+            assert!(t.method.len() < 300, "{} bytes logged", t.method.len());
+        }
+    }
+}
+
+#[test]
 fn a_view_calls_only_its_servers_tools_that_views_may_call() {
     let mut v = view();
     live(&mut v);

@@ -262,6 +262,7 @@ impl Connection {
             version,
             gate: gate.clone(),
             answered: answered.clone(),
+            refused: Arc::default(),
         };
         let closed = CancellationToken::new();
         let declare = match (

@@ -247,6 +247,14 @@ pub(crate) fn exit(status: std::process::ExitStatus) -> String {
     "exited".to_owned()
 }
 
+/// Counts one more occurrence of something a peer can make happen thousands of times, and
+/// whether the log should say it now: the 1st, 2nd, 4th, 8th… time (with the count), so a
+/// flood costs a few lines, not one line each.
+pub(crate) fn worth_saying(counter: &std::sync::atomic::AtomicU64) -> Option<u64> {
+    let count = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    count.is_power_of_two().then_some(count)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,5 +311,12 @@ mod tests {
         );
         let e = serde_json::from_str::<serde_json::Value>("{\"a\":").unwrap_err();
         assert!(not_json(&e).starts_with("cut off"), "{}", not_json(&e));
+    }
+
+    #[test]
+    fn a_flood_is_said_at_powers_of_two() {
+        let refused = std::sync::atomic::AtomicU64::new(0);
+        let said: Vec<u64> = (0..2000).filter_map(|_| worth_saying(&refused)).collect();
+        assert_eq!(said, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]);
     }
 }

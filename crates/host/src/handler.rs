@@ -37,6 +37,8 @@ pub(crate) struct HostClient {
     pub(crate) gate: PauseGate,
     /// Word when an answer to a server request has left (for the seed-000 draft).
     pub(crate) answered: std::sync::Arc<crate::tap::Answered>,
+    /// How many of this server's requests the host refused (the log says some of them).
+    pub(crate) refused: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl HostClient {
@@ -58,9 +60,13 @@ impl HostClient {
             reply = ask => reply,
             () = context.ct.cancelled() => Reply::Answered(interlude_protocol::Answer::Cancelled),
         };
-        if let Reply::Error { code, message, .. } = &reply {
+        // A server can send thousands: the log says the 1st, 2nd, 4th, 8th… with the count.
+        if let Reply::Error { code, message, .. } = &reply
+            && let Some(count) = crate::failure::worth_saying(&self.refused)
+        {
             tracing::warn!(
-                "refused a request of server \"{}\" for the person: {} (JSON-RPC error {code})",
+                "refused a request of server \"{}\" for the person: {} (JSON-RPC error {code}; \
+                 {count} refused so far)",
                 self.server_name,
                 message.trim_end_matches('.')
             );

@@ -531,7 +531,7 @@ impl Host {
                 &name,
                 id,
                 crate::protocol_log::Direction::Recv,
-                message.clone(),
+                loggable(&message),
             );
         }
         self.shared.submit(HostInput::Engine(Input::View {
@@ -621,5 +621,44 @@ impl Host {
     /// The audit records kept in memory, oldest first.
     pub fn audit_records(&self) -> Vec<AuditRecord> {
         lock(&self.audit).iter().cloned().collect()
+    }
+}
+
+/// The most of a view's method name the protocol log keeps.
+const METHOD_LOGGED: usize = 256;
+
+/// A view's message as the protocol log keeps it: as sent, except a method name too long to be
+/// any method, which is cut (a view may send megabytes of one).
+fn loggable(message: &serde_json::Value) -> serde_json::Value {
+    let mut kept = message.clone();
+    if let Some(method) = kept.get_mut("method")
+        && let Some(name) = method.as_str()
+        && let Some((end, _)) = name.char_indices().nth(METHOD_LOGGED)
+    {
+        let cut = format!(
+            "{}… (cut: {} characters)",
+            &name[..end],
+            name.chars().count()
+        );
+        *method = serde_json::Value::String(cut);
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_method_name_is_cut_in_the_log_and_the_rest_kept() {
+        let huge = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "x".repeat(1 << 20)});
+        let kept = loggable(&huge);
+        let method = kept["method"].as_str().unwrap_or_default();
+        assert!(method.len() < 400, "{} bytes kept", method.len());
+        assert!(method.ends_with("(cut: 1048576 characters)"), "{method}");
+        assert_eq!(kept["id"], 1);
+        let small =
+            serde_json::json!({"jsonrpc": "2.0", "method": "ui/notifications/size-changed"});
+        assert_eq!(loggable(&small), small);
     }
 }

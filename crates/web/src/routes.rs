@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -68,7 +68,10 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/views/{id}/download", post(view_download))
         .route("/api/views/{id}/tool", post(view_tool))
         .route("/api/views/{id}/mode", post(view_mode))
-        .route_layer(middleware::from_fn_with_state(app.clone(), require_token));
+        .route_layer(middleware::from_fn_with_state(
+            (app.clone(), port),
+            require_token,
+        ));
     Router::new()
         .route("/", get(index))
         .route("/assets/{*path}", get(asset))
@@ -125,24 +128,49 @@ struct TokenQuery {
     token: Option<String>,
 }
 
-/// Every API call carries the run's token: as `x-interlude-token` (fetch) or `?token=`
-/// (EventSource, which cannot set headers).
+/// Every API call carries the run's token in `x-interlude-token`; only the event stream, which
+/// an `EventSource` opens without headers, may carry it as `?token=` (a token in the query of
+/// any other route — a form or `text/plain` POST, say — is not accepted). A call that changes
+/// something must also come from the page itself: an `Origin` or `Sec-Fetch-Site` that names
+/// another site is refused, whatever it carries.
 async fn require_token(
-    State(app): State<WebApp>,
+    State((app, port)): State<(WebApp, u16)>,
     Query(q): Query<TokenQuery>,
     headers: HeaderMap,
     request: Request,
     next: Next,
 ) -> Response {
-    let given = headers
+    let from_header = headers
         .get("x-interlude-token")
         .and_then(|h| h.to_str().ok())
-        .map(str::to_owned)
-        .or(q.token);
-    if given.as_deref() == Some(app.inner.token.as_str()) {
-        next.run(request).await
-    } else {
-        (StatusCode::UNAUTHORIZED, "missing or wrong token").into_response()
+        .map(str::to_owned);
+    let stream = request.method() == Method::GET && request.uri().path() == "/api/events";
+    let given = from_header.or(if stream { q.token } else { None });
+    if given.as_deref() != Some(app.inner.token.as_str()) {
+        return (StatusCode::UNAUTHORIZED, "missing or wrong token").into_response();
+    }
+    if request.method() != Method::GET
+        && let Some(why) = foreign(&headers, port)
+    {
+        return (StatusCode::FORBIDDEN, why).into_response();
+    }
+    next.run(request).await
+}
+
+/// Why a state-changing call is not the page's own, if it is not: its `Origin` is another
+/// site's (or `null`), or the browser says it comes from another site.
+fn foreign(headers: &HeaderMap, port: u16) -> Option<&'static str> {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let ours = ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .any(|host| origin.as_bytes() == format!("http://{host}:{port}").as_bytes());
+        if !ours {
+            return Some("not the page's origin");
+        }
+    }
+    match headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        None | Some("same-origin" | "none") => None,
+        Some(_) => Some("a request from another site"),
     }
 }
 
@@ -605,4 +633,98 @@ async fn telemetry(State(app): State<WebApp>, Body(body): Body<TelemetryBody>) -
         }
     }
     StatusCode::NO_CONTENT.into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{Request, StatusCode, header};
+    use tower::ServiceExt;
+
+    use crate::{WebApp, WebOptions};
+
+    const PORT: u16 = 4321;
+
+    /// Sends `method path` to the page's router with a loopback `Host` and the extra `headers`;
+    /// the status.
+    async fn send(app: &WebApp, method: &str, path: &str, headers: &[(&str, &str)]) -> StatusCode {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::HOST, format!("127.0.0.1:{PORT}"))
+            .header(header::CONTENT_TYPE, "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let body = if method == "POST" { "{}" } else { "" };
+        let request = request.body(axum::body::Body::from(body)).unwrap();
+        crate::routes::router(app.clone(), PORT)
+            .oneshot(request)
+            .await
+            .unwrap()
+            .status()
+    }
+
+    #[tokio::test]
+    async fn the_query_token_opens_the_event_stream_only() {
+        let app = WebApp::start(WebOptions::default());
+        let query = format!("token={}", app.token());
+        // A form or `text/plain` POST can carry a query, never a header: refused.
+        for path in ["/api/cancel", "/api/servers/remove", "/api/answer"] {
+            let status = send(&app, "POST", &format!("{path}?{query}"), &[]).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
+        }
+        let status = send(&app, "GET", &format!("/api/state?{query}"), &[]).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "/api/state");
+        let status = send(&app, "GET", &format!("/api/events?{query}"), &[]).await;
+        assert_eq!(status, StatusCode::OK, "the event stream");
+        let status = send(
+            &app,
+            "GET",
+            "/api/state",
+            &[("x-interlude-token", app.token())],
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn a_call_that_changes_something_must_come_from_the_page() {
+        let app = WebApp::start(WebOptions::default());
+        let token = ("x-interlude-token", app.token());
+        let ours = format!("http://127.0.0.1:{PORT}");
+        let refused = [
+            vec![token, ("origin", "null")],
+            vec![token, ("origin", "http://evil.example")],
+            vec![token, ("origin", "http://127.0.0.1:9")],
+            vec![token, ("sec-fetch-site", "cross-site")],
+            vec![token, ("sec-fetch-site", "same-site")],
+            vec![
+                token,
+                ("origin", ours.as_str()),
+                ("sec-fetch-site", "cross-site"),
+            ],
+        ];
+        for headers in refused {
+            let status = send(&app, "POST", "/api/link-done", &headers).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{headers:?}");
+        }
+        // The page's own (a browser), and a client that is no browser (no Origin at all).
+        for headers in [
+            vec![
+                token,
+                ("origin", ours.as_str()),
+                ("sec-fetch-site", "same-origin"),
+            ],
+            vec![token, ("origin", "http://localhost:4321")],
+            vec![token],
+        ] {
+            let status = send(&app, "POST", "/api/link-done", &headers).await;
+            assert_ne!(status, StatusCode::FORBIDDEN, "{headers:?}");
+            assert_ne!(status, StatusCode::UNAUTHORIZED, "{headers:?}");
+        }
+        // Reading is not changing: a foreign origin's GET still needs the token, and gets no
+        // more than it (CORS keeps the answer from a foreign page).
+        let status = send(&app, "GET", "/api/state", &[token, ("origin", "null")]).await;
+        assert_eq!(status, StatusCode::OK);
+    }
 }

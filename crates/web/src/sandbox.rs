@@ -21,6 +21,7 @@ use std::sync::{Mutex, OnceLock};
 use axum::Router;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use interlude_host::{ServerId, UiDialect, ViewRecord, ViewState};
@@ -151,7 +152,43 @@ pub(crate) fn router(app: WebApp) -> Router {
         .route("/sandbox.js", get(script))
         .route("/openai.js", get(openai_script))
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
+        .layer(middleware::from_fn_with_state(
+            app.clone(),
+            require_sandbox_host,
+        ))
         .with_state(app)
+}
+
+/// DNS-rebinding protection for the sandbox: nothing is served (not even its scripts) unless the
+/// `Host` header names one of the views' origins on the sandbox's port.
+async fn require_sandbox_host(State(app): State<WebApp>, request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    match app.inner.sandbox.port() {
+        Some(port) if is_view_host(host, port) => next.run(request).await,
+        _ => refuse(StatusCode::FORBIDDEN, "forbidden host"),
+    }
+}
+
+/// Whether `host` is a view origin's host on `port`: `s<id>.localhost` or
+/// `s<id>-<label>.localhost` ([`Sandbox::host_name`]), any case.
+fn is_view_host(host: &str, port: u16) -> bool {
+    let host = host.to_ascii_lowercase();
+    let Some(name) = host
+        .strip_suffix(&format!(".localhost:{port}"))
+        .and_then(|n| n.strip_prefix('s'))
+    else {
+        return false;
+    };
+    let (id, label) = name.split_once('-').unwrap_or((name, ""));
+    !id.is_empty()
+        && id.bytes().all(|b| b.is_ascii_digit())
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 #[derive(Deserialize)]
@@ -343,6 +380,30 @@ fn script_response(body: &'static str) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_view_origins_on_the_sandbox_port_are_served() {
+        for ok in [
+            "s3.localhost:4000",
+            "S12.LOCALHOST:4000",
+            "s3-weather-example-com-1a2b3c4d.localhost:4000",
+        ] {
+            assert!(is_view_host(ok, 4000), "{ok}");
+        }
+        for bad in [
+            "evil.example:4000",
+            "s3.localhost:4001",
+            "127.0.0.1:4000",
+            "localhost:4000",
+            "s.localhost:4000",
+            "sx.localhost:4000",
+            "s3.evil.localhost:4000",
+            "s3_x.localhost:4000",
+            "",
+        ] {
+            assert!(!is_view_host(bad, 4000), "{bad}");
+        }
+    }
 
     #[test]
     fn a_declared_domain_gets_a_stable_label_of_its_own() {

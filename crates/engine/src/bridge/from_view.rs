@@ -52,11 +52,25 @@ impl ViewBridge {
             }
             return out;
         }
+        // JSON-RPC ids are strings, numbers or null: anything else is not run, and the answer
+        // cannot name it.
+        if let Some(bad) = id.as_ref().filter(|id| !(id.is_string() || id.is_number())) {
+            let why = format!(
+                "`id` must be a string, a number or null, not {}",
+                kind_of(bad)
+            );
+            refuse(&mut out, "?", None, why.clone());
+            self.error(Value::Null, codes::INVALID_REQUEST, why, &mut out);
+            return out;
+        }
         let Some(name) = object.get("method").and_then(Value::as_str) else {
             // A response to one of the host's requests.
             self.response(object, id, &mut out);
             return out;
         };
+        // A name is echoed and logged at most this long: a view may send megabytes of one.
+        let shown_name = shown(name);
+        let name: &str = &shown_name;
         let params = object.get("params").cloned().unwrap_or(Value::Null);
         let Some((method, dialect)) = canonical(name) else {
             match id {
@@ -617,5 +631,32 @@ impl ViewBridge {
             object.insert("capabilities".into(), json!({}));
         }
         result
+    }
+}
+
+/// The most of a method name that is echoed in an error or kept in the traffic log.
+const NAME_SHOWN: usize = 100;
+
+/// `name` as it may be echoed and logged: whole when short, else its start and its length.
+fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.char_indices().nth(NAME_SHOWN) {
+        None => std::borrow::Cow::Borrowed(name),
+        Some((end, _)) => std::borrow::Cow::Owned(format!(
+            "{}… ({} characters)",
+            &name[..end],
+            name.chars().count()
+        )),
+    }
+}
+
+/// What kind of JSON value `v` is, for a sentence.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }

@@ -14,6 +14,8 @@
 //! What it does not do: sign anyone in (the server's own login sets the cookie
 //! [`Identity::page_user`](crate::url::Identity::page_user) reads).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use axum::Router;
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -24,6 +26,17 @@ use serde::Deserialize;
 
 use crate::url::flows::{FlowKind, UrlFlows, now_ms};
 use crate::url::store::{Flow, FlowId, FlowStatus, Secret};
+
+/// Refusals of flow pages so far, in this process: anyone who can reach the pages can make
+/// thousands, and the log says the 1st, 2nd, 4th, 8th… ([`worth_saying`]).
+static REFUSED: AtomicU64 = AtomicU64::new(0);
+
+/// Counts one more refusal, and whether the log should say it now (at powers of two, with the
+/// count), so a flood costs a few lines, not one line each.
+fn worth_saying(counter: &AtomicU64) -> Option<u64> {
+    let count = counter.fetch_add(1, Ordering::Relaxed) + 1;
+    count.is_power_of_two().then_some(count)
+}
 
 impl UrlFlows {
     /// The flow pages: `GET /{id}` shows the page (or, for an OAuth flow, sends the browser to
@@ -117,7 +130,12 @@ async fn callback(
             );
         }
         _ => {
-            tracing::warn!("an OAuth callback with an unknown state; refused");
+            if let Some(count) = worth_saying(&REFUSED) {
+                tracing::warn!(
+                    "an OAuth callback with an unknown state; refused ({count} refusals of flow \
+                     pages so far)"
+                );
+            }
             return page(
                 StatusCode::NOT_FOUND,
                 "No such link",
@@ -317,10 +335,13 @@ fn check(flows: &UrlFlows, flow: &Flow, headers: &HeaderMap) -> Result<(), Respo
         ));
     };
     if visitor != flow.user {
-        tracing::warn!(
-            flow = %flow.id,
-            "a flow's link was opened by a different identity than the one that started it; refused"
-        );
+        if let Some(count) = worth_saying(&REFUSED) {
+            tracing::warn!(
+                flow = %flow.id,
+                "a flow's link was opened by a different identity than the one that started it; \
+                 refused ({count} refusals of flow pages so far)"
+            );
+        }
         return Err(page(
             StatusCode::FORBIDDEN,
             "This link is not yours",
@@ -495,7 +516,12 @@ async fn submit(
             .then_some("the form token is missing or wrong")
     });
     if let Some(why) = refused {
-        tracing::warn!(flow = %flow.id, "a flow form post was refused: {why}");
+        if let Some(count) = worth_saying(&REFUSED) {
+            tracing::warn!(
+                flow = %flow.id,
+                "a flow form post was refused: {why} ({count} refusals of flow pages so far)"
+            );
+        }
         return page(
             StatusCode::FORBIDDEN,
             "Not sent from this page",

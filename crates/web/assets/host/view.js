@@ -185,6 +185,21 @@ export function toView({ view, message }) {
   entry.frame.contentWindow.postMessage(message, entry.origin);
 }
 
+/**
+ * A message the host never took (too large, nested too deeply, not JSON): a request among them
+ * gets its error at once, instead of waiting for the view's own timeout.
+ */
+function refused(entry, message, why) {
+  const id = message && typeof message === 'object' ? message.id : undefined;
+  const request = typeof message?.method === 'string' && (typeof id === 'string' || typeof id === 'number');
+  if (!request || !entry.frame?.contentWindow || !entry.origin) return;
+  entry.frame.contentWindow.postMessage({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32600, message: `The host did not take this request: ${String(why).slice(0, 200)}` },
+  }, entry.origin);
+}
+
 /** Relays messages from view frames to the host; everything else is ignored. */
 export function listen(api) {
   window.addEventListener('resize', () => resized(api));
@@ -198,7 +213,8 @@ export function listen(api) {
         const message = event.data;
         entry.relay = (entry.relay || Promise.resolve())
           .then(() => api.post(`/api/views/${id}/message`, { message }))
-          .catch(() => {});
+          .then((r) => { if (!r.ok) refused(entry, message, r.data?.error || `the host could not take it (HTTP ${r.status})`); })
+          .catch((e) => refused(entry, message, `the page could not relay it (${e.message})`));
         return;
       }
     }

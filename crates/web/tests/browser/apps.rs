@@ -185,6 +185,9 @@ async fn a_hostile_app_is_blocked_at_every_attempt() {
     assert_eq!(report["modelOnlyTool"], "refused: -32602", "{report}");
     assert_eq!(report["otherServersTool"], "refused: -32602", "{report}");
     assert_eq!(report["ownAppTool"], "called", "{report}");
+    // What the page's relay could not take (1 000-deep, 5 MB) is answered, not left to time out.
+    assert_eq!(report["deepMessage"], "refused: -32600", "{report}");
+    assert_eq!(report["hugeMessage"], "refused: -32600", "{report}");
     let violations: Vec<&str> = report["cspViolations"]
         .as_array()
         .unwrap()
