@@ -38,9 +38,12 @@ pub(crate) struct CallArgs {
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
     /// Give up after this many seconds of active time (time spent waiting for answers does not
-    /// count).
-    #[arg(long, value_name = "SECONDS")]
-    timeout: Option<f64>,
+    /// count); 0 waits as long as the call takes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    timeout: f64,
+    /// Give up on a server that does not finish its handshake within this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    connect_timeout: f64,
     /// After a server says the call needs links opened first (-32042, or the draft's -32003)
     /// and the answers consent, wait at most this long for the server to say each flow
     /// finished, then retry the call once.
@@ -108,10 +111,16 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         eras: crate::era_memory(),
         ..HostConfig::default()
     };
-    if let Some(secs) = args.timeout {
-        config.call_timeout =
-            Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?);
-    }
+    config.call_timeout = match args.timeout {
+        0.0 => None,
+        secs => Some(
+            Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?,
+        ),
+    };
+    config.connect_timeout = Duration::try_from_secs_f64(args.connect_timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .context("--connect-timeout must be a positive number")?;
     if args.user_interaction {
         config.declare = config.declare.with_user_interaction();
     }

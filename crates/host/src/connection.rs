@@ -276,9 +276,15 @@ impl Connection {
         let tap = Tap::new(transport.into_transport(), closed.clone())
             .logged(shared.log.clone(), id, name.clone())
             .declaring(declare, answered);
-        let service = handler
-            .serve_with_lifecycle(tap, lifecycle)
+        let budget = shared.config.connect_timeout;
+        let service = tokio::time::timeout(budget, handler.serve_with_lifecycle(tap, lifecycle))
             .await
+            .map_err(|_| {
+                failed(format!(
+                    "the server did not answer the handshake within {} s",
+                    budget.as_secs_f64()
+                ))
+            })?
             .map_err(|e| failed(failure::connect(&e, &ended)))?;
         let peer = service.peer().clone();
         let peer_info = service.peer_info();

@@ -64,6 +64,10 @@ pub struct HostConfig {
     pub declare: Declared,
     /// Limit on a tool call's active time (time nobody is being asked anything). None by default.
     pub call_timeout: Option<Duration>,
+    /// Limit on a server's handshake (`server/discover` or `initialize`, the negotiation
+    /// included): a server that never answers fails with that said instead of being waited for
+    /// forever. 30 s by default.
+    pub connect_timeout: Duration,
     /// Most `input_required` rounds one call may take.
     pub max_rounds: usize,
     /// The name this host gives in `clientInfo`.
@@ -96,6 +100,7 @@ impl Default for HostConfig {
             protocol: ProtocolChoice::Auto,
             declare: Declared::default(),
             call_timeout: None,
+            connect_timeout: Duration::from_secs(30),
             max_rounds: 32,
             client_name: "interlude".into(),
             resolver: Resolver::system(),
