@@ -113,9 +113,9 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     };
     config.call_timeout = match args.timeout {
         0.0 => None,
-        secs => Some(
-            Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?,
-        ),
+        secs => {
+            Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?)
+        }
     };
     config.connect_timeout = Duration::try_from_secs_f64(args.connect_timeout)
         .ok()

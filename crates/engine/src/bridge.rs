@@ -73,6 +73,9 @@ pub struct ViewBridge {
     input_given: bool,
     /// `tool-result` or `tool-cancelled` was sent or queued.
     outcome_given: bool,
+    /// The call's complete input and its outcome as the view was given them, in order: a view
+    /// document loaded again (the page reloaded) starts from nothing and hears them again.
+    replay: Vec<Value>,
     /// The view's `appCapabilities`.
     app_capabilities: Map<String, Value>,
     display_mode: String,
@@ -129,6 +132,7 @@ impl ViewBridge {
             config,
             phase: ViewPhase::Loading,
             queued: Vec::new(),
+            replay: Vec::new(),
             input_given: false,
             outcome_given: false,
             app_capabilities: Map::new(),
@@ -176,13 +180,29 @@ impl ViewBridge {
         n
     }
 
-    /// A notification for the view: sent now when it is live, queued before.
-    fn notify(&mut self, method: Method, params: Value, out: &mut Vec<BridgeEffect>) {
-        let message = json!({
+    /// A notification of the call's (its input, its outcome): [`Self::notify`], and kept for a
+    /// view document loaded again.
+    fn notify_kept(&mut self, method: Method, params: Value, out: &mut Vec<BridgeEffect>) {
+        let message = self.message_of(method, params);
+        self.replay.push(message.clone());
+        self.deliver(message, out);
+    }
+
+    fn message_of(&self, method: Method, params: Value) -> Value {
+        json!({
             "jsonrpc": "2.0",
             "method": method.name_in(self.dialect),
             "params": params,
-        });
+        })
+    }
+
+    /// A notification for the view: sent now when it is live, queued before.
+    fn notify(&mut self, method: Method, params: Value, out: &mut Vec<BridgeEffect>) {
+        let message = self.message_of(method, params);
+        self.deliver(message, out);
+    }
+
+    fn deliver(&mut self, message: Value, out: &mut Vec<BridgeEffect>) {
         match self.phase {
             ViewPhase::Live => self.send(message, out),
             ViewPhase::Loading | ViewPhase::Initializing => self.queued.push(message),
@@ -233,7 +253,7 @@ impl ViewBridge {
         self.queued
             .retain(|m| m.get("method").and_then(Value::as_str) != Some(partial));
         let params = json!({ "arguments": arguments.map(Value::Object).unwrap_or(json!({})) });
-        self.notify(Method::ToolInput, params, &mut out);
+        self.notify_kept(Method::ToolInput, params, &mut out);
         out
     }
 
@@ -252,7 +272,7 @@ impl ViewBridge {
         let mut out = Vec::new();
         if !self.outcome_given {
             self.outcome_given = true;
-            self.notify(Method::ToolResult, result, &mut out);
+            self.notify_kept(Method::ToolResult, result, &mut out);
         }
         out
     }
@@ -262,7 +282,7 @@ impl ViewBridge {
         let mut out = Vec::new();
         if !self.outcome_given {
             self.outcome_given = true;
-            self.notify(Method::ToolCancelled, json!({ "reason": reason }), &mut out);
+            self.notify_kept(Method::ToolCancelled, json!({ "reason": reason }), &mut out);
         }
         out
     }

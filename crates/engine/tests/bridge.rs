@@ -188,6 +188,42 @@ fn unknown_methods_and_broken_messages_are_refused_by_the_rules() {
 }
 
 #[test]
+fn a_view_loaded_again_hears_the_calls_input_and_outcome_again() {
+    let mut v = view();
+    live(&mut v);
+    let mut given = methods(&v.tool_input(Some(object(json!({"city": "Lisbon"})))));
+    given.extend(methods(&v.tool_result(json!({"content": []}))));
+    assert_eq!(
+        given,
+        [
+            "ui/notifications/tool-input",
+            "ui/notifications/tool-result"
+        ]
+    );
+    // The page reloaded: a new document of the same view starts over.
+    initialize(&mut v, json!({}));
+    let again = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    assert_eq!(
+        methods(&again),
+        [
+            "ui/notifications/tool-input",
+            "ui/notifications/tool-result"
+        ],
+        "in the same order, once the new document is initialized"
+    );
+    assert_eq!(to_view(&again)[0]["params"]["arguments"]["city"], "Lisbon");
+    // Nothing twice for the same document.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}),
+    );
+    assert!(to_view(&e).is_empty(), "{e:?}");
+}
+
+#[test]
 fn an_id_that_is_no_string_or_number_is_never_run() {
     let mut v = view();
     live(&mut v);

@@ -260,8 +260,16 @@ impl ViewBridge {
                 }
                 let result = self.initialize_result();
                 self.reply(id, result, out);
-                if self.phase == ViewPhase::Loading {
-                    self.phase = ViewPhase::Initializing;
+                match self.phase {
+                    ViewPhase::Loading => self.phase = ViewPhase::Initializing,
+                    // The view's document was loaded again (the page reloaded): a new instance
+                    // that knows nothing yet hears the call's input and outcome once it is
+                    // initialized, as the first one did.
+                    ViewPhase::Live => {
+                        self.phase = ViewPhase::Initializing;
+                        self.queued = self.replay.clone();
+                    }
+                    ViewPhase::Initializing | ViewPhase::TearingDown | ViewPhase::Closed => {}
                 }
                 Ok(())
             }
