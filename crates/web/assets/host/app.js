@@ -155,6 +155,13 @@ let disposeComposer = null;
  * when the call is made (`/api/call`); its messages show as on a request's card: under each
  * field, and how many need attention once Call was pressed.
  */
+/** Closes the tool form (its Close button, or Esc inside it). */
+function closeComposer() {
+  selectedTool = null;
+  renderServers();
+  renderComposer();
+}
+
 function renderComposer() {
   const el = $('composer');
   if (!selectedTool) { el.hidden = true; composerKey = ''; disposeComposer?.(); disposeComposer = null; return; }
@@ -291,7 +298,7 @@ function renderComposer() {
     ? h('label', { class: 'switch json-switch' }, h('input', { type: 'checkbox', role: 'switch', onchange: toggleJson }), h('span', {}, 'Edit as JSON'))
     : null;
   replace(el,
-    h('form', { novalidate: true, onsubmit: submit },
+    h('form', { novalidate: true, onsubmit: submit, onkeydown: (e) => { if (e.key === 'Escape' && !e.defaultPrevented) { e.preventDefault(); closeComposer(); } } },
       h('div', { class: 'composer-head' },
         h('h3', {}, `${selectedTool.server} › ${t.name}`),
         jsonSwitch),
@@ -301,9 +308,11 @@ function renderComposer() {
       slot,
       h('div', { class: 'actions' },
         h('button', { type: 'submit', class: 'primary' }, 'Call tool'),
-        h('button', { type: 'button', class: 'ghost', onclick: () => { selectedTool = null; renderServers(); renderComposer(); } }, 'Close'))));
+        h('button', { type: 'button', class: 'ghost', onclick: closeComposer }, 'Close'))));
   disposeComposer = () => { disposed = true; clearTimeout(timer); };
-  if (form) form.focusFirst(); else el.querySelector('button.primary')?.focus();
+  // In sight, with focus in its first field (or on "Call tool" when there is none to fill).
+  el.scrollIntoView({ block: 'nearest' });
+  if (!form?.focusFirst()) el.querySelector('button.primary')?.focus();
 }
 
 async function callTool(server, tool, args) {
@@ -586,13 +595,8 @@ function focusAfterAnswer() {
   $('announcer').textContent = req.outcome === 'accept' || req.outcome === 'error' ? `${said} ${req.server}.` : `${said} ${req.server} was told.`;
 }
 
-// Esc cancels the request on screen wherever focus is (the card's own handlers come first).
-document.addEventListener('keydown', (e) => {
-  if (e.key !== 'Escape' || e.defaultPrevented || state?.active === null || state?.active === undefined) return;
-  if (e.target?.closest?.('#protocol, dialog')) return;
-  e.preventDefault();
-  api.answer(state.active, 'cancel');
-});
+// Esc acts only where focus is: in a card it cancels that request (the card's own handler), in
+// the tool form it closes the form; anywhere else it does nothing — never a request elsewhere.
 
 // ---- live channel ------------------------------------------------------------------------
 function connect() {

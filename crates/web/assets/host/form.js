@@ -246,7 +246,6 @@ export function renderAsk(req, api) {
   const formEl = h('form', {
     novalidate: true,
     onsubmit: (e) => { e.preventDefault(); submit(); },
-    onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); answer('cancel'); } },
   },
   errorsBox,
   form.element,
@@ -269,7 +268,8 @@ export function renderAsk(req, api) {
     h('span', { class: 'spacer' }),
     h('span', { class: 'kbd-hint' }, h('kbd', {}, 'Enter'), ' accept · ', h('kbd', {}, 'Esc'), ' cancel')));
 
-  const card = h('section', { class: 'ask', role: 'region', 'aria-labelledby': titleId, dataset: { request: req.id, server: req.server } },
+  // Esc anywhere in the card (its fields, its buttons, its header) cancels this request.
+  const card = h('section', { class: 'ask', role: 'region', 'aria-labelledby': titleId, dataset: { request: req.id, server: req.server }, onkeydown: (e) => { if (e.key === 'Escape' && !e.defaultPrevented) { e.preventDefault(); answer('cancel'); } } },
     h('div', { class: 'ask-head' },
       h('div', {}, h('div', { class: 'ask-from' }, 'Request from server'), askWho(req, titleId)),
       req.method === 'interaction'

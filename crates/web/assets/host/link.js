@@ -61,7 +61,7 @@ export function renderLinkAsk(req, api) {
       api.answer(req.id, 'accept');
     },
   }, waiting ? 'I am done in the browser' : `Open ${link.domain || 'the link'} in a new tab`);
-  const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${fromView ? 'The app of ' : ''}${req.serverTitle || req.server} asks you to open a link`, dataset: { request: req.id, server: req.server } },
+  const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${fromView ? 'The app of ' : ''}${req.serverTitle || req.server} asks you to open a link`, dataset: { request: req.id, server: req.server }, onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); api.answer(req.id, 'cancel'); } } },
     h('div', { class: 'ask-head' },
       h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : who),
         askWho(req)),
@@ -78,7 +78,7 @@ export function renderLinkAsk(req, api) {
         ? 'The app hears only whether the link was opened, not what you do there.'
         : 'Secrets you enter on that page go to the server, not through this host.'),
       status,
-      h('div', { class: 'actions', onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); api.answer(req.id, 'cancel'); } } },
+      h('div', { class: 'actions' },
         open,
         h('button', { type: 'button', onclick: () => api.answer(req.id, 'decline') }, waiting ? 'Give up' : 'Decline'),
         h('button', { type: 'button', class: 'ghost', onclick: () => api.answer(req.id, 'cancel') }, 'Cancel'))));

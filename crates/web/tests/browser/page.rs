@@ -184,7 +184,8 @@ async fn hostile_text_is_shown_literally() {
 /// - an optional single choice shown as radio buttons can be left unanswered again;
 /// - no inline check runs once a card is gone (no 404 from `/api/validate`);
 /// - after Esc or Accept, focus goes to the call the request came from (not the page's body) and
-///   screen readers hear what happened; Esc cancels wherever focus is while a card is open.
+///   screen readers hear what happened; Esc cancels a card only when focus is in it (in the tool
+///   form it closes the form; elsewhere it does nothing).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rough_edges_a_person_hit_are_smoothed() {
     let options = WebOptions {
@@ -294,11 +295,46 @@ async fn the_rough_edges_a_person_hit_are_smoothed() {
         "a check ran after the card was gone: {statuses}"
     );
 
-    // Esc with focus outside the card.
+    // Esc acts only where focus is: outside the card it cancels nothing.
     page.call_from_sidebar("demo", "confirm_action").await;
-    page.focused_card("demo", None).await;
+    let (_, waiting) = page.focused_card("demo", None).await;
     page.js("(() => { document.getElementById('theme').focus(); return true; })()")
         .await;
+    page.type_keys(&Key::Escape).await;
+    // In another tool's form, Esc closes that form; the waiting request stays.
+    page.open_composer("demo", "github_username").await;
+    page.until(
+        "document.activeElement?.closest('#composer') ? true : null",
+        "the tool form did not take focus",
+    )
+    .await;
+    page.type_keys(&Key::Escape).await;
+    page.until(
+        "document.getElementById('composer').hidden || null",
+        "Esc in the tool form did not close it",
+    )
+    .await;
+    let still = page
+        .app
+        .host()
+        .request(interlude_host::RequestId(waiting.parse().unwrap()))
+        .unwrap();
+    assert!(
+        still.status.is_pending(),
+        "Esc outside its card cancelled the request: {:?}",
+        still.status
+    );
+    assert_eq!(
+        page.js("document.querySelector('section.ask')?.dataset.request ?? null")
+            .await,
+        json!(waiting),
+        "its card is still there"
+    );
+    // In the card, Esc cancels it.
+    page.js(&format!(
+        "(() => {{ document.querySelector('section.ask[data-request=\"{waiting}\"] button')?.focus(); return true; }})()"
+    ))
+    .await;
     page.type_keys(&Key::Escape).await;
     page.wait_gone("section.ask").await;
 
