@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use interlude_engine::{Answer, DevOrigin, Reply};
 use interlude_host::headless::{Answers, HeadlessSurface};
-use interlude_host::{Host, HostConfig, ProtocolChoice, RequestStatus, ServerSpec};
+use interlude_host::{Host, HostConfig, HostError, ProtocolChoice, RequestStatus, ServerSpec};
 use rmcp::model::ProtocolVersion;
 use serde_json::Value;
 
@@ -163,6 +163,11 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     }
     let outcome = connection.call_tool(&args.tool, arguments).await;
     connection.close().await;
+    // The call needed the person's consent first and did not get it: declined, not failed.
+    if let Err(e @ HostError::NotGiven { .. }) = &outcome {
+        eprintln!("interlude: {e}");
+        return Ok(EXIT_DECLINED);
+    }
     let outcome = outcome?;
     println!("{}", serde_json::to_string_pretty(&outcome.result)?);
 

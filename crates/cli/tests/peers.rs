@@ -215,6 +215,19 @@ fn server_everything_url_elicitation_both_paths() {
         "{out}"
     );
 
+    // -32042, not consented (no answers): the call ends declined, said as the person's choice.
+    let out = call(&args(true), None);
+    assert_eq!(out.status.code(), Some(1), "declined: exit 1\n{out}");
+    assert!(
+        out.stderr.contains("needs a link opened first")
+            && out.stderr.contains("the person declined"),
+        "{out}"
+    );
+    assert!(
+        !out.stderr.contains("refused"),
+        "the host refused nothing\n{out}"
+    );
+
     // -32042, consented; then the retried call asks on the request path, consented again.
     let both = json!([{"action": "accept"}, {"action": "accept"}]);
     let out = call(&args(true), Some(&both));

@@ -355,6 +355,9 @@ impl Connection {
                 .map_or_else(String::new, |i| i.version.clone()),
             protocol_version: negotiated.to_string(),
             era,
+            logging: peer_info
+                .as_ref()
+                .is_some_and(|i| i.capabilities.logging.is_some()),
         };
         shared.submit(HostInput::Server(ServerUpdate::Ready {
             id,
@@ -597,6 +600,7 @@ impl Connection {
         let end = CallEnd {
             shared: shared.clone(),
             id,
+            era: self.inner.info.era,
             armed: true,
         };
         (id, cancel, end)
@@ -845,6 +849,8 @@ impl Drop for Abandon {
 struct CallEnd {
     shared: Shared,
     id: CallId,
+    /// How the call's requests travel: what cancelling it tells the server depends on it.
+    era: ProtocolEra,
     armed: bool,
 }
 
@@ -859,7 +865,17 @@ impl CallEnd {
         self.finish(match outcome {
             Ok(o) => CallStatus::Completed(o.result.clone()),
             Err(HostError::Cancelled { .. }) => CallStatus::Cancelled {
-                reason: "cancelled by the person; the server was told".into(),
+                reason: match self.era {
+                    // The server waits on the open `tools/call`: it gets `notifications/cancelled`.
+                    ProtocolEra::Push => "cancelled by the person; the server was told".into(),
+                    // Between rounds nothing is open at the server: the call is simply not
+                    // retried (a round still in flight is cancelled at the server).
+                    ProtocolEra::Mrtr => {
+                        "cancelled by the person; the call is not retried (the server is told \
+                         only if it was still working on a round)"
+                            .into()
+                    }
+                },
             },
             Err(e) => CallStatus::Failed {
                 reason: e.to_string(),

@@ -165,10 +165,8 @@ pub(crate) async fn required(
     match reply {
         Reply::Consented => {}
         Reply::Answered(answer) => {
-            return Err(refused(format!(
-                "the call needs a link opened first (-32003), and the person answered `{}`",
-                answer.action_str()
-            )));
+            let needed = "a link opened first (-32003)".to_owned();
+            return Err(HostError::not_given(server_name, needed, &answer));
         }
         Reply::Error { message, .. } => {
             return Err(refused(format!(

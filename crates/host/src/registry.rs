@@ -34,6 +34,8 @@ pub struct ServerIdentity {
     pub protocol_version: String,
     /// The era of that version.
     pub era: ProtocolEra,
+    /// It declared `logging`: it takes `logging/setLevel`.
+    pub logging: bool,
 }
 
 impl ServerIdentity {

@@ -31,6 +31,8 @@ pub(crate) struct ServerEntry {
     target: String,
     protocol_version: Option<String>,
     era: Option<String>,
+    /// It declared `logging` (the page offers to set its level only then).
+    logging: bool,
     /// `connecting`, `ready`, `failed` or `closed`.
     status: &'static str,
     title: Option<String>,
@@ -497,6 +499,7 @@ fn server_entry(s: &ServerRecord) -> ServerEntry {
         target: s.target.clone(),
         protocol_version: identity.map(|i| i.protocol_version.clone()),
         era: identity.map(|i| i.era.to_string()),
+        logging: identity.is_some_and(|i| i.logging),
         status: s.state.as_str(),
         title: identity.map(|i| i.display_name().to_owned()),
         version: identity

@@ -169,16 +169,15 @@ impl Connection {
                 .await;
             match reply {
                 Reply::Consented => waits.push(rx),
-                other => {
-                    let what = match other {
-                        Reply::Answered(a) => format!("the person answered `{}`", a.action_str()),
-                        Reply::Error { message, .. } => message,
-                        Reply::Consented => String::new(),
-                    };
+                Reply::Answered(answer) => {
+                    let needed = format!("a link opened first ({})", error.message);
+                    return Err(HostError::not_given(server, needed, &answer));
+                }
+                Reply::Error { message, .. } => {
                     return Err(HostError::Refused {
                         server: server.clone(),
                         reason: format!(
-                            "the call needs a link opened first ({}), and {what}",
+                            "the call needs a link opened first ({}), and {message}",
                             error.message
                         ),
                     });

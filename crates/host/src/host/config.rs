@@ -167,6 +167,18 @@ pub enum HostError {
         /// Why.
         reason: String,
     },
+    /// The call needed something of the person first (a link opened: `-32042`, the draft's
+    /// `-32003`) and the person declined or cancelled: nothing was refused, nothing failed —
+    /// the call ends without it.
+    #[error("the call to `{server}` needs {needed}, and the person {answered}")]
+    NotGiven {
+        /// The server's name.
+        server: String,
+        /// What the call needed, in words (`a link opened first (-32042)`).
+        needed: String,
+        /// What the person did: `declined` or `cancelled`.
+        answered: &'static str,
+    },
     /// A value the host was given is not one it can use.
     #[error("{reason}")]
     Invalid {
@@ -195,4 +207,26 @@ pub enum HostError {
         /// The server's name.
         server: String,
     },
+}
+
+impl HostError {
+    /// The call needed `needed` of the person, who answered `answer` instead of consenting.
+    pub(crate) fn not_given<T>(
+        server: &str,
+        needed: String,
+        answer: &interlude_protocol::Answer<T>,
+    ) -> HostError {
+        let answered = match answer {
+            interlude_protocol::Answer::Declined => "declined",
+            // Consent carries no content: an "accept" that is not one is no consent either.
+            interlude_protocol::Answer::Cancelled | interlude_protocol::Answer::Accepted(_) => {
+                "cancelled"
+            }
+        };
+        HostError::NotGiven {
+            server: server.to_owned(),
+            needed,
+            answered,
+        }
+    }
 }

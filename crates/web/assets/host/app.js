@@ -31,6 +31,10 @@ const api = {
     lastAnswered = id;
     return this.post('/api/answer', { id, action, content });
   },
+  /** The server named `name` as the page's state has it. */
+  server(name) {
+    return state?.servers?.find((s) => s.name === name);
+  },
   /** The protocol pane on call `call`'s messages. */
   showMessages(server, call) {
     showCallMessages(server, call, this).then(() => renderServers());

@@ -167,9 +167,12 @@ function drawLogs(api, pane) {
   const logs = open.messages.filter(isServerLog);
   const filter = open.filter.trim().toLowerCase();
   const rows = logs.filter((m) => !filter || JSON.stringify(m.message.params ?? {}).toLowerCase().includes(filter)).slice(-LOG_ROWS);
-  const level = h('select', { 'aria-label': 'Server log level', onchange: (e) => setLevel(api, e.target.value) },
-    h('option', { value: '', disabled: true, selected: open.level ? null : true }, 'Ask for level…'),
-    LEVELS.map((l) => h('option', { value: l, selected: open.level === l ? true : null }, `${l} and up`)));
+  // Only a server that declared `logging` takes `logging/setLevel`.
+  const level = api.server?.(open.server)?.logging
+    ? h('select', { 'aria-label': 'Server log level', onchange: (e) => setLevel(api, e.target.value) },
+      h('option', { value: '', disabled: true, selected: open.level ? null : true }, 'Ask for level…'),
+      LEVELS.map((l) => h('option', { value: l, selected: open.level === l ? true : null }, `${l} and up`)))
+    : h('span', { class: 'what no-logging' }, 'This server does not declare logging: it cannot be asked for a level.');
   replace(pane,
     header(api, `Server logs: ${open.server}`, level, h('span', { class: 'what' }, `${rows.length} of ${logs.length} log message${logs.length === 1 ? '' : 's'}`)),
     open.levelNote ? h('p', { class: 'level-note', role: 'status' }, open.levelNote) : null,

@@ -128,6 +128,27 @@ async fn server_everything_progress_cancel_and_logs_in_the_page() {
         .await;
     assert!(!row[1].as_str().unwrap_or_default().is_empty(), "{row}");
     page.artifact("server-everything-logs").await;
+
+    // A server that does not declare logging is not offered a level to set.
+    page.click("li[data-server=\"demo\"] button.log-btn").await;
+    page.until("(() => { const b = Array.from(document.querySelectorAll('#protocol .segmented button')).find((b) => b.textContent === 'Server logs'); if (b) b.click(); return (b && (document.querySelector('#protocol h2, #protocol h3')?.textContent || '').includes('demo')) || null; })()", "no server-logs view for demo").await;
+    let said = page
+        .until(
+            "document.querySelector('#protocol .no-logging')?.textContent ?? null",
+            "the pane offers demo a log level it never declared",
+        )
+        .await;
+    assert!(
+        said.as_str()
+            .unwrap_or_default()
+            .contains("does not declare logging"),
+        "{said}"
+    );
+    assert_eq!(
+        page.js("!!document.querySelector(\"#protocol select[aria-label='Server log level']\")")
+            .await,
+        json!(false)
+    );
     // Stop the logging before the server is closed.
     page.app
         .call_tool("everything", "toggle-simulated-logging", None)
