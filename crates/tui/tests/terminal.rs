@@ -500,6 +500,49 @@ fn a_link_is_shown_consented_to_and_opened() {
     quit(tmux);
 }
 
+/// A link whose name passes for another site's ("аpple.com", with a Cyrillic "а"; typed as its
+/// ASCII form, as a URI argument must be), sent by server-everything's URL elicitation (a real
+/// npm peer over stdio): the menu offers Decline first (Enter declines), and the way to open it
+/// names the ASCII form, never the look-alike.
+#[test]
+fn a_look_alike_link_offers_decline_first_naming_its_ascii_form() {
+    const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
+    };
+    let spec = format!(
+        "everything={} {} stdio",
+        quote(&peers.node),
+        quote(&peers.package_file(SERVER_EVERYTHING))
+    );
+    let Some(tmux) = session(&spec, 120, 40) else {
+        return;
+    };
+    tmux.wait_for("to move, Enter to call");
+    tmux.type_text("trigger-url-elicitation");
+    tmux.wait_for("> trigger-url-elicitation");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Url");
+    tmux.type_text("https://xn--pple-43d.com/login");
+    tmux.press(&["Enter"]);
+    // The message (its default), no elicitation id, the request path.
+    tmux.wait_for("? Message");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Elicitation id");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Error path");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("Decline: do not open it");
+    let decline = screen.find("Decline: do not open it").unwrap_or(usize::MAX);
+    let open = screen
+        .find("Open xn--pple-43d.com in my browser")
+        .unwrap_or_else(|| panic!("the way to open it names its ASCII form:\n{screen}"));
+    assert!(decline < open, "Decline comes first:\n{screen}");
+    assert!(screen.contains("which the host flagged"), "{screen}");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Declined;");
+}
+
 /// A long call's progress shows as lines while it runs: server-everything's long operation
 /// (a real npm peer over stdio), which reports progress against the token the host sends with
 /// every call.

@@ -25,13 +25,13 @@ use crate::surface::{Events, Outcome};
 /// A choice in the link menu.
 #[derive(Debug, Clone)]
 struct Choice {
-    label: &'static str,
+    label: String,
     answer: Answer<Content>,
 }
 
 impl fmt::Display for Choice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label)
+        f.write_str(&self.label)
     }
 }
 
@@ -90,7 +90,7 @@ fn answer_link(
     sink: &AnswerSink,
 ) -> Result<(), TuiError> {
     show_link(screen, link.check, link.raw);
-    let answer = match ask(who, link.stage) {
+    let answer = match ask(who, link) {
         Ok(answer) => answer,
         Err(Stop::Escaped) => Answer::Cancelled,
         Err(Stop::Closed(notice)) => {
@@ -186,29 +186,47 @@ fn show_link(screen: &Screen, check: &UrlCheck, raw: &str) {
     }
 }
 
-fn ask(who: &str, stage: UrlStage) -> Result<Answer<Content>, Stop> {
-    let first = match stage {
+fn ask(who: &str, link: &Link<'_>) -> Result<Answer<Content>, Stop> {
+    // A flagged link (a look-alike name, mixed scripts…) is named by its ASCII form, the one
+    // that cannot pass for another site, and declining comes first: Enter declines.
+    let flagged = link.check.verdict == Verdict::Flag && link.stage == UrlStage::Consent;
+    let first = match link.stage {
+        UrlStage::Consent if flagged => Choice {
+            label: format!(
+                "Open {} in my browser",
+                link.check
+                    .display
+                    .as_ref()
+                    .map_or("the link", |d| d.host_ascii.as_str())
+            ),
+            answer: Answer::Accepted(Content::new()),
+        },
         UrlStage::Consent => Choice {
-            label: "Open the link in my browser",
+            label: "Open the link in my browser".into(),
             answer: Answer::Accepted(Content::new()),
         },
         UrlStage::Waiting => Choice {
-            label: "I am done in the browser: go on",
+            label: "I am done in the browser: go on".into(),
             answer: Answer::Accepted(Content::new()),
         },
     };
-    let choices = vec![
-        first,
-        Choice {
-            label: "Decline: do not open it",
-            answer: Answer::Declined,
-        },
-        Choice {
-            label: "Cancel: dismiss without answering",
-            answer: Answer::Cancelled,
-        },
-    ];
-    let message = match stage {
+    let decline = Choice {
+        label: "Decline: do not open it".into(),
+        answer: Answer::Declined,
+    };
+    let cancel = Choice {
+        label: "Cancel: dismiss without answering".into(),
+        answer: Answer::Cancelled,
+    };
+    let choices = if flagged {
+        vec![decline, first, cancel]
+    } else {
+        vec![first, decline, cancel]
+    };
+    let message = match link.stage {
+        UrlStage::Consent if flagged => {
+            format!("{who} asks you to open this link, which the host flagged. Open it?")
+        }
         UrlStage::Consent => format!("{who} asks you to open this link. Open it?"),
         UrlStage::Waiting => format!("{who} is waiting for you to finish in the browser."),
     };

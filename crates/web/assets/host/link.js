@@ -49,9 +49,13 @@ export function renderLinkAsk(req, api) {
   const fromView = req.kind === 'view-link';
   const who = fromView ? 'An app asks you to open a link' : 'A server asks you to open a link';
   const status = h('p', { class: 'link-status', role: 'status' });
+  // A flagged link (a look-alike name, mixed scripts…) is named by its ASCII form, the one that
+  // cannot pass for another site, and declining is the default: the button first in line.
+  const flagged = link.verdict === 'flag' && !waiting;
+  const named = flagged ? (link.hostAscii || link.domain) : link.domain;
   const open = h('button', {
     type: 'button',
-    class: 'primary',
+    class: flagged ? '' : 'primary',
     onclick: () => {
       open.disabled = true;
       if (!waiting) {
@@ -60,7 +64,8 @@ export function renderLinkAsk(req, api) {
       }
       api.answer(req.id, 'accept');
     },
-  }, waiting ? 'I am done in the browser' : `Open ${link.domain || 'the link'} in a new tab`);
+  }, waiting ? 'I am done in the browser' : `Open ${named || 'the link'} in a new tab`);
+  const decline = h('button', { type: 'button', class: flagged ? 'primary' : '', onclick: () => api.answer(req.id, 'decline') }, waiting ? 'Give up' : 'Decline');
   const card = h('section', { class: 'ask link-ask', role: 'region', 'aria-label': `${fromView ? 'The app of ' : ''}${req.serverTitle || req.server} asks you to open a link`, dataset: { request: req.id, server: req.server }, onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); api.answer(req.id, 'cancel'); } } },
     h('div', { class: 'ask-head' },
       h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : who),
@@ -79,12 +84,11 @@ export function renderLinkAsk(req, api) {
         : 'Secrets you enter on that page go to the server, not through this host.'),
       status,
       h('div', { class: 'actions' },
-        open,
-        h('button', { type: 'button', onclick: () => api.answer(req.id, 'decline') }, waiting ? 'Give up' : 'Decline'),
+        flagged ? [decline, open] : [open, decline],
         h('button', { type: 'button', class: 'ghost', onclick: () => api.answer(req.id, 'cancel') }, 'Cancel'))));
   return {
     element: card,
-    focus: () => open.focus(),
+    focus: () => (flagged ? decline : open).focus(),
     setEngineErrors: () => {},
     errorsKey: '',
   };
