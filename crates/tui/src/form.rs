@@ -211,6 +211,19 @@ fn help(field: &Field, hints: &[String], error: Option<&str>) -> String {
 
 const OPTIONAL_HINT: &str = "Optional: leave it empty to omit it.";
 
+/// The same, for a field that starts with a value.
+const OPTIONAL_FILLED_HINT: &str = "Optional: Ctrl-U empties it, to omit it.";
+
+/// The optional-field hint for a field that starts with `value`.
+fn optional_hint(value: &str) -> String {
+    if value.is_empty() {
+        OPTIONAL_HINT
+    } else {
+        OPTIONAL_FILLED_HINT
+    }
+    .to_owned()
+}
+
 /// The message for a required field left empty, as the engine words it.
 fn required_message(schema: &FormSchema, name: &str) -> String {
     schema
@@ -246,11 +259,11 @@ fn ask_field(
             if date_time {
                 hints.push("Local time works too, such as 2026-09-15 10:30.".to_owned());
             }
+            let initial = current.and_then(Value::as_str).unwrap_or_default();
             if !field.required {
-                hints.push(OPTIONAL_HINT.to_owned());
+                hints.push(optional_hint(initial));
             }
             let help = help(field, &hints, error);
-            let initial = current.and_then(Value::as_str).unwrap_or_default();
             let required = field
                 .required
                 .then(|| required_message(schema, &field.name));
@@ -286,9 +299,10 @@ fn ask_field(
             maximum,
             ..
         } => {
+            let starting = current.map(Value::to_string).unwrap_or_default();
             let mut hints: Vec<String> = Vec::new();
             if !field.required {
-                hints.push(OPTIONAL_HINT.to_owned());
+                hints.push(optional_hint(&starting));
             }
             let help = help(field, &hints, error);
             let placeholder = match (minimum, maximum) {
@@ -297,7 +311,6 @@ fn ask_field(
                 (None, Some(hi)) => format!("≤ {}", format_number(*hi)),
                 (None, None) => String::new(),
             };
-            let starting = current.map(Value::to_string).unwrap_or_default();
             let integer = *integer;
             let required = field
                 .required

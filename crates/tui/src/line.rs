@@ -53,7 +53,9 @@ impl<'p> LinePrompt<'p> {
         }
     }
 
-    /// Starts with `value` in the field, the cursor at its end.
+    /// Starts with `value` in the field, the cursor at its end. Until the person edits it, the
+    /// value is offered whole: Enter keeps it, and the first character typed (or pasted)
+    /// replaces it; a key that edits (Backspace, the arrows, Ctrl-W…) keeps it to edit.
     pub(crate) fn with_initial_value(mut self, value: &'p str) -> Self {
         self.initial = value;
         self
@@ -90,12 +92,17 @@ impl<'p> LinePrompt<'p> {
         }
         let mut raw = RawMode::enter()?;
         let mut field = Field::new(self.initial);
+        // The value given is offered whole until the person edits it.
+        let mut offered = !self.initial.is_empty();
         let mut error: Option<String> = None;
         loop {
-            raw.draw(&self.frame(&field, error.as_deref()))?;
+            raw.draw(&self.frame(&field, error.as_deref(), offered))?;
             let key = match event::read()? {
                 Event::Key(key) if key.kind != KeyEventKind::Release => key,
                 Event::Paste(text) => {
+                    if std::mem::take(&mut offered) {
+                        field = Field::new("");
+                    }
                     for c in text.chars().filter(|c| *c != '\r') {
                         field.insert(if c == '\n' || c == '\t' { ' ' } else { c });
                     }
@@ -103,6 +110,9 @@ impl<'p> LinePrompt<'p> {
                 }
                 _ => continue, // A resize redraws.
             };
+            if std::mem::take(&mut offered) && replaces(&key) {
+                field = Field::new("");
+            }
             match edit(&mut field, key) {
                 Outcome::Edited => {}
                 Outcome::Submit => {
@@ -133,7 +143,7 @@ impl<'p> LinePrompt<'p> {
         }
     }
 
-    fn frame(&self, field: &Field, error: Option<&str>) -> Frame {
+    fn frame(&self, field: &Field, error: Option<&str>, offered: bool) -> Frame {
         let colour = colour_enabled();
         let paint = |code: &str, text: &str| {
             if colour {
@@ -165,6 +175,13 @@ impl<'p> LinePrompt<'p> {
             ),
             head_width + shown_width + room,
         ));
+        if offered {
+            let note = format!("Enter keeps {}; typing replaces it.", self.initial);
+            lines.push(Line::new(
+                paint("96", &format!("[{note}]")),
+                width(&note) + 2,
+            ));
+        }
         if let Some(help) = self.help {
             lines.push(Line::new(
                 paint("96", &format!("[{help}]")),
@@ -185,6 +202,14 @@ enum Outcome {
     Submit,
     Cancel,
     Interrupt,
+}
+
+/// Whether `key` types a character (which replaces a value offered whole), rather than editing.
+fn replaces(key: &KeyEvent) -> bool {
+    let ctrl_or_alt = key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    matches!(key.code, KeyCode::Char(_)) && !ctrl_or_alt
 }
 
 /// Applies one key to the field.
@@ -487,6 +512,24 @@ impl Drop for RawMode {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_typed_character_replaces_an_offered_value_and_an_editing_key_keeps_it() {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let key = |code, modifiers| KeyEvent::new(code, modifiers);
+        assert!(replaces(&key(KeyCode::Char('6'), KeyModifiers::NONE)));
+        assert!(replaces(&key(KeyCode::Char('A'), KeyModifiers::SHIFT)));
+        for keeps in [
+            key(KeyCode::Backspace, KeyModifiers::NONE),
+            key(KeyCode::Left, KeyModifiers::NONE),
+            key(KeyCode::Char('w'), KeyModifiers::CONTROL),
+            key(KeyCode::Char('b'), KeyModifiers::ALT),
+            key(KeyCode::Enter, KeyModifiers::NONE),
+        ] {
+            assert!(!replaces(&keeps), "{keeps:?}");
+        }
+    }
+
     use super::*;
 
     fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {

@@ -574,12 +574,15 @@ fn a_long_calls_progress_shows_while_it_runs() {
     tmux.wait_for("> trigger-long-running-operation");
     tmux.press(&["Enter"]);
     // The arguments, prefilled with their defaults (10 s, 5 steps): 3 s in 6 steps instead.
-    tmux.wait_for("? Duration 10");
-    tmux.press(&["BSpace", "BSpace"]);
+    // Typing replaces a value offered whole (it used to append: "103"), and the field says so.
+    let screen = tmux.wait_for("? Duration 10");
+    assert!(
+        screen.contains("Enter keeps 10; typing replaces it."),
+        "{screen}"
+    );
     tmux.type_text("3");
     tmux.press(&["Enter"]);
     tmux.wait_for("? Steps 5");
-    tmux.press(&["BSpace"]);
     tmux.type_text("6");
     tmux.press(&["Enter"]);
     let screen = tmux.wait_for("Long running operation completed");
