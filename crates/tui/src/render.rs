@@ -129,7 +129,9 @@ impl Screen {
     /// own headers or prompts; long lines are wrapped at word boundaries to the terminal's width.
     pub(crate) fn quoted(&self, text: &str) {
         let text = plain_block(text);
-        let width = columns().saturating_sub(4);
+        // The gutter takes 4 columns, and the last column stays free: a line that fills it
+        // leaves some terminals waiting to wrap, and the next line lands one row too low.
+        let width = columns().saturating_sub(5);
         self.lines(
             text.lines()
                 .flat_map(|l| wrap(l, width))
@@ -158,7 +160,8 @@ pub(crate) fn columns() -> usize {
     crossterm::terminal::size().map_or(80, |(c, _)| usize::from(c).max(20))
 }
 
-/// How many columns `text` takes: its characters, not counting colour sequences (`ESC [ … m`).
+/// How many columns `text` takes on a terminal: wide characters (CJK, most emoji) two, marks
+/// that combine with the one before none, colour sequences (`ESC [ … m`) none.
 fn visible_len(text: &str) -> usize {
     let mut n = 0;
     let mut chars = text.chars();
@@ -170,7 +173,7 @@ fn visible_len(text: &str) -> usize {
                 }
             }
         } else {
-            n += 1;
+            n += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
         }
     }
     n
@@ -238,6 +241,16 @@ pub(crate) fn shorten(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_characters_take_two_columns_when_wrapping() {
+        assert_eq!(visible_len("日本語"), 6);
+        assert_eq!(visible_len("e\u{301}"), 1, "a combining accent takes no column");
+        assert_eq!(visible_len("\x1b[1mbold\x1b[0m"), 4);
+        for line in wrap(&"日本語のテキスト ".repeat(10), 30) {
+            assert!(visible_len(&line) <= 30, "{line:?} is wider than 30 columns");
+        }
+    }
 
     #[test]
     fn wrapping_breaks_between_words() {
