@@ -136,10 +136,13 @@ impl RequestRecord {
     // ---- transitions, each of one kind; `false` when it does not apply -------------------
 
     /// An app form is shown as the plain form from now on, for `reason`.
+    /// What the engine said of the view's last answer goes with the view: the fresh form
+    /// starts with no complaint about what the person never typed.
     pub(crate) fn fall_back(&mut self, reason: String) -> bool {
         match &mut self.request.kind {
             RequestKind::AppForm(app) => {
                 app.stage = AppStage::Form { reason };
+                self.errors.clear();
                 true
             }
             _ => false,

@@ -245,10 +245,17 @@ mod tests {
     #[test]
     fn wide_characters_take_two_columns_when_wrapping() {
         assert_eq!(visible_len("日本語"), 6);
-        assert_eq!(visible_len("e\u{301}"), 1, "a combining accent takes no column");
+        assert_eq!(
+            visible_len("e\u{301}"),
+            1,
+            "a combining accent takes no column"
+        );
         assert_eq!(visible_len("\x1b[1mbold\x1b[0m"), 4);
         for line in wrap(&"日本語のテキスト ".repeat(10), 30) {
-            assert!(visible_len(&line) <= 30, "{line:?} is wider than 30 columns");
+            assert!(
+                visible_len(&line) <= 30,
+                "{line:?} is wider than 30 columns"
+            );
         }
     }
 

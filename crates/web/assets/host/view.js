@@ -121,7 +121,12 @@ export function renderQuestionCard(req, api) {
     refused,
     slot,
     h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'ghost question-plain', onclick: () => api.post('/api/plain-form', { id: req.id }) }, 'Answer in a plain form instead'),
+      h('button', { type: 'button', class: 'ghost question-plain', onclick: (e) => {
+        // A sign of life at once: the form replaces the view when the host has taken it back.
+        e.currentTarget.disabled = true;
+        status.textContent = 'Switching to the plain form…';
+        api.post('/api/plain-form', { id: req.id });
+      } }, 'Answer in a plain form instead'),
       h('button', { type: 'button', class: 'ghost question-cancel', onclick: cancel }, 'Cancel'),
       h('span', { class: 'spacer' }),
       h('span', { class: 'kbd-hint' }, h('kbd', {}, 'Esc'), ' cancel'),

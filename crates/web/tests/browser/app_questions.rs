@@ -136,10 +136,29 @@ async fn the_host_chrome_cancels_or_swaps_the_view_for_the_plain_form() {
 
     page.call_from_sidebar("demo", "portfolio_review").await;
     enter_question_view(&page).await;
+    // The view's answer is refused first (outside the schema)…
+    page.client()
+        .execute(
+            "window.parent.postMessage({jsonrpc: '2.0', id: JSON.parse(document.body.dataset.request), \
+             result: {action: 'accept', content: {confirmed: 'yes', selectedManagerId: 'm-zed'}}}, '*'); return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
     page.leave_view().await;
+    page.until("(document.querySelector('section.ask.question .ask-errors')?.textContent || '').includes('not sent') || null", "the card does not say the view's answer was refused").await;
     page.click_clear("section.ask.question button.question-plain")
         .await;
     page.until("(() => { const n = document.querySelector('section.ask .fallback-note'); return n && !document.querySelector('section.ask.question') ? n.textContent : null; })()", "the plain form did not replace the view").await;
+    // …and the fresh form does not carry that complaint: the person typed nothing yet.
+    let shown = page
+        .js("Array.from(document.querySelectorAll('section.ask .ask-errors, section.ask .field-error')).map((e) => e.textContent).join(' ')")
+        .await;
+    assert_eq!(
+        shown.as_str().unwrap_or_default().trim(),
+        "",
+        "the view's refused answer shows on the fresh form"
+    );
     page.click_choice("selectedManagerId", "m-ava").await;
     page.field("confirmed").await.click().await.unwrap();
     page.press("Accept").await;
