@@ -46,7 +46,8 @@ pub(crate) struct CallArgs {
     connect_timeout: f64,
     /// After a server says the call needs links opened first (-32042, or the draft's -32003)
     /// and the answers consent, wait at most this long for the server to say each flow
-    /// finished, then retry the call once.
+    /// finished, then retry the call (a call that keeps needing new links is retried at most
+    /// 3 times; the same links asked again end it).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     url_wait: f64,
     /// Declare the User Interaction draft (seed 000: `capabilities.userInteraction`), so that a
@@ -86,7 +87,16 @@ pub(crate) fn trace_file(path: Option<&std::path::Path>) -> anyhow::Result<Optio
     Ok(Some(path.to_owned()))
 }
 
+/// The `--dev-origin` values, read.
+pub(crate) fn dev_origins(given: &[String]) -> anyhow::Result<Vec<DevOrigin>> {
+    given
+        .iter()
+        .map(|o| DevOrigin::parse(o).with_context(|| format!("--dev-origin {o}")))
+        .collect()
+}
+
 pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
+    let scripted = args.answers.is_some() || args.auto_defaults;
     let arguments = match &args.args {
         None => None,
         Some(text) => match interlude_host::parse_arguments(text) {
@@ -126,11 +136,7 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     }
     config.url_wait = Duration::try_from_secs_f64(args.url_wait)
         .context("--url-wait must be a positive number")?;
-    config.engine.url_policy.dev_origins = args
-        .dev_origin
-        .iter()
-        .map(|o| DevOrigin::parse(o).with_context(|| format!("--dev-origin {o}")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    config.engine.url_policy.dev_origins = dev_origins(&args.dev_origin)?;
     // A consented link is printed, never opened here: whoever opens it does so in their own
     // browser, so the name is not looked up on their behalf.
     config.engine.resolve_links = false;
@@ -192,6 +198,15 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
             RequestStatus::Replied(Reply::Answered(Answer::Declined | Answer::Cancelled))
             | RequestStatus::Closed(_) => declined = true,
             _ => {}
+        }
+        // Without a script, every request is cancelled (a link declined): say why.
+        if !scripted && matches!(record.status, RequestStatus::Replied(Reply::Answered(_))) {
+            eprintln!(
+                "interlude: \"{}\" asked: {} — not answered: give --answers FILE or \
+                 --auto-defaults to answer it",
+                record.request.server_name,
+                record.request.message()
+            );
         }
     }
     // An answers file that does not fit the form is an error of the run (the person declined

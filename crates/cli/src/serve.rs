@@ -59,6 +59,10 @@ pub(crate) struct ConnectArgs {
     /// servers written against it can send `interaction/create` or answer `-32003`.
     #[arg(long, env = "INTERLUDE_USER_INTERACTION")]
     user_interaction: bool,
+    /// Allow links to this origin on this machine in plain http (e.g. http://127.0.0.1:4000, a
+    /// server under development); may be given more than once.
+    #[arg(long, value_name = "ORIGIN")]
+    dev_origin: Vec<String>,
 }
 
 impl ConnectArgs {
@@ -235,6 +239,7 @@ pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
     if args.user_interaction {
         host.declare = host.declare.with_user_interaction();
     }
+    host.engine.url_policy.dev_origins = crate::call::dev_origins(&args.dev_origin)?;
     if args.tui {
         return tui(host, servers, args.port).await;
     }

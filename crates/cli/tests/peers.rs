@@ -1376,3 +1376,44 @@ fn call_answers_the_drafts_interactions_headless() {
     assert!(out.status.success(), "{out}");
     assert!(reply(&out).get("userInteraction").is_none(), "{out}");
 }
+
+/// `interlude call` with no answers file and no `--auto-defaults`: the request is not answered
+/// (cancelled), and stderr says so and how to answer it, instead of exiting 1 in silence.
+#[test]
+fn a_call_without_answers_says_why_its_request_went_unanswered() {
+    let Some(binary) = demo_binary() else { return };
+    let out = run(
+        Command::new(env!("CARGO_BIN_EXE_interlude")).args([
+            "call",
+            binary.to_str().unwrap(),
+            "github_username",
+        ]),
+        RUN_TIMEOUT,
+    );
+    assert_eq!(out.status.code(), Some(1), "cancelled: exit 1\n{out}");
+    assert!(
+        out.stderr
+            .contains("not answered: give --answers FILE or --auto-defaults"),
+        "{out}"
+    );
+}
+
+/// `interlude connect` takes `--dev-origin` as `call` does (a local http server under
+/// development may send links to itself), and refuses a value that is no origin, naming it.
+#[test]
+fn connect_takes_dev_origins_and_names_a_bad_one() {
+    let out = run(
+        Command::new(env!("CARGO_BIN_EXE_interlude")).args([
+            "connect",
+            "--no-open",
+            "--port",
+            "0",
+            "--dev-origin",
+            "not an origin",
+            "true",
+        ]),
+        RUN_TIMEOUT,
+    );
+    assert_eq!(out.status.code(), Some(2), "{out}");
+    assert!(out.stderr.contains("--dev-origin not an origin"), "{out}");
+}
