@@ -150,3 +150,21 @@ fn an_answer_before_the_handshakes_own_fails_the_connection_clearly() {
     assert!(said.contains("under another id (999)"), "{said}");
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
+
+/// A server that says why it stops on stderr, then exits: the failure quotes what it said (its
+/// exit status too, when the host saw the exit before it tried to write: a race it may lose).
+#[test]
+fn a_server_that_dies_at_start_is_quoted_from_its_stderr() {
+    let (out, took) = call(
+        "sh -c 'echo cannot open database: permission denied >&2; exit 3'",
+        "anything",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("cannot open database: permission denied"),
+        "the server's own words are in the failure: {said}"
+    );
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}

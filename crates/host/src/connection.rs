@@ -86,6 +86,8 @@ pub(crate) struct TransportExtras {
     http_client: Option<HttpClient>,
     /// Why the connection ended, as the transport notes it.
     ended: Option<EndReason>,
+    /// Fires when a stdio server's stderr closed (all it wrote is in `ended`).
+    stderr_closed: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 /// A live connection to a server. Cheap to clone; the host keeps one clone until the
@@ -175,19 +177,25 @@ impl Connection {
                 };
                 let transport = ChildTransport::new(child, ended.clone(), log)
                     .map_err(|e| failed(format!("cannot start `{command}`: {e}")))?;
+                // What the server writes on stderr goes to the log, and its last lines are kept:
+                // a server says there why it stops, and the failure quotes it.
+                let (closed_tx, stderr_closed) = tokio::sync::oneshot::channel();
                 if let Some(stderr) = stderr {
-                    let server = name.clone();
+                    let (server, heard) = (name.clone(), ended.clone());
                     tokio::spawn(async move {
                         use tokio::io::AsyncBufReadExt;
                         let mut lines = tokio::io::BufReader::new(stderr).lines();
                         while let Ok(Some(line)) = lines.next_line().await {
                             tracing::info!(target: "interlude::server_stderr", server = %server, "{}", line.escape_debug());
+                            heard.heard(&line);
                         }
+                        let _ = closed_tx.send(());
                     });
                 }
                 let extras = TransportExtras {
                     transport_name: Some(transport_name),
                     ended: Some(ended),
+                    stderr_closed: Some(stderr_closed),
                     ..TransportExtras::default()
                 };
                 Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
@@ -215,7 +223,7 @@ impl Connection {
                     transport_name: Some(transport_name),
                     server_stream: Some(client.stream_state()),
                     http_client: Some(client.clone()),
-                    ended: None,
+                    ..TransportExtras::default()
                 };
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
@@ -277,15 +285,29 @@ impl Connection {
             .logged(shared.log.clone(), id, name.clone())
             .declaring(declare, answered);
         let budget = shared.config.connect_timeout;
-        let service = tokio::time::timeout(budget, handler.serve_with_lifecycle(tap, lifecycle))
-            .await
-            .map_err(|_| {
-                failed(format!(
+        let handshake =
+            tokio::time::timeout(budget, handler.serve_with_lifecycle(tap, lifecycle)).await;
+        // A stdio server that stopped has usually said why on stderr: the pipe gets a moment to
+        // deliver its last lines, which the reason quotes.
+        let settled = |closed: Option<tokio::sync::oneshot::Receiver<()>>| async move {
+            if let Some(closed) = closed {
+                let _ = tokio::time::timeout(Duration::from_millis(500), closed).await;
+            }
+        };
+        let service = match handshake {
+            Ok(Ok(service)) => service,
+            Ok(Err(e)) => {
+                settled(extras.stderr_closed).await;
+                return Err(failed(failure::connect(&e, &ended)));
+            }
+            Err(_) => {
+                settled(extras.stderr_closed).await;
+                return Err(failed(ended.with_last_words(format!(
                     "the server did not answer the handshake within {} s",
                     budget.as_secs_f64()
-                ))
-            })?
-            .map_err(|e| failed(failure::connect(&e, &ended)))?;
+                ))));
+            }
+        };
         let peer = service.peer().clone();
         let peer_info = service.peer_info();
         let negotiated = peer_info

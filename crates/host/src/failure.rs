@@ -12,6 +12,7 @@
 //!
 //! What it does not do: decide whether anything failed, or print.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use rmcp::ServiceError;
@@ -19,31 +20,91 @@ use rmcp::model::ErrorData;
 use rmcp::service::ClientInitializeError;
 
 /// Why a connection ended, when the transport knows it (e.g. "the server exited with status
-/// 3"). Shared by the transport, which notes it, and the connection, which reads it. The first
-/// reason noted stays.
+/// 3"), and the last lines a stdio server wrote to stderr (a server says why it stops there:
+/// "cannot open database: permission denied"). Shared by the transport, which notes them, and
+/// the connection, which reads them. The first reason noted stays.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct EndReason(Arc<Mutex<Option<String>>>);
+pub(crate) struct EndReason {
+    reason: Arc<Mutex<Option<String>>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// How many of a server's last stderr lines are kept, and how many a reason quotes.
+const STDERR_KEPT: usize = 20;
+const STDERR_QUOTED: usize = 3;
+/// The most of one stderr line that is kept.
+const STDERR_LINE_CHARS: usize = 300;
 
 impl EndReason {
     /// Notes why the connection ended, unless a reason is already known.
     pub(crate) fn note(&self, reason: String) {
-        let mut slot = crate::sync::lock(&self.0);
+        let mut slot = crate::sync::lock(&self.reason);
         if slot.is_none() {
             *slot = Some(reason);
         }
     }
 
-    /// The reason noted, if any.
-    pub(crate) fn get(&self) -> Option<String> {
-        crate::sync::lock(&self.0).clone()
+    /// Whether anything says why the connection ended: a reason noted, or words on stderr.
+    pub(crate) fn knows_why(&self) -> bool {
+        crate::sync::lock(&self.reason).is_some() || !crate::sync::lock(&self.stderr).is_empty()
     }
+
+    /// The server wrote `line` to stderr (kept cut short, the last few only).
+    pub(crate) fn heard(&self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        let mut kept: String = line.chars().take(STDERR_LINE_CHARS).collect();
+        if kept.len() < line.len() {
+            kept.push('…');
+        }
+        let mut lines = crate::sync::lock(&self.stderr);
+        if lines.len() >= STDERR_KEPT {
+            lines.pop_front();
+        }
+        lines.push_back(kept);
+    }
+
+    /// The reason noted, if any, with what the server last said on stderr.
+    pub(crate) fn get(&self) -> Option<String> {
+        let reason = crate::sync::lock(&self.reason).clone()?;
+        Some(self.with_last_words(reason))
+    }
+
+    /// `reason`, and the server's last lines on stderr when it wrote any.
+    pub(crate) fn with_last_words(&self, reason: String) -> String {
+        let lines = crate::sync::lock(&self.stderr);
+        if lines.is_empty() {
+            return reason;
+        }
+        let last: Vec<&str> = lines
+            .iter()
+            .skip(lines.len().saturating_sub(STDERR_QUOTED))
+            .map(|l| shown_line(l))
+            .collect();
+        format!(
+            "{reason}; it last wrote on stderr: \"{}\"",
+            last.join(" / ")
+        )
+    }
+}
+
+/// `line` as a reason may quote it: a line with control characters (escape sequences among
+/// them) is not quoted.
+fn shown_line(line: &str) -> &str {
+    if line.chars().any(char::is_control) {
+        // Rare: a line with control characters is shown without them.
+        return "(a line with control characters)";
+    }
+    line
 }
 
 /// Why a connection that nobody closed ended.
 pub(crate) fn disconnected(ended: &EndReason) -> String {
     ended
         .get()
-        .unwrap_or_else(|| "the server closed the connection".to_owned())
+        .unwrap_or_else(|| ended.with_last_words("the server closed the connection".to_owned()))
 }
 
 /// Why a request to a server failed.
@@ -77,10 +138,11 @@ pub(crate) fn service(e: &ServiceError, ended: &EndReason) -> String {
 pub(crate) fn connect(e: &ClientInitializeError, ended: &EndReason) -> String {
     use ClientInitializeError as E;
     let before_ready = || {
-        ended.get().map_or_else(
+        let why = crate::sync::lock(&ended.reason).clone();
+        ended.with_last_words(why.map_or_else(
             || "the server closed the connection before it was ready".to_owned(),
             |why| format!("{why} before it was ready"),
-        )
+        ))
     };
     match e {
         E::ConnectionClosed(_) | E::ExpectedInitResponse(None) | E::ExpectedInitResult(None) => {
@@ -98,9 +160,11 @@ pub(crate) fn connect(e: &ClientInitializeError, ended: &EndReason) -> String {
             expected,
             received: got,
         } => format!("the server answered `initialize` (id {expected}) under another id ({got})"),
-        E::TransportError { error, context } => match ended.get() {
-            Some(_) => before_ready(),
-            None => format!(
+        // The server stopped before it could be written to: why it stopped says more than the
+        // broken pipe.
+        E::TransportError { error, context } => match ended.knows_why() {
+            true => before_ready(),
+            false => format!(
                 "the host could not send to the server ({context}): {}",
                 error_chain(&*error.error)
             ),
@@ -318,5 +382,32 @@ mod tests {
         let refused = std::sync::atomic::AtomicU64::new(0);
         let said: Vec<u64> = (0..2000).filter_map(|_| worth_saying(&refused)).collect();
         assert_eq!(said, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]);
+    }
+
+    #[test]
+    fn a_reason_quotes_the_servers_last_stderr_lines() {
+        let ended = EndReason::default();
+        for line in [
+            "starting",
+            "",
+            "config at /etc/x",
+            "\x1b[31mred\x1b[0m",
+            "cannot open database",
+        ] {
+            ended.heard(line);
+        }
+        assert_eq!(ended.get(), None, "no reason yet");
+        assert!(ended.knows_why());
+        ended.note("the server exited with status 3".into());
+        assert_eq!(
+            ended.get().unwrap(),
+            "the server exited with status 3; it last wrote on stderr: \"config at /etc/x / \
+             (a line with control characters) / cannot open database\""
+        );
+        let long = "x".repeat(1000);
+        let quiet = EndReason::default();
+        quiet.heard(&long);
+        quiet.note("gone".into());
+        assert!(quiet.get().unwrap().len() < 400, "a long line is cut");
     }
 }
