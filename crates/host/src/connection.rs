@@ -647,7 +647,10 @@ impl Connection {
             self.open_view(call, name, arguments.as_ref());
         }
         let run = async {
-            let run = self.drive(call, name, arguments);
+            // Boxed once, here: the loop's future is kilobytes, and every future that holds it
+            // by value (the timeout, the select below, `call_tool`'s, its caller's) would copy it
+            // again as it is built.
+            let run = Box::pin(self.drive(call, name, arguments));
             match shared.config.call_timeout {
                 None => run.await,
                 Some(budget) => self
@@ -738,7 +741,9 @@ impl Connection {
                     if let Some(required) = Required::of(&error, shared.config.declare) =>
                 {
                     tries.admit(&required, &error, server)?;
-                    self.satisfy(call, required, &error).await?;
+                    // Rare, and its future is the largest of the loop's: boxed, it does not
+                    // size every call's future.
+                    Box::pin(self.satisfy(call, required, &error)).await?;
                     continue;
                 }
                 Err(e) => return Err(self.service_error(format!("the call to `{name}`"), e)),

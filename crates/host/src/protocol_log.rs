@@ -152,10 +152,42 @@ impl Entry {
     }
 }
 
-/// What the log needs to know of a message when it is recorded: its JSON-RPC id (as JSON text),
-/// whether it is a request or notification, and the tool call it belongs to, if known.
+/// A message's JSON-RPC id, as the log pairs a response with its request: whose ids they are
+/// (0 for the server's, else the app view's number) and the id itself. Kept as it came, not as
+/// text: nothing is formatted for a message nobody reads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum LogId {
+    /// An integer id.
+    Int(u64, i64),
+    /// A string id.
+    Str(u64, Arc<str>),
+    /// Any other JSON (a view's id may be anything): its text.
+    Json(u64, String),
+}
+
+impl LogId {
+    /// A server message's id.
+    pub(crate) fn of_server(id: &rmcp::model::RequestId) -> LogId {
+        match id {
+            rmcp::model::NumberOrString::Number(n) => LogId::Int(0, *n),
+            rmcp::model::NumberOrString::String(s) => LogId::Str(0, s.clone()),
+        }
+    }
+
+    /// App view `view`'s message's id.
+    fn of_view(view: ViewId, id: &Value) -> LogId {
+        match id {
+            Value::Number(n) if n.is_i64() => LogId::Int(view.0, n.as_i64().unwrap_or_default()),
+            Value::String(s) => LogId::Str(view.0, Arc::from(s.as_str())),
+            other => LogId::Json(view.0, other.to_string()),
+        }
+    }
+}
+
+/// What the log needs to know of a message when it is recorded: its JSON-RPC id, whether it is
+/// a request or notification, and the tool call it belongs to, if known.
 pub(crate) struct Shape {
-    pub(crate) id: Option<String>,
+    pub(crate) id: Option<LogId>,
     pub(crate) is_request: bool,
     pub(crate) call: Option<CallId>,
 }
@@ -168,7 +200,7 @@ struct Ring {
     /// The last sequence number given.
     seq: u64,
     /// Requests waiting for their response, by direction and id: when they went.
-    open: HashMap<(Direction, String), u64>,
+    open: HashMap<(Direction, LogId), u64>,
 }
 
 /// The log of every server of one host.
@@ -220,7 +252,7 @@ impl ProtocolLog {
     ) {
         // A view's ids are its own: kept apart from the server's.
         let shape = Shape {
-            id: message.get("id").map(|id| format!("{}:{id}", view.0)),
+            id: message.get("id").map(|id| LogId::of_view(view, id)),
             is_request: message.get("method").is_some(),
             call: None,
         };
@@ -250,9 +282,9 @@ impl ProtocolLog {
         if ring.name != name {
             name.clone_into(&mut ring.name);
         }
-        let latency_ms = match (&id, is_request) {
+        let latency_ms = match (id, is_request) {
             (Some(id), true) => {
-                ring.open.insert((dir, id.clone()), t_ms);
+                ring.open.insert((dir, id), t_ms);
                 None
             }
             (Some(id), false) => {
@@ -261,7 +293,7 @@ impl ProtocolLog {
                     Direction::Recv => Direction::Send,
                 };
                 ring.open
-                    .remove(&(asked, id.clone()))
+                    .remove(&(asked, id))
                     .map(|at| t_ms.saturating_sub(at))
             }
             (None, _) => None,
@@ -373,7 +405,7 @@ mod tests {
     /// Records `message` as the tap would (bytes, with its id and kind).
     fn record(log: &ProtocolLog, server: ServerId, dir: Direction, message: Value) {
         let shape = Shape {
-            id: message.get("id").map(|id| format!("0:{id}")),
+            id: message.get("id").map(|id| LogId::of_view(ViewId(0), id)),
             is_request: message.get("method").is_some(),
             call: None,
         };

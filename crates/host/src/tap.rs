@@ -196,10 +196,7 @@ impl<T> Tap<T> {
             JsonRpcMessage::Error(e) => (e.id.as_ref(), false),
         };
         let shape = crate::protocol_log::Shape {
-            // The same text a view's id gets (`<view>:<id as JSON>`), the server's being view 0.
-            id: id
-                .and_then(|id| serde_json::to_string(id).ok())
-                .map(|id| format!("0:{id}")),
+            id: id.map(crate::protocol_log::LogId::of_server),
             is_request,
             call,
         };
