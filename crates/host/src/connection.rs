@@ -86,6 +86,8 @@ pub(crate) struct TransportExtras {
     http_client: Option<HttpClient>,
     /// Why the connection ended, as the transport notes it.
     ended: Option<EndReason>,
+    /// The lines the server's messages arrived as (a child's stdout), for the protocol log.
+    lines: Option<crate::child::RawLines>,
 }
 
 /// A live connection to a server. Cheap to clone; the host keeps one clone until the
@@ -188,6 +190,7 @@ impl Connection {
                 let extras = TransportExtras {
                     transport_name: Some(transport_name),
                     ended: Some(ended),
+                    lines: Some(transport.lines()),
                     ..TransportExtras::default()
                 };
                 Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
@@ -216,6 +219,7 @@ impl Connection {
                     server_stream: Some(client.stream_state()),
                     http_client: Some(client.clone()),
                     ended: None,
+                    lines: None,
                 };
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
@@ -273,6 +277,7 @@ impl Connection {
             (true, true) => Declare::Below,
         };
         let tap = Tap::new(transport.into_transport(), closed.clone())
+            .with_lines(extras.lines.clone())
             .logged(shared.log.clone(), id, name.clone())
             .declaring(declare, answered);
         let service = handler

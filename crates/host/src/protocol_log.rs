@@ -95,11 +95,14 @@ pub const KEPT_PER_SERVER: usize = 10_000;
 const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
 
 /// What a message was when it was recorded: the transport's own message, cloned (the tap's:
-/// nothing is serialized on the way), or JSON (a view's messages). Read, it becomes a redacted
+/// nothing is serialized on the way), the line it arrived as, or JSON (a view's messages). Read, it becomes a redacted
 /// [`LoggedMessage`], once.
 pub(crate) enum Raw {
     Sent(Box<rmcp::service::TxJsonRpcMessage<rmcp::service::RoleClient>>),
     Received(Box<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>),
+    /// The line a message arrived as, from a transport that has it (a child's stdout): what
+    /// the server sent, kept as bytes and parsed only when read.
+    Line(Vec<u8>),
     Json(Value),
     /// A line the server sent that is not a JSON-RPC message, and why.
     Unparsable {
@@ -129,6 +132,12 @@ impl Entry {
                 let mut message = match &self.raw {
                     Raw::Sent(m) => serde_json::to_value(m).unwrap_or(Value::Null),
                     Raw::Received(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+                    Raw::Line(line) => {
+                        let line = line.strip_suffix(b"\n").unwrap_or(line);
+                        let line = line.strip_suffix(b"\r").unwrap_or(line);
+                        let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+                        serde_json::from_slice(line).unwrap_or(Value::Null)
+                    }
                     Raw::Json(value) => value.clone(),
                     Raw::Unparsable { text, why } => {
                         unparsable = Some(why.clone());
