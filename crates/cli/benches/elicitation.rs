@@ -13,6 +13,9 @@
 //!
 //! Under callgrind or perf, build it with `--profile profiling` (release with debug info; see
 //! `docs/benchmarks.md`) and run `target/profiling/deps/elicitation-<hash>` with the same options.
+//! With `--callgrind` it counts instructions per call itself, client and server process each
+//! under callgrind (see [`count_instructions`] and "Instructions per round trip" in
+//! `docs/benchmarks.md`).
 //!
 //! Workload (the same as in `docs/benchmarks.md`): a tool `ask` whose handler asks one form
 //! elicitation with the schema `{name: string (required), age: integer}`; the client accepts
