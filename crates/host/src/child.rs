@@ -77,10 +77,10 @@ pub(crate) struct RawLines(Arc<Shared>);
 impl RawLines {
     /// The line of the message the transport produced last; to be called right after it did
     /// (the reader hands rmcp one line at a time, so nothing else has been read since). `None`
-    /// when the line was too long to keep whole.
+    /// when the line was too long to keep whole, or is not there (taken already).
     pub(crate) fn take(&self) -> Option<Vec<u8>> {
         let mut line = crate::sync::lock(&self.0.line);
-        if line.len() >= KEPT_LINE {
+        if line.is_empty() || line.len() >= KEPT_LINE {
             return None;
         }
         Some(std::mem::take(&mut *line))

@@ -463,6 +463,51 @@ mod tests {
     }
 
     #[test]
+    fn a_message_kept_as_its_line_reads_as_sent_and_redacted_and_pairs_with_its_request() {
+        let log = ProtocolLog::new(Instant::now(), 8, None);
+        let server = ServerId(1);
+        record(
+            &log,
+            server,
+            Direction::Send,
+            json!({"jsonrpc": "2.0", "id": "a", "method": "tools/call"}),
+        );
+        let line = b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"password\":\"hunter2\",\"x\":1}}\r\n";
+        let shape = Shape {
+            id: Some(LogId::of_server(&rmcp::model::NumberOrString::String(
+                "a".into(),
+            ))),
+            is_request: false,
+            call: None,
+        };
+        log.record(
+            server,
+            "demo",
+            Direction::Recv,
+            Raw::Line(line.to_vec()),
+            shape,
+        );
+        let kept = log.of(server);
+        assert_eq!(kept[1].message["result"]["x"], 1);
+        assert_eq!(kept[1].message["result"]["password"], "[redacted]");
+        assert!(kept[1].latency_ms.is_some(), "paired with its request");
+        // A number and a string that look alike are different ids.
+        record(
+            &log,
+            server,
+            Direction::Send,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        );
+        record(
+            &log,
+            server,
+            Direction::Recv,
+            json!({"jsonrpc": "2.0", "id": "1", "result": {}}),
+        );
+        assert!(log.of(server)[3].latency_ms.is_none());
+    }
+
+    #[test]
     fn a_reader_gets_what_came_after_the_last_message_it_has() {
         let log = ProtocolLog::new(Instant::now(), 4, None);
         let server = ServerId(1);
