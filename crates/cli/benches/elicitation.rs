@@ -893,11 +893,9 @@ fn count_instructions(exe: &Path, options: &Options) -> anyhow::Result<()> {
         .map_or_else(|| options.root.join("target"), PathBuf::from)
         .join("callgrind");
     std::fs::create_dir_all(&dir)?;
-    let runs = [options.base, options.base + options.calls];
+    let (short, long) = (options.base, options.base + options.calls);
     eprintln!(
-        "bench: counting instructions, runs of {} and {} calls (stdio, C = 1), files in {}",
-        runs[0],
-        runs[1],
+        "bench: counting instructions, runs of {short} and {long} calls (stdio, C = 1), files in {}",
         dir.display()
     );
     // (era, imp) → (client, server) instructions per call.
@@ -905,7 +903,7 @@ fn count_instructions(exe: &Path, options: &Options) -> anyhow::Result<()> {
     for &era in &options.eras {
         for &imp in &options.imps {
             let mut totals = Vec::new();
-            for calls in runs {
+            for calls in [short, long] {
                 let stem = format!("{}-{}-{calls}", imp.name(), era.short());
                 let client_out = dir.join(format!("{stem}.client.out"));
                 let server_out = dir.join(format!("{stem}.server.out"));
@@ -958,8 +956,8 @@ fn count_instructions(exe: &Path, options: &Options) -> anyhow::Result<()> {
     }
     println!();
     println!(
-        "instructions per call (stdio, C = 1; runs of {} and {} calls, difference over {}):",
-        runs[0], runs[1], options.calls
+        "instructions per call (stdio, C = 1; runs of {short} and {long} calls, difference over {}):",
+        options.calls
     );
     println!();
     println!("| era | implementation | client (host) | server | ratio client | ratio server |");
