@@ -13,6 +13,9 @@
 //!
 //! Under callgrind or perf, build it with `--profile profiling` (release with debug info; see
 //! `docs/benchmarks.md`) and run `target/profiling/deps/elicitation-<hash>` with the same options.
+//! With `--callgrind` it counts instructions per call itself, client and server process each
+//! under callgrind (see [`count_instructions`] and "Instructions per round trip" in
+//! `docs/benchmarks.md`).
 //!
 //! Workload (the same as in `docs/benchmarks.md`): a tool `ask` whose handler asks one form
 //! elicitation with the schema `{name: string (required), age: integer}`; the client accepts
@@ -487,10 +490,15 @@ struct Options {
     concurrency: Vec<usize>,
     imps: Vec<Imp>,
     root: PathBuf,
+    /// Count instructions with callgrind instead of measuring calls/s (see [`count_instructions`]).
+    callgrind: bool,
+    /// In that mode, the calls of the shorter run, whose count is subtracted.
+    base: usize,
 }
 
 const USAGE: &str = "usage: cargo bench -p interlude-cli --bench elicitation -- [--calls N] [--reps R] [--quick] \
-[--transport stdio|http] [--era push|mrtr] [--concurrency C[,C…]] [--impl interlude,interlude-nolog,rmcp,rmcp-pooled,rmcp-reactor-stdio,ts,ts-hoisted] [--no-ts]";
+[--transport stdio|http] [--era push|mrtr] [--concurrency C[,C…]] [--impl interlude,interlude-nolog,rmcp,rmcp-pooled,rmcp-reactor-stdio,ts,ts-hoisted] [--no-ts] \
+[--callgrind [--base M]]";
 
 impl Options {
     fn parse(args: impl Iterator<Item = String>) -> anyhow::Result<Self> {
@@ -502,10 +510,13 @@ impl Options {
             concurrency: vec![1, 32],
             imps: ALL_IMPS.to_vec(),
             root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+            callgrind: false,
+            base: 20,
         };
         let mut args = args.peekable();
         let mut calls = None;
         let mut reps = None;
+        let mut imps_given = false;
         while let Some(arg) = args.next() {
             let mut value = || {
                 args.next()
@@ -541,6 +552,7 @@ impl Options {
                         .collect::<anyhow::Result<_>>()?;
                 }
                 "--impl" => {
+                    imps_given = true;
                     o.imps = value()?
                         .split(',')
                         .map(|name| {
@@ -552,12 +564,29 @@ impl Options {
                         .collect::<anyhow::Result<_>>()?;
                 }
                 "--no-ts" => o.imps.retain(|i| !i.is_ts()),
+                "--callgrind" => o.callgrind = true,
+                "--base" => o.base = value()?.parse().context("--base")?,
                 "--help" | "-h" => {
                     println!("{USAGE}");
                     std::process::exit(0);
                 }
                 other => bail!("unknown argument `{other}`\n{USAGE}"),
             }
+        }
+        if o.callgrind {
+            // Counting: sequential stdio, both eras unless told, Interlude against bare rmcp on
+            // Interlude's stdio unless told; 200 counted calls unless told.
+            o.calls = 200;
+            o.reps = 1;
+            o.transports = vec![Transport::Stdio];
+            o.concurrency = vec![1];
+            if !imps_given {
+                o.imps = vec![Imp::Interlude, Imp::RmcpReactorStdio];
+            }
+            ensure!(
+                o.imps.iter().all(|i| !i.is_ts() && *i != Imp::RmcpPooled),
+                "--callgrind counts the Rust implementations on stdio"
+            );
         }
         if let Some(c) = calls {
             o.calls = c;
@@ -599,6 +628,9 @@ impl Options {
 
 fn run_bench(options: Options) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the bench executable")?;
+    if options.callgrind {
+        return count_instructions(&exe, &options);
+    }
     let ts = if options.imps.iter().any(|i| i.is_ts()) {
         match TsPeers::locate(&options.root) {
             Ok(ts) => Some(ts),
@@ -813,6 +845,145 @@ fn report(options: &Options, plan: &[(Cell, Vec<Imp>)], results: &HashMap<(Cell,
 }
 
 // ---------------------------------------------------------------------------------------------
+// Instructions per round trip, counted with callgrind.
+// ---------------------------------------------------------------------------------------------
+
+/// Set in a counted run: the server is started under callgrind, writing its counts there.
+const SERVER_CALLGRIND_ENV: &str = "INTERLUDE_BENCH_SERVER_CALLGRIND";
+
+/// How the client starts the stdio server: the bench binary itself, or, in a counted run,
+/// valgrind running it.
+fn server_program(exe: &Path) -> (String, Vec<String>) {
+    let exe = exe.to_string_lossy().into_owned();
+    match std::env::var(SERVER_CALLGRIND_ENV) {
+        Ok(out) => (
+            "valgrind".to_owned(),
+            vec![
+                "--tool=callgrind".to_owned(),
+                "-q".to_owned(),
+                format!("--callgrind-out-file={out}"),
+                exe,
+            ],
+        ),
+        Err(_) => (exe, Vec::new()),
+    }
+}
+
+/// The instructions a callgrind output file counts (all threads of the process).
+fn callgrind_total(file: &Path) -> anyhow::Result<u64> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("totals:")
+                .or_else(|| l.strip_prefix("summary:"))
+        })
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| anyhow!("no totals in {}", file.display()))
+}
+
+/// `--callgrind`: for each era and implementation, two whole runs (`--base` calls and `--base` +
+/// `--calls` calls, sequential, stdio), each with the client process (this binary) and the
+/// server process under callgrind at once; the difference of the two runs' counts over `--calls`
+/// is the instructions per call on each side, start-up, the warm-up call and shutdown cancelling
+/// out. The output files stay in `target/callgrind/` for `callgrind_annotate`.
+fn count_instructions(exe: &Path, options: &Options) -> anyhow::Result<()> {
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| options.root.join("target"), PathBuf::from)
+        .join("callgrind");
+    std::fs::create_dir_all(&dir)?;
+    let (short, long) = (options.base, options.base + options.calls);
+    eprintln!(
+        "bench: counting instructions, runs of {short} and {long} calls (stdio, C = 1), files in {}",
+        dir.display()
+    );
+    // (era, imp) → (client, server) instructions per call.
+    let mut per_call: Vec<(Era, Imp, f64, f64)> = Vec::new();
+    for &era in &options.eras {
+        for &imp in &options.imps {
+            let mut totals = Vec::new();
+            for calls in [short, long] {
+                let stem = format!("{}-{}-{calls}", imp.name(), era.short());
+                let client_out = dir.join(format!("{stem}.client.out"));
+                let server_out = dir.join(format!("{stem}.server.out"));
+                for f in [&client_out, &server_out] {
+                    let _ = std::fs::remove_file(f);
+                }
+                let output = Command::new("valgrind")
+                    .arg("--tool=callgrind")
+                    .arg("-q")
+                    .arg(format!("--callgrind-out-file={}", client_out.display()))
+                    .arg(exe)
+                    .args(["--transport", "stdio", "--concurrency", "1", "--reps", "1"])
+                    .args(["--era", era.short(), "--impl", imp.name()])
+                    .args(["--calls", &calls.to_string()])
+                    .env(SERVER_CALLGRIND_ENV, &server_out)
+                    .env_remove(ROLE_ENV)
+                    .stdin(Stdio::null())
+                    .output()
+                    .context("cannot run valgrind (is it installed?)")?;
+                ensure!(
+                    output.status.success(),
+                    "{stem} failed ({}): {}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                // The server writes its counts as it exits, which may be after the client.
+                let deadline = Instant::now() + Duration::from_secs(60);
+                let server = loop {
+                    match callgrind_total(&server_out) {
+                        Ok(n) => break n,
+                        Err(e) if Instant::now() > deadline => return Err(e),
+                        Err(_) => std::thread::sleep(Duration::from_millis(200)),
+                    }
+                };
+                let client = callgrind_total(&client_out)?;
+                eprintln!("  {stem:<32} client {client:>14} server {server:>14}");
+                totals.push((client, server));
+            }
+            let (Some(&(c0, s0)), Some(&(c1, s1))) = (totals.first(), totals.get(1)) else {
+                bail!("missing runs");
+            };
+            let n = options.calls as f64;
+            per_call.push((
+                era,
+                imp,
+                (c1 as f64 - c0 as f64) / n,
+                (s1 as f64 - s0 as f64) / n,
+            ));
+        }
+    }
+    println!();
+    println!(
+        "instructions per call (stdio, C = 1; runs of {short} and {long} calls, difference over {}):",
+        options.calls
+    );
+    println!();
+    println!("| era | implementation | client (host) | server | ratio client | ratio server |");
+    println!("|---|---|---|---|---|---|");
+    for &(era, imp, client, server) in &per_call {
+        // Against bare rmcp on the same (Interlude's) stdio, when it was counted.
+        let base = per_call
+            .iter()
+            .find(|(e, i, _, _)| *e == era && *i == Imp::RmcpReactorStdio);
+        let ratio = |a: f64, b: f64| format!("{:.3}×", a / b);
+        let (rc, rs) = match base {
+            Some(&(_, _, bc, bs)) => (ratio(client, bc), ratio(server, bs)),
+            None => ("—".to_owned(), "—".to_owned()),
+        };
+        println!(
+            "| {} | {} | {:.1} k | {:.1} k | {rc} | {rs} |",
+            era.short(),
+            imp.label(),
+            client / 1000.0,
+            server / 1000.0
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rust runs: the client in this process, the server a child process.
 // ---------------------------------------------------------------------------------------------
 
@@ -960,8 +1131,8 @@ async fn interlude_client(
             headers: BTreeMap::new(),
         },
         None => ServerSpec::Stdio {
-            command: exe.to_string_lossy().into_owned(),
-            args: Vec::new(),
+            command: server_program(exe).0,
+            args: server_program(exe).1,
             env: BTreeMap::from([(ROLE_ENV.to_owned(), Imp::Interlude.server_role().to_owned())]),
         },
     };
@@ -1052,7 +1223,9 @@ async fn rmcp_client(
             handler.serve_with_lifecycle(transport, lifecycle).await?
         }
         None => {
-            let command = tokio::process::Command::new(exe).configure(|c| {
+            let (program, args) = server_program(exe);
+            let command = tokio::process::Command::new(program).configure(|c| {
+                c.args(args);
                 c.env(ROLE_ENV, imp.server_role());
                 c.env_remove(HTTP_ENV);
                 c.kill_on_drop(true);

@@ -59,11 +59,32 @@ pub(crate) struct LogTo {
 struct Shared {
     /// How many messages rmcp produced so far.
     delivered: AtomicU64,
+    /// The line being handed out (its first [`KEPT_LINE`] bytes), until the protocol log takes
+    /// the message rmcp produced from it ([`RawLines::take`]).
+    line: std::sync::Mutex<Vec<u8>>,
     ended: EndReason,
     /// What the server wrote last when its output ended, if that is worth saying: the end
     /// of "the server exited with status 1 …".
     tail: std::sync::Mutex<Option<String>>,
     log: LogTo,
+}
+
+/// The lines of the messages the server sent, as sent, for the protocol log: it keeps these
+/// bytes instead of a copy of the parsed message (parsed again only if someone reads the log).
+#[derive(Clone)]
+pub(crate) struct RawLines(Arc<Shared>);
+
+impl RawLines {
+    /// The line of the message the transport produced last; to be called right after it did
+    /// (the reader hands rmcp one line at a time, so nothing else has been read since). `None`
+    /// when the line was too long to keep whole, or is not there (taken already).
+    pub(crate) fn take(&self) -> Option<Vec<u8>> {
+        let mut line = crate::sync::lock(&self.0.line);
+        if line.is_empty() || line.len() >= KEPT_LINE {
+            return None;
+        }
+        Some(std::mem::take(&mut *line))
+    }
 }
 
 /// A child process as an rmcp client transport.
@@ -81,6 +102,7 @@ impl ChildTransport {
         };
         let shared = Arc::new(Shared {
             delivered: AtomicU64::new(0),
+            line: std::sync::Mutex::default(),
             ended,
             tail: std::sync::Mutex::default(),
             log,
@@ -90,7 +112,6 @@ impl ChildTransport {
             buf: vec![0; READ_CHUNK].into_boxed_slice(),
             pos: 0,
             filled: 0,
-            line: Vec::new(),
             line_len: 0,
             line_done: false,
             delivered_at_end: 0,
@@ -103,6 +124,11 @@ impl ChildTransport {
             child,
             shared,
         })
+    }
+
+    /// The lines of the messages it produces, for the protocol log.
+    pub(crate) fn lines(&self) -> RawLines {
+        RawLines(Arc::clone(&self.shared))
     }
 
     /// Notes how the server ended once its output did: its exit status (waited for briefly),
@@ -166,9 +192,7 @@ struct Watched<R> {
     buf: Box<[u8]>,
     pos: usize,
     filled: usize,
-    /// The line being handed out (its first [`KEPT_LINE`] bytes).
-    line: Vec<u8>,
-    /// Its whole length so far.
+    /// The length of the line being handed out so far (its bytes are in `shared.line`).
     line_len: usize,
     /// Whether its newline was handed out.
     line_done: bool,
@@ -185,7 +209,9 @@ impl<R> Watched<R> {
     /// rmcp consumed a whole line and produced no message from it: says what it was, and
     /// whether the connection ends.
     fn skipped(&mut self) {
-        let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+        let shared = Arc::clone(&self.shared);
+        let line = crate::sync::lock(&shared.line);
+        let line = line.strip_suffix(b"\n").unwrap_or(&line);
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
         let first = line.iter().find(|b| !b.is_ascii_whitespace()).copied();
@@ -238,7 +264,8 @@ impl<R> Watched<R> {
     /// kept for the connection's end reason (the transport adds how the process ended).
     fn at_eof(&mut self) {
         let tail = if !self.line_done && self.line_len > 0 {
-            let quoted = failure::shown(&self.line, failure::QUOTED_BYTES);
+            let quoted =
+                failure::shown(&crate::sync::lock(&self.shared.line), failure::QUOTED_BYTES);
             format!(" after an unfinished line: {quoted}")
         } else if let Some((quoted, why)) = self.stray.take() {
             format!(" after writing something that is not a JSON-RPC message: {quoted} ({why})")
@@ -262,10 +289,12 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
             if this.shared.delivered.load(Ordering::SeqCst) == this.delivered_at_end {
                 this.skipped();
             }
-            this.line.clear();
-            if this.line.capacity() > READ_CHUNK {
-                this.line.shrink_to(READ_CHUNK);
+            let mut line = crate::sync::lock(&this.shared.line);
+            line.clear();
+            if line.capacity() > READ_CHUNK {
+                line.shrink_to(READ_CHUNK);
             }
+            drop(line);
             this.line_len = 0;
             this.line_done = false;
         }
@@ -290,9 +319,11 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
         let n = upto.min(out.remaining());
         let handed = available.get(..n).unwrap_or_default();
         out.put_slice(handed);
-        let room = KEPT_LINE.saturating_sub(this.line.len());
-        this.line
-            .extend_from_slice(handed.get(..room.min(n)).unwrap_or_default());
+        {
+            let mut line = crate::sync::lock(&this.shared.line);
+            let room = KEPT_LINE.saturating_sub(line.len());
+            line.extend_from_slice(handed.get(..room.min(n)).unwrap_or_default());
+        }
         this.line_len += n;
         this.pos += n;
         if handed.last() == Some(&b'\n') {

@@ -88,6 +88,8 @@ pub(crate) struct TransportExtras {
     ended: Option<EndReason>,
     /// Fires when a stdio server's stderr closed (all it wrote is in `ended`).
     stderr_closed: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// The lines the server's messages arrived as (a child's stdout), for the protocol log.
+    lines: Option<crate::child::RawLines>,
 }
 
 /// A live connection to a server. Cheap to clone; the host keeps one clone until the
@@ -196,6 +198,7 @@ impl Connection {
                     transport_name: Some(transport_name),
                     ended: Some(ended),
                     stderr_closed: Some(stderr_closed),
+                    lines: Some(transport.lines()),
                     ..TransportExtras::default()
                 };
                 Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
@@ -282,6 +285,7 @@ impl Connection {
             (true, true) => Declare::Below,
         };
         let tap = Tap::new(transport.into_transport(), closed.clone())
+            .with_lines(extras.lines.clone())
             .logged(shared.log.clone(), id, name.clone())
             .declaring(declare, answered);
         let budget = shared.config.connect_timeout;
@@ -680,7 +684,10 @@ impl Connection {
             self.open_view(call, name, arguments.as_ref());
         }
         let run = async {
-            let run = self.drive(call, name, arguments);
+            // Boxed once, here: the loop's future is kilobytes, and every future that holds it
+            // by value (the timeout, the select below, `call_tool`'s, its caller's) would copy it
+            // again as it is built.
+            let run = Box::pin(self.drive(call, name, arguments));
             match shared.config.call_timeout {
                 None => run.await,
                 Some(budget) => self
@@ -771,7 +778,9 @@ impl Connection {
                     if let Some(required) = Required::of(&error, shared.config.declare) =>
                 {
                     tries.admit(&required, &error, server)?;
-                    self.satisfy(call, required, &error).await?;
+                    // Rare, and its future is the largest of the loop's: boxed, it does not
+                    // size every call's future.
+                    Box::pin(self.satisfy(call, required, &error)).await?;
                     continue;
                 }
                 Err(e) => return Err(self.service_error(format!("the call to `{name}`"), e)),

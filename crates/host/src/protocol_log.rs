@@ -95,11 +95,14 @@ pub const KEPT_PER_SERVER: usize = 10_000;
 const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
 
 /// What a message was when it was recorded: the transport's own message, cloned (the tap's:
-/// nothing is serialized on the way), or JSON (a view's messages). Read, it becomes a redacted
+/// nothing is serialized on the way), the line it arrived as, or JSON (a view's messages). Read, it becomes a redacted
 /// [`LoggedMessage`], once.
 pub(crate) enum Raw {
     Sent(Box<rmcp::service::TxJsonRpcMessage<rmcp::service::RoleClient>>),
     Received(Box<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>),
+    /// The line a message arrived as, from a transport that has it (a child's stdout): what
+    /// the server sent, kept as bytes and parsed only when read.
+    Line(Vec<u8>),
     Json(Value),
     /// A line the server sent that is not a JSON-RPC message, and why.
     Unparsable {
@@ -129,6 +132,12 @@ impl Entry {
                 let mut message = match &self.raw {
                     Raw::Sent(m) => serde_json::to_value(m).unwrap_or(Value::Null),
                     Raw::Received(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+                    Raw::Line(line) => {
+                        let line = line.strip_suffix(b"\n").unwrap_or(line);
+                        let line = line.strip_suffix(b"\r").unwrap_or(line);
+                        let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+                        serde_json::from_slice(line).unwrap_or(Value::Null)
+                    }
                     Raw::Json(value) => value.clone(),
                     Raw::Unparsable { text, why } => {
                         unparsable = Some(why.clone());
@@ -152,10 +161,42 @@ impl Entry {
     }
 }
 
-/// What the log needs to know of a message when it is recorded: its JSON-RPC id (as JSON text),
-/// whether it is a request or notification, and the tool call it belongs to, if known.
+/// A message's JSON-RPC id, as the log pairs a response with its request: whose ids they are
+/// (0 for the server's, else the app view's number) and the id itself. Kept as it came, not as
+/// text: nothing is formatted for a message nobody reads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum LogId {
+    /// An integer id.
+    Int(u64, i64),
+    /// A string id.
+    Str(u64, Arc<str>),
+    /// Any other JSON (a view's id may be anything): its text.
+    Json(u64, String),
+}
+
+impl LogId {
+    /// A server message's id.
+    pub(crate) fn of_server(id: &rmcp::model::RequestId) -> LogId {
+        match id {
+            rmcp::model::NumberOrString::Number(n) => LogId::Int(0, *n),
+            rmcp::model::NumberOrString::String(s) => LogId::Str(0, s.clone()),
+        }
+    }
+
+    /// App view `view`'s message's id.
+    fn of_view(view: ViewId, id: &Value) -> LogId {
+        match id {
+            Value::Number(n) if n.is_i64() => LogId::Int(view.0, n.as_i64().unwrap_or_default()),
+            Value::String(s) => LogId::Str(view.0, Arc::from(s.as_str())),
+            other => LogId::Json(view.0, other.to_string()),
+        }
+    }
+}
+
+/// What the log needs to know of a message when it is recorded: its JSON-RPC id, whether it is
+/// a request or notification, and the tool call it belongs to, if known.
 pub(crate) struct Shape {
-    pub(crate) id: Option<String>,
+    pub(crate) id: Option<LogId>,
     pub(crate) is_request: bool,
     pub(crate) call: Option<CallId>,
 }
@@ -168,7 +209,7 @@ struct Ring {
     /// The last sequence number given.
     seq: u64,
     /// Requests waiting for their response, by direction and id: when they went.
-    open: HashMap<(Direction, String), u64>,
+    open: HashMap<(Direction, LogId), u64>,
 }
 
 /// The log of every server of one host.
@@ -220,7 +261,7 @@ impl ProtocolLog {
     ) {
         // A view's ids are its own: kept apart from the server's.
         let shape = Shape {
-            id: message.get("id").map(|id| format!("{}:{id}", view.0)),
+            id: message.get("id").map(|id| LogId::of_view(view, id)),
             is_request: message.get("method").is_some(),
             call: None,
         };
@@ -250,9 +291,9 @@ impl ProtocolLog {
         if ring.name != name {
             name.clone_into(&mut ring.name);
         }
-        let latency_ms = match (&id, is_request) {
+        let latency_ms = match (id, is_request) {
             (Some(id), true) => {
-                ring.open.insert((dir, id.clone()), t_ms);
+                ring.open.insert((dir, id), t_ms);
                 None
             }
             (Some(id), false) => {
@@ -261,7 +302,7 @@ impl ProtocolLog {
                     Direction::Recv => Direction::Send,
                 };
                 ring.open
-                    .remove(&(asked, id.clone()))
+                    .remove(&(asked, id))
                     .map(|at| t_ms.saturating_sub(at))
             }
             (None, _) => None,
@@ -373,7 +414,7 @@ mod tests {
     /// Records `message` as the tap would (bytes, with its id and kind).
     fn record(log: &ProtocolLog, server: ServerId, dir: Direction, message: Value) {
         let shape = Shape {
-            id: message.get("id").map(|id| format!("0:{id}")),
+            id: message.get("id").map(|id| LogId::of_view(ViewId(0), id)),
             is_request: message.get("method").is_some(),
             call: None,
         };
@@ -419,6 +460,51 @@ mod tests {
         }
         assert_eq!(log.of(server).len(), 3);
         assert!(log.of(ServerId(2)).is_empty());
+    }
+
+    #[test]
+    fn a_message_kept_as_its_line_reads_as_sent_and_redacted_and_pairs_with_its_request() {
+        let log = ProtocolLog::new(Instant::now(), 8, None);
+        let server = ServerId(1);
+        record(
+            &log,
+            server,
+            Direction::Send,
+            json!({"jsonrpc": "2.0", "id": "a", "method": "tools/call"}),
+        );
+        let line = b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"password\":\"hunter2\",\"x\":1}}\r\n";
+        let shape = Shape {
+            id: Some(LogId::of_server(&rmcp::model::NumberOrString::String(
+                "a".into(),
+            ))),
+            is_request: false,
+            call: None,
+        };
+        log.record(
+            server,
+            "demo",
+            Direction::Recv,
+            Raw::Line(line.to_vec()),
+            shape,
+        );
+        let kept = log.of(server);
+        assert_eq!(kept[1].message["result"]["x"], 1);
+        assert_eq!(kept[1].message["result"]["password"], "[redacted]");
+        assert!(kept[1].latency_ms.is_some(), "paired with its request");
+        // A number and a string that look alike are different ids.
+        record(
+            &log,
+            server,
+            Direction::Send,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        );
+        record(
+            &log,
+            server,
+            Direction::Recv,
+            json!({"jsonrpc": "2.0", "id": "1", "result": {}}),
+        );
+        assert!(log.of(server)[3].latency_ms.is_none());
     }
 
     #[test]

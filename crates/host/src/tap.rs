@@ -93,6 +93,9 @@ pub(crate) struct Tap<T> {
     declare: Declare,
     /// Who waits for an answer to leave (only when the host declares the seed-000 draft).
     answered: Option<Arc<Answered>>,
+    /// The lines received messages arrived as, when the transport below keeps them: the log
+    /// keeps those bytes instead of a copy of the message.
+    lines: Option<crate::child::RawLines>,
 }
 
 /// Who waits for the host's answer to a server request to leave (the seed-000 `interaction/
@@ -157,7 +160,14 @@ impl<T> Tap<T> {
             asked: Mutex::default(),
             declare: Declare::No,
             answered: None,
+            lines: None,
         }
+    }
+
+    /// Logs received messages as the lines `lines` keeps (see [`crate::child::RawLines`]).
+    pub(crate) fn with_lines(mut self, lines: Option<crate::child::RawLines>) -> Self {
+        self.lines = lines;
+        self
     }
 
     /// Declares the seed-000 `userInteraction` capability in `initialize`, `where` says, and
@@ -196,10 +206,7 @@ impl<T> Tap<T> {
             JsonRpcMessage::Error(e) => (e.id.as_ref(), false),
         };
         let shape = crate::protocol_log::Shape {
-            // The same text a view's id gets (`<view>:<id as JSON>`), the server's being view 0.
-            id: id
-                .and_then(|id| serde_json::to_string(id).ok())
-                .map(|id| format!("0:{id}")),
+            id: id.map(crate::protocol_log::LogId::of_server),
             is_request,
             call,
         };
@@ -389,8 +396,12 @@ where
                 let call = logging.then(|| self.call_of_response(m)).flatten();
                 self.incoming(m);
                 let call = call.or_else(|| logging.then(|| self.call_of_request(m)).flatten());
+                let lines = self.lines.as_ref();
                 self.record(Direction::Recv, m, call, |m| {
-                    crate::protocol_log::Raw::Received(Box::new(m.clone()))
+                    match lines.and_then(crate::child::RawLines::take) {
+                        Some(line) => crate::protocol_log::Raw::Line(line),
+                        None => crate::protocol_log::Raw::Received(Box::new(m.clone())),
+                    }
                 });
             }
             None => self.closed.cancel(),

@@ -442,7 +442,22 @@ pub(super) fn requested_schema(params: &ElicitParams) -> Option<serde_json::Valu
         ElicitParams::Typed(typed) => match &**typed {
             rmcp::model::ElicitRequestParams::FormElicitationParams {
                 requested_schema, ..
-            } => serde_json::to_value(requested_schema).ok(),
+            } => {
+                // A server asks with the same few schemas again and again: the last one's JSON is
+                // kept. rmcp's equality includes property order, so an equal schema serializes
+                // to the same JSON.
+                type Last = Option<(rmcp::model::ElicitationSchema, serde_json::Value)>;
+                static LAST: Mutex<Last> = Mutex::new(None);
+                let mut last = lock(&LAST);
+                if let Some((schema, json)) = last.as_ref()
+                    && schema == requested_schema
+                {
+                    return Some(json.clone());
+                }
+                let json = serde_json::to_value(requested_schema).ok()?;
+                *last = Some((requested_schema.clone(), json.clone()));
+                Some(json)
+            }
             _ => None,
         },
         ElicitParams::Json(raw) => raw.get("requestedSchema").cloned(),
