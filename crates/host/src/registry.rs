@@ -640,7 +640,7 @@ impl Registry {
     pub(crate) fn queue_request(
         &mut self,
         request: Request,
-        requested_schema: Option<serde_json::Value>,
+        requested_schema: Option<Arc<serde_json::Value>>,
     ) -> HostEvent {
         if let Some(call) = request.call.and_then(|c| self.calls.get_mut(&c)) {
             Arc::make_mut(call).requests.push(request.id);

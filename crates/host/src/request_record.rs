@@ -2,6 +2,8 @@
 //! ([`RequestStatus`], shared by every kind), and what its kind has become since it was queued
 //! ([`RequestState`], one variant per kind, changed only by that kind's transitions).
 
+use std::sync::Arc;
+
 use interlude_engine::{AppStage, Notice, Reply, Request, RequestKind, ServerId};
 use interlude_schema::FieldError;
 
@@ -51,7 +53,7 @@ pub enum RequestState {
     Form {
         /// Its `requestedSchema` exactly as the server sent it (the form the person sees is the
         /// engine's reading of it), for server authors.
-        requested_schema: Option<serde_json::Value>,
+        requested_schema: Option<Arc<serde_json::Value>>,
     },
     /// A link.
     Url {
@@ -65,7 +67,7 @@ pub enum RequestState {
     /// is its kind's [`AppStage`].
     AppForm {
         /// Its `requestedSchema` exactly as the server sent it.
-        requested_schema: Option<serde_json::Value>,
+        requested_schema: Option<Arc<serde_json::Value>>,
     },
     /// A link an app view asks to have opened.
     ViewLink {
@@ -76,7 +78,10 @@ pub enum RequestState {
 
 impl RequestState {
     /// The state a request of `kind` starts in.
-    pub(crate) fn new(kind: &RequestKind, requested_schema: Option<serde_json::Value>) -> Self {
+    pub(crate) fn new(
+        kind: &RequestKind,
+        requested_schema: Option<Arc<serde_json::Value>>,
+    ) -> Self {
         match kind {
             RequestKind::Form(_) => RequestState::Form { requested_schema },
             RequestKind::Url(_) => RequestState::Url {
@@ -110,7 +115,7 @@ impl RequestRecord {
     pub fn requested_schema(&self) -> Option<&serde_json::Value> {
         match &self.state {
             RequestState::Form { requested_schema }
-            | RequestState::AppForm { requested_schema } => requested_schema.as_ref(),
+            | RequestState::AppForm { requested_schema } => requested_schema.as_deref(),
             RequestState::Url { .. } | RequestState::ViewLink { .. } => None,
         }
     }

@@ -32,7 +32,7 @@ pub(super) struct Core<S> {
     pub(super) registry: Arc<Mutex<Registry>>,
     pub(super) responders: HashMap<RequestId, oneshot::Sender<Reply>>,
     /// Each request's `requestedSchema` as sent, until it is queued (or refused).
-    pub(super) requested_schemas: HashMap<RequestId, serde_json::Value>,
+    pub(super) requested_schemas: HashMap<RequestId, Arc<serde_json::Value>>,
     /// Who waits for word that a URL request's flow finished.
     pub(super) completions: HashMap<RequestId, oneshot::Sender<()>>,
     pub(super) audit: Arc<Mutex<VecDeque<AuditRecord>>>,
@@ -436,7 +436,7 @@ pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<Hos
 }
 
 /// The `requestedSchema` of a request's params, as the server sent it.
-pub(super) fn requested_schema(params: &ElicitParams) -> Option<serde_json::Value> {
+pub(super) fn requested_schema(params: &ElicitParams) -> Option<Arc<serde_json::Value>> {
     match params {
         // The schema alone is serialized, not the whole request.
         ElicitParams::Typed(typed) => match &**typed {
@@ -446,7 +446,7 @@ pub(super) fn requested_schema(params: &ElicitParams) -> Option<serde_json::Valu
                 // A server asks with the same few schemas again and again: the last one's JSON is
                 // kept. rmcp's equality includes property order, so an equal schema serializes
                 // to the same JSON.
-                type Last = Option<(rmcp::model::ElicitationSchema, serde_json::Value)>;
+                type Last = Option<(rmcp::model::ElicitationSchema, Arc<serde_json::Value>)>;
                 static LAST: Mutex<Last> = Mutex::new(None);
                 let mut last = lock(&LAST);
                 if let Some((schema, json)) = last.as_ref()
@@ -454,15 +454,17 @@ pub(super) fn requested_schema(params: &ElicitParams) -> Option<serde_json::Valu
                 {
                     return Some(json.clone());
                 }
-                let json = serde_json::to_value(requested_schema).ok()?;
+                let json = Arc::new(serde_json::to_value(requested_schema).ok()?);
                 *last = Some((requested_schema.clone(), json.clone()));
                 Some(json)
             }
             _ => None,
         },
-        ElicitParams::Json(raw) => raw.get("requestedSchema").cloned(),
+        ElicitParams::Json(raw) => raw.get("requestedSchema").cloned().map(Arc::new),
         // A seed-000 prompt's form is its `interaction.schema`.
-        ElicitParams::Interaction(raw) => raw.get("interaction")?.get("schema").cloned(),
+        ElicitParams::Interaction(raw) => {
+            raw.get("interaction")?.get("schema").cloned().map(Arc::new)
+        }
         ElicitParams::ViewLink { .. } => None,
     }
 }
