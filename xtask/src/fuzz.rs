@@ -71,10 +71,32 @@ fn parse(args: &[&str]) -> anyhow::Result<Options> {
 }
 
 /// `cargo +nightly …`, through rustup's proxy on the PATH (the `cargo` that runs xtask is the
-/// stable toolchain's own binary, which knows no `+toolchain`).
+/// stable toolchain's own binary, which knows no `+toolchain`). Without the variables of the
+/// `cargo` running xtask: its toolchain and a `CARGO_TARGET_DIR` set for the workspace would
+/// otherwise carry over (the fuzz targets build in `fuzz/target`).
 fn nightly() -> Command {
     let mut cmd = Command::new("cargo");
     cmd.arg(TOOLCHAIN);
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        if key.starts_with("CARGO_PKG_")
+            || matches!(
+                key,
+                "CARGO"
+                    | "CARGO_TARGET_DIR"
+                    | "CARGO_BUILD_TARGET_DIR"
+                    | "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_BIN_NAME"
+                    | "CARGO_PRIMARY_PACKAGE"
+                    | "RUSTUP_TOOLCHAIN"
+                    | "RUSTC"
+            )
+        {
+            cmd.env_remove(key);
+        }
+    }
     cmd
 }
 
@@ -204,7 +226,7 @@ fn ensure_tools() -> anyhow::Result<()> {
         ]))
         .context("cargo-fuzz needs the nightly toolchain")?;
     }
-    let version = Command::new("cargo")
+    let version = nightly()
         .args(["fuzz", "--version"])
         .output()
         .ok()
@@ -213,7 +235,7 @@ fn ensure_tools() -> anyhow::Result<()> {
     let expected = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
     if version.as_deref().map(str::trim) != Some(expected.as_str()) {
         eprintln!("xtask: installing cargo-fuzz {CARGO_FUZZ_VERSION}");
-        run(Command::new("cargo").args([
+        run(nightly().args([
             "install",
             "cargo-fuzz",
             "--version",
