@@ -9,11 +9,15 @@
 //! - `cargo xtask test`: peers, then fmt check, clippy, rustdoc (`-D warnings`), tidy, build
 //!   (bins, tests and examples) and every test, with the real peers mandatory. This is what CI
 //!   runs (`.ci/run`).
+//! - `cargo xtask fuzz [--seconds N] [--runs N] [--sanitizer address|none] [TARGET…]`: the fuzz
+//!   targets of `fuzz/` (nightly, cargo-fuzz installed when missing): build, replay the
+//!   committed reproducers, then run each target (60 s by default). Not part of `test`.
 //!
 //! It deliberately does not download anything but through the ordinary clients (npm, apt-get),
 //! and it never starts long-lived processes of its own: tests start and stop their peers.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod fuzz;
 mod peers;
 mod tidy;
 
@@ -23,7 +27,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-const USAGE: &str = "usage: cargo xtask <peers|tidy|test>";
+const USAGE: &str = "usage: cargo xtask <peers|tidy|test|fuzz [--seconds N] [--runs N] \
+                     [--sanitizer address|none] [TARGET…]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +41,7 @@ fn main() -> ExitCode {
         ["peers"] => peers::install(&root()).map(|_| ()),
         ["tidy"] => tidy::run(&root()),
         ["test"] => test(&root()),
+        ["fuzz", rest @ ..] => fuzz::run_fuzz(&root(), rest),
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");
             Ok(())

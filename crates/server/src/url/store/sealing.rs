@@ -137,6 +137,22 @@ impl StoreKey {
     }
 }
 
+/// For the fuzz targets only (feature `fuzzing`, off by default): [`StoreKey::seal`] and
+/// [`StoreKey::open`], which are otherwise private to the crate. Not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+impl StoreKey {
+    /// [`StoreKey::seal`], for the fuzz targets only.
+    pub fn fuzz_seal(&self, user: &UserId, name: &str, secret: &[u8]) -> Option<Vec<u8>> {
+        self.seal(user, name, secret).ok()
+    }
+
+    /// [`StoreKey::open`], for the fuzz targets only.
+    pub fn fuzz_open(&self, user: &UserId, name: &str, sealed: &[u8]) -> Option<Vec<u8>> {
+        self.open(user, name, sealed)
+    }
+}
+
 fn associated_data(user: &UserId, name: &str) -> Vec<u8> {
     let mut ad = b"interlude/secret/v1\0".to_vec();
     ad.extend_from_slice(user.as_str().as_bytes());
