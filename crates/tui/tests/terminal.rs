@@ -128,6 +128,18 @@ fn session(spec: &str, columns: u16, rows: u16) -> Option<Tmux> {
     Some(tmux)
 }
 
+/// The terminal on server-everything (a real npm peer over stdio), 120×40.
+fn everything_session() -> Option<Tmux> {
+    const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
+    let peers = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING])?;
+    let spec = format!(
+        "everything={} {} stdio",
+        quote(&peers.node),
+        quote(&peers.package_file(SERVER_EVERYTHING))
+    );
+    session(&spec, 120, 40)
+}
+
 /// Picks a tool in the menu by typing its name and pressing Enter, then waits for the request.
 fn call(tmux: &Tmux, tool: &str) {
     tmux.type_text(tool);
@@ -506,16 +518,7 @@ fn a_link_is_shown_consented_to_and_opened() {
 /// names the ASCII form, never the look-alike.
 #[test]
 fn a_look_alike_link_offers_decline_first_naming_its_ascii_form() {
-    const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
-    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
-        return;
-    };
-    let spec = format!(
-        "everything={} {} stdio",
-        quote(&peers.node),
-        quote(&peers.package_file(SERVER_EVERYTHING))
-    );
-    let Some(tmux) = session(&spec, 120, 40) else {
+    let Some(tmux) = everything_session() else {
         return;
     };
     tmux.wait_for("to move, Enter to call");
@@ -548,16 +551,7 @@ fn a_look_alike_link_offers_decline_first_naming_its_ascii_form() {
 /// every call.
 #[test]
 fn a_long_calls_progress_shows_while_it_runs() {
-    const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
-    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
-        return;
-    };
-    let spec = format!(
-        "everything={} {} stdio",
-        quote(&peers.node),
-        quote(&peers.package_file(SERVER_EVERYTHING))
-    );
-    let Some(tmux) = session(&spec, 120, 40) else {
+    let Some(tmux) = everything_session() else {
         return;
     };
     // The menu offers what the host's record listed when it was drawn, and is not drawn again

@@ -35,13 +35,7 @@ pub(crate) fn prefetch(shared: &Shared, peer: &Peer<RoleClient>, server: ServerI
             .values()
             .filter_map(|ui| ui.resource_uri.clone())
             .map(|uri| {
-                let listing = record
-                    .apps
-                    .resources
-                    .iter()
-                    .find(|r| r.uri == uri)
-                    .and_then(|r| r.meta.clone())
-                    .map(|m| m.0);
+                let listing = listing_meta(&record, &uri);
                 (uri, listing)
             })
             .collect();
@@ -53,6 +47,17 @@ pub(crate) fn prefetch(shared: &Shared, peer: &Peer<RoleClient>, server: ServerI
             }
         }
     });
+}
+
+/// The `_meta` server `server` listed resource `uri` with (`resources/list`), if any.
+fn listing_meta(server: &ServerRecord, uri: &str) -> Option<JsonObject> {
+    server
+        .apps
+        .resources
+        .iter()
+        .find(|r| r.uri == uri)
+        .and_then(|r| r.meta.clone())
+        .map(|m| m.0)
 }
 
 /// What a view is opened for.
@@ -118,13 +123,7 @@ impl Opening {
                     json!({"name": tool, "inputSchema": {"type": "object"}})
                 }
             });
-        let listing = server
-            .apps
-            .resources
-            .iter()
-            .find(|r| r.uri == uri)
-            .and_then(|r| r.meta.clone())
-            .map(|m| m.0);
+        let listing = listing_meta(server, &uri);
         let tools = server
             .tools
             .iter()
