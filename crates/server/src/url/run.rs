@@ -80,20 +80,7 @@ impl UrlFlows {
         let result = crate::push::elicit_url(&ask.call, message, url, elicitation_id).await?;
         match result.action {
             ElicitationAction::Accept => {}
-            ElicitationAction::Decline => {
-                self.end(&flow.id, FlowStatus::Declined).await?;
-                return Ok(Answer::Declined);
-            }
-            _ => {
-                self.end(
-                    &flow.id,
-                    FlowStatus::Failed {
-                        reason: "the person dismissed the request".into(),
-                    },
-                )
-                .await?;
-                return Ok(Answer::Cancelled);
-            }
+            not_consented => return self.not_consented(&flow.id, not_consented).await,
         }
         // Consent given: the flow goes on in the browser, for as long as it may.
         self.until_over(ask, &flow.id, &done).await
@@ -165,21 +152,24 @@ impl UrlFlows {
                 FlowStatus::Declined => Ok(Answer::Declined),
                 _ => Ok(Answer::Cancelled),
             },
-            ElicitationAction::Decline => {
-                self.end(&flow.id, FlowStatus::Declined).await?;
-                Ok(Answer::Declined)
-            }
-            _ => {
-                self.end(
-                    &flow.id,
-                    FlowStatus::Failed {
-                        reason: "the person dismissed the request".into(),
-                    },
-                )
-                .await?;
-                Ok(Answer::Cancelled)
-            }
+            not_consented => self.not_consented(&flow.id, not_consented).await,
         }
+    }
+
+    /// The person declined (or dismissed) flow `id`'s link: the flow ends so, and so does the
+    /// answer.
+    async fn not_consented(
+        &self,
+        id: &FlowId,
+        action: ElicitationAction,
+    ) -> Result<Answer<Flow>, AskError> {
+        if action == ElicitationAction::Decline {
+            self.end(id, FlowStatus::Declined).await?;
+            return Ok(Answer::Declined);
+        }
+        let reason = "the person dismissed the request".into();
+        self.end(id, FlowStatus::Failed { reason }).await?;
+        Ok(Answer::Cancelled)
     }
 
     /// For a tool that cannot go on before a flow of `kind` is done, in either era: on
