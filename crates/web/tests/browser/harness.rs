@@ -553,8 +553,23 @@ impl Page {
                     .await
                     .ok();
                 self.artifact(&format!("failed-{tool}")).await;
+                let requests: Vec<String> = self
+                    .app
+                    .host()
+                    .snapshot()
+                    .requests
+                    .iter()
+                    .map(|r| format!("{} {:?}", r.request.id, r.status))
+                    .collect();
+                let page = self
+                    .browser
+                    .js("[document.activeElement?.outerHTML?.slice(0, 200) ?? null, \
+                         Array.from(document.querySelectorAll('section.ask')).map((c) => c.textContent.slice(0, 300))]")
+                    .await
+                    .ok();
                 panic!(
-                    "no result of {server} › {tool} containing {expected:?} ({e}); results: {got:?}"
+                    "no result of {server} › {tool} containing {expected:?} ({e}); results: {got:?}; \
+                     requests: {requests:?}; focus and cards: {page:?}"
                 )
             }
         }

@@ -168,7 +168,13 @@ async fn hostile_text_is_shown_literally() {
         "the page scrolls sideways at 420 px: {widths}"
     );
 
-    // Still answerable.
+    // Still answerable: the field kept its focus through the resize and the scroll.
+    page.until(
+        "(() => { const a = document.activeElement; \
+         return a && a.matches('section.ask input') ? a.name || a.id || 'input' : null; })()",
+        "the card's field lost its focus when the window narrowed",
+    )
+    .await;
     page.type_keys(&format!("1234{}", Key::Enter)).await;
     page.result_containing("hostile", "hostile", "got \"1234\"")
         .await;
