@@ -59,6 +59,14 @@ pub(crate) struct CallArgs {
     /// server under development); may be given more than once.
     #[arg(long, value_name = "ORIGIN")]
     dev_origin: Vec<String>,
+    /// Give servers this folder as a root (their answer to `roots/list`); may be given more
+    /// than once. None by default.
+    #[arg(long, value_name = "DIR")]
+    root: Vec<PathBuf>,
+    /// Do not declare sampling: servers cannot ask for a model's reply (by default the person
+    /// writes it).
+    #[arg(long)]
+    no_sampling: bool,
 }
 
 pub(crate) fn protocol_choice(version: Option<&str>) -> anyhow::Result<ProtocolChoice> {
@@ -88,6 +96,49 @@ pub(crate) fn trace_file(path: Option<&std::path::Path>) -> anyhow::Result<Optio
 }
 
 /// The `--dev-origin` values, read.
+/// The roots given with `--root`, then those of a config file's `roots` (folder paths, relative
+/// to the file's folder, or `{"uri", "name"}` objects).
+pub(crate) fn roots(
+    given: &[std::path::PathBuf],
+    config: Option<(&std::path::Path, &Value)>,
+) -> anyhow::Result<Vec<interlude_host::Root>> {
+    let mut roots = Vec::new();
+    for dir in given {
+        roots.push(
+            interlude_host::Root::from_dir(dir)
+                .with_context(|| format!("--root {}", dir.display()))?,
+        );
+    }
+    if let Some((file, json)) = config
+        && let Some(listed) = json.get("roots")
+    {
+        let Some(listed) = listed.as_array() else {
+            bail!("{}: `roots` must be an array", file.display());
+        };
+        let base = file.parent().unwrap_or_else(|| std::path::Path::new("."));
+        for (i, root) in listed.iter().enumerate() {
+            let root = match root {
+                Value::String(dir) => {
+                    interlude_host::Root::from_dir(base.join(dir)).map_err(anyhow::Error::from)
+                }
+                Value::Object(_) => {
+                    match serde_json::from_value::<interlude_host::Root>(root.clone()) {
+                        Ok(r) if r.uri.starts_with("file://") => Ok(r),
+                        Ok(_) => Err(anyhow::anyhow!("`uri` must be a file:// URI")),
+                        Err(e) => Err(anyhow::Error::from(e)),
+                    }
+                }
+                _ => Err(anyhow::anyhow!(
+                    "must be a folder path or an object with `uri`"
+                )),
+            }
+            .with_context(|| format!("{}: roots[{i}]", file.display()))?;
+            roots.push(root);
+        }
+    }
+    Ok(roots)
+}
+
 pub(crate) fn dev_origins(given: &[String]) -> anyhow::Result<Vec<DevOrigin>> {
     given
         .iter()
@@ -137,6 +188,8 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     config.url_wait = Duration::try_from_secs_f64(args.url_wait)
         .context("--url-wait must be a positive number")?;
     config.engine.url_policy.dev_origins = dev_origins(&args.dev_origin)?;
+    config.roots = roots(&args.root, None)?;
+    config.declare.sampling = !args.no_sampling;
     // A consented link is printed, never opened here: whoever opens it does so in their own
     // browser, so the name is not looked up on their behalf.
     config.engine.resolve_links = false;

@@ -63,6 +63,14 @@ pub(crate) struct ConnectArgs {
     /// server under development); may be given more than once.
     #[arg(long, value_name = "ORIGIN")]
     dev_origin: Vec<String>,
+    /// Give servers this folder as a root (their answer to `roots/list`); may be given more
+    /// than once. None by default.
+    #[arg(long, value_name = "DIR")]
+    root: Vec<PathBuf>,
+    /// Do not declare sampling: servers cannot ask for a model's reply (by default the person
+    /// writes it).
+    #[arg(long)]
+    no_sampling: bool,
 }
 
 impl ConnectArgs {
@@ -204,15 +212,21 @@ pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     serve_until_ctrl_c(app, listener, args.no_open).await
 }
 
-fn servers_of(args: &ConnectArgs) -> anyhow::Result<Vec<(String, ServerSpec)>> {
+/// The servers to connect, and the roots to give them (`--root`, then the config file's).
+type Setup = (Vec<(String, ServerSpec)>, Vec<interlude_host::Root>);
+
+fn servers_of(args: &ConnectArgs) -> anyhow::Result<Setup> {
     let mut servers = Vec::new();
+    let mut config = None;
     if let Some(path) = &args.config {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         let json: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not valid JSON", path.display()))?;
         servers.extend(parse_mcp_servers(&json).with_context(|| path.display().to_string())?);
+        config = Some((path.as_path(), json));
     }
+    let roots = crate::call::roots(&args.root, config.as_ref().map(|(p, j)| (*p, j)))?;
     for (i, s) in args.servers.iter().enumerate() {
         let spec = ServerSpec::parse(s)?;
         let base = spec.default_name();
@@ -225,17 +239,19 @@ fn servers_of(args: &ConnectArgs) -> anyhow::Result<Vec<(String, ServerSpec)>> {
     if servers.is_empty() {
         bail!("no servers: give at least one SERVER or --config FILE");
     }
-    Ok(servers)
+    Ok((servers, roots))
 }
 
 pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
-    let servers = servers_of(&args)?;
+    let (servers, roots) = servers_of(&args)?;
     let mut host = HostConfig {
         protocol: crate::call::protocol_choice(args.protocol_version.as_deref())?,
         trace: crate::call::trace_file(args.trace.as_deref())?,
         eras: crate::era_memory(),
+        roots,
         ..HostConfig::default()
     };
+    host.declare.sampling = !args.no_sampling;
     if args.user_interaction {
         host.declare = host.declare.with_user_interaction();
     }

@@ -135,6 +135,113 @@ fn server_everything_form_answered_from_file() {
     assert_eq!(raw["content"]["legacyTitledEnum"], "pet-3");
 }
 
+/// `interlude call "<node> <server-everything> stdio" TOOL [extra args…]`.
+fn interlude_call_everything_tool(peers: &Peers, tool: &str, extra: &[&std::ffi::OsStr]) -> Output {
+    let server = format!(
+        "{} {} stdio",
+        shell_quote(peers.node()),
+        shell_quote(&peers.server_everything())
+    );
+    run(
+        Command::new(env!("CARGO_BIN_EXE_interlude"))
+            .args(["call", &server, tool])
+            .args(extra),
+        RUN_TIMEOUT,
+    )
+}
+
+/// server-everything's `trigger-sampling-request` asks the client for a model's reply
+/// (`sampling/createMessage`); headless, the reply comes from the answers file, and the server
+/// echoes the `CreateMessageResult` it got.
+#[test]
+fn server_everything_sampling_is_answered_from_the_answers_file() {
+    let Some(peers) = Peers::locate() else { return };
+    let scratch = scratch("everything-sampling");
+    let file = scratch.join("answers.json");
+    std::fs::write(
+        &file,
+        r#"{"text": "Paris is the capital.", "model": "ada-1"}"#,
+    )
+    .unwrap();
+    let out = interlude_call_everything_tool(
+        &peers,
+        "trigger-sampling-request",
+        &[
+            "--args".as_ref(),
+            r#"{"prompt": "the capital of France?"}"#.as_ref(),
+            "--answers".as_ref(),
+            file.as_os_str(),
+        ],
+    );
+    assert!(out.status.success(), "interlude call failed\n{out}");
+    let texts = result_texts(&out);
+    let (_, raw) = texts
+        .split_once("LLM sampling result:")
+        .unwrap_or_else(|| panic!("no sampling result echoed\n{out}"));
+    let result: Value = serde_json::from_str(raw.trim()).unwrap();
+    assert_eq!(result["role"], "assistant", "{out}");
+    assert_eq!(result["content"]["text"], "Paris is the capital.", "{out}");
+    assert_eq!(result["model"], "ada-1", "{out}");
+    assert_eq!(result["stopReason"], "endTurn", "{out}");
+}
+
+/// With no reply in the answers file, a sampling request is refused: the server hears the
+/// spec's "user rejected" error (code -1), and the call says so.
+#[test]
+fn server_everything_sampling_without_a_reply_is_refused() {
+    let Some(peers) = Peers::locate() else { return };
+    let scratch = scratch("everything-sampling-refused");
+    let file = scratch.join("answers.json");
+    std::fs::write(&file, r#"{"name": "not a reply"}"#).unwrap();
+    let out = interlude_call_everything_tool(
+        &peers,
+        "trigger-sampling-request",
+        &[
+            "--args".as_ref(),
+            r#"{"prompt": "anything"}"#.as_ref(),
+            "--answers".as_ref(),
+            file.as_os_str(),
+        ],
+    );
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        all.contains("User rejected sampling request"),
+        "the server did not hear the refusal\n{out}"
+    );
+}
+
+/// `--root DIR` is what server-everything's `get-roots-list` lists (`roots/list`).
+#[test]
+fn server_everything_lists_the_roots_given() {
+    let Some(peers) = Peers::locate() else { return };
+    let scratch = scratch("everything-roots");
+    let project = scratch.join("my project");
+    std::fs::create_dir_all(&project).unwrap();
+    let out = interlude_call_everything_tool(
+        &peers,
+        "get-roots-list",
+        &["--root".as_ref(), project.as_os_str()],
+    );
+    assert!(out.status.success(), "interlude call failed\n{out}");
+    let texts = result_texts(&out);
+    let uri = url_of_dir(&project);
+    assert!(texts.contains(&uri), "{uri} not listed\n{out}");
+    assert!(
+        texts.contains("my project"),
+        "the root's name is missing\n{out}"
+    );
+}
+
+fn url_of_dir(dir: &Path) -> String {
+    let canonical = dir.canonicalize().unwrap();
+    let mut uri = String::from("file://");
+    for part in canonical.to_str().unwrap().split('/').skip(1) {
+        uri.push('/');
+        uri.push_str(&part.replace(' ', "%20"));
+    }
+    uri
+}
+
 #[test]
 fn server_everything_invalid_answer_never_leaves_the_host() {
     let Some(peers) = Peers::locate() else { return };

@@ -68,6 +68,11 @@ pub(crate) enum Refusal {
         field: Option<String>,
         message: String,
     },
+    /// A sampling request refused by its kind's rules ([`crate::kinds::sampling`]).
+    Sampling {
+        field: String,
+        message: String,
+    },
     /// A seed-000 interaction refused by the elicitation rules it is admitted by, said in the
     /// draft's names ([`Words::INTERACTION`]).
     Drafted(Box<Refusal>),
@@ -133,6 +138,7 @@ impl Refusal {
                 None => w.schema.into(),
             }),
             Refusal::Interaction { field, .. } => field.clone(),
+            Refusal::Sampling { field, .. } => Some(field.clone()),
             Refusal::Drafted(inner) => inner.field_in(&Words::INTERACTION),
             Refusal::NotAnObject => None,
         }
@@ -175,7 +181,9 @@ impl Refusal {
                 )
             }
             Refusal::Schema(e) => format!("invalid `{}`: {e}", w.schema),
-            Refusal::Interaction { message, .. } => message.clone(),
+            Refusal::Interaction { message, .. } | Refusal::Sampling { message, .. } => {
+                message.clone()
+            }
             Refusal::Drafted(inner) => inner.said(&Words::INTERACTION),
         }
     }
@@ -213,6 +221,7 @@ pub(crate) enum Admitted {
         view: ViewId,
         question: u64,
     },
+    Sampling(Box<crate::request::SamplingRequest>),
 }
 
 /// The params of an elicitation request, as they reached the host.
@@ -253,6 +262,10 @@ pub enum ElicitParams {
         /// The link, as the view sent it.
         url: String,
     },
+    /// The params of a `sampling/createMessage` (a push request, or an input request of an
+    /// `input_required` round), as JSON: admitted as a sampling request when the host declared
+    /// sampling.
+    Sampling(Value),
 }
 
 impl ElicitParams {
@@ -264,6 +277,7 @@ impl ElicitParams {
             }
             ElicitParams::Interaction(_) => crate::request::RequestMethod::Interaction,
             ElicitParams::ViewLink { .. } => crate::request::RequestMethod::OpenLink,
+            ElicitParams::Sampling(_) => crate::request::RequestMethod::Sampling,
         }
     }
 }
@@ -336,6 +350,27 @@ pub(crate) fn admit(
                 view: *view,
                 question: *question,
             })
+        }
+        ElicitParams::Sampling(value) => {
+            if !declared.sampling {
+                return Err(Refusal::Sampling {
+                    field: "method".into(),
+                    message: "sampling was not declared by this client".into(),
+                });
+            }
+            // A conversation may quote a document: its parts get more room than a form's
+            // message, and the transport's cap on a message bounds the whole.
+            let limits = crate::kinds::sampling::SamplingLimits {
+                max_text_chars: limits
+                    .max_message_chars
+                    .max(crate::kinds::sampling::MAX_TEXT_CHARS),
+            };
+            crate::kinds::sampling::admit(value, &limits)
+                .map(|request| Admitted::Sampling(Box::new(request)))
+                .map_err(|r| Refusal::Sampling {
+                    field: r.field,
+                    message: r.message,
+                })
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::url_safety::UrlPolicy;
 /// assert!(Declared::FORM_AND_URL.with_app_elicitation().apps);
 /// assert!(!Declared::default().user_interaction);
 /// assert!(Declared::default().with_user_interaction().user_interaction);
+/// assert!(Declared::default().sampling && !Declared::FORM_AND_URL.sampling);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Declared {
@@ -33,6 +34,10 @@ pub struct Declared {
     /// (`ua`, `prompt`) and progress. Off unless the person turns it on; without it an
     /// `interaction/create` is refused.
     pub user_interaction: bool,
+    /// `sampling`: the person answers a server's `sampling/createMessage` as the model
+    /// ([`RequestKind::Sampling`](crate::request::RequestKind::Sampling)). On by default;
+    /// without it a sampling request is refused.
+    pub sampling: bool,
 }
 
 impl Declared {
@@ -43,6 +48,7 @@ impl Declared {
         apps: false,
         app_elicitation: false,
         user_interaction: false,
+        sampling: false,
     };
 
     /// Form and URL elicitation.
@@ -52,6 +58,7 @@ impl Declared {
         apps: false,
         app_elicitation: false,
         user_interaction: false,
+        sampling: false,
     };
 
     /// The same, and MCP Apps.
@@ -69,6 +76,15 @@ impl Declared {
         }
     }
 
+    /// The same, and sampling answered by the person.
+    #[must_use]
+    pub const fn with_sampling(self) -> Declared {
+        Declared {
+            sampling: true,
+            ..self
+        }
+    }
+
     /// The same, and app-rendered elicitation (which needs the Apps extension too).
     #[must_use]
     pub const fn with_app_elicitation(self) -> Declared {
@@ -81,9 +97,10 @@ impl Declared {
 }
 
 impl Default for Declared {
-    /// What Interlude declares unless configured otherwise: form and URL elicitation.
+    /// What Interlude declares unless configured otherwise: form and URL elicitation, and
+    /// sampling answered by the person.
     fn default() -> Self {
-        Declared::FORM_AND_URL
+        Declared::FORM_AND_URL.with_sampling()
     }
 }
 

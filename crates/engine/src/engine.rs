@@ -21,6 +21,7 @@ use crate::io::{AppFormEffect, AppFormInput, Effect, Incoming, Input, Notice, Re
 use crate::io::{UrlEffect, ViewInput};
 use crate::kinds::app_form::{self, AppFormPending};
 use crate::kinds::form::FormPending;
+use crate::kinds::sampling;
 use crate::kinds::url::{self, Links};
 use crate::kinds::view_link::{self, Asker};
 use crate::kinds::{Pending, PendingKind};
@@ -196,6 +197,13 @@ impl Engine {
                     }
                 }
             }
+            Admitted::Sampling(request) => {
+                let request = sampling::queue(&header, *request, out);
+                (
+                    RequestKind::Sampling(Box::new(request)),
+                    PendingKind::Sampling,
+                )
+            }
             Admitted::ViewLink {
                 url,
                 view,
@@ -284,6 +292,16 @@ impl Engine {
             Answer::Declined => (Reply::Answered(Answer::Declined), AuditEvent::Declined),
             Answer::Cancelled => (Reply::Answered(Answer::Cancelled), AuditEvent::Cancelled),
             Answer::Accepted(content) => {
+                if let PendingKind::Sampling = pending.kind {
+                    let event = AuditEvent::Accepted {
+                        content: redact(&content),
+                    };
+                    match sampling::judge(content) {
+                        Ok(reply) => self.finish(id, reply, event, via, out),
+                        Err(errors) => self.invalid(id, errors, via, out),
+                    }
+                    return;
+                }
                 let judged = match &mut pending.kind {
                     PendingKind::Form(form) => form.judge(content),
                     PendingKind::AppForm(app) => app.form.judge(content),
@@ -297,6 +315,7 @@ impl Engine {
                         self.link_accepted(id, accepted, via, out);
                         return;
                     }
+                    PendingKind::Sampling => return,
                 };
                 match judged {
                     Ok(content) => {
@@ -380,7 +399,7 @@ impl Engine {
                 };
                 self.answer_view(link.asker(), view_link::not_opened(why), out);
             }
-            PendingKind::Form(_) | PendingKind::Url(_) => {}
+            PendingKind::Form(_) | PendingKind::Url(_) | PendingKind::Sampling => {}
         }
     }
 
@@ -441,7 +460,7 @@ impl Engine {
                 out.push(Effect::Url(UrlEffect::Open { id, url }));
                 self.answer_view(link.asker(), view_link::opened(), out);
             }
-            PendingKind::Form(_) | PendingKind::AppForm(_) => {}
+            PendingKind::Form(_) | PendingKind::AppForm(_) | PendingKind::Sampling => {}
         }
     }
 
@@ -575,7 +594,7 @@ impl Engine {
             PendingKind::ViewLink(link) => {
                 self.answer_view(link.asker(), view_link::not_opened(&reason), out);
             }
-            PendingKind::Form(_) | PendingKind::Url(_) => {}
+            PendingKind::Form(_) | PendingKind::Url(_) | PendingKind::Sampling => {}
         }
         let event = AuditEvent::Withdrawn {
             reason: reason.clone(),

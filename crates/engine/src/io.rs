@@ -139,6 +139,14 @@ pub enum Reply {
     /// The person consented to open a URL request's link (URL-mode `accept`, which carries no
     /// content).
     Consented,
+    /// The reply the person wrote to a sampling request, and the model name it carries.
+    Sampled {
+        /// The reply.
+        text: String,
+        /// The model name (the person's, or
+        /// [`DEFAULT_MODEL`](crate::sampling::DEFAULT_MODEL)).
+        model: String,
+    },
     /// A JSON-RPC error.
     Error {
         /// The code (see [`codes`](crate::codes)).
@@ -162,6 +170,49 @@ impl Reply {
         match self {
             Reply::Answered(answer) => Ok(answer.into_result()),
             Reply::Consented => Ok(ElicitResult::new(rmcp::model::ElicitationAction::Accept)),
+            Reply::Sampled { .. } => Err(ErrorData::new(
+                ErrorCode(crate::codes::INTERNAL_ERROR),
+                "a sampling reply is not an elicitation result",
+                None,
+            )),
+            Reply::Error {
+                code,
+                message,
+                data,
+            } => Err(ErrorData::new(ErrorCode(code), message, data)),
+        }
+    }
+
+    /// The reply on the wire to `sampling/createMessage`: the `CreateMessageResult` of the
+    /// reply the person wrote, or, when they declined or cancelled, the spec's "user rejected"
+    /// error (code `-1`, with `data.action`).
+    ///
+    /// ```
+    /// use interlude_engine::{Answer, Reply};
+    /// use serde_json::json;
+    /// let reply = Reply::Sampled { text: "Paris.".into(), model: "interlude-person".into() };
+    /// assert_eq!(reply.into_sampling_result().unwrap(), json!({
+    ///     "role": "assistant", "content": {"type": "text", "text": "Paris."},
+    ///     "model": "interlude-person", "stopReason": "endTurn"}));
+    /// let refused = Reply::Answered(Answer::Declined).into_sampling_result().unwrap_err();
+    /// assert_eq!(refused.code.0, -1);
+    /// ```
+    pub fn into_sampling_result(self) -> Result<Value, ErrorData> {
+        match self {
+            Reply::Sampled { text, model } => Ok(crate::kinds::sampling::result(&text, &model)),
+            Reply::Answered(Answer::Accepted(_)) | Reply::Consented => Err(ErrorData::new(
+                ErrorCode(crate::codes::INTERNAL_ERROR),
+                "an elicitation answer is not a sampling result",
+                None,
+            )),
+            Reply::Answered(answer) => Err(ErrorData::new(
+                ErrorCode(crate::codes::USER_REJECTED),
+                match answer {
+                    Answer::Cancelled => "The user cancelled the sampling request",
+                    _ => "User rejected sampling request",
+                },
+                Some(serde_json::json!({ "action": answer.action_str() })),
+            )),
             Reply::Error {
                 code,
                 message,
@@ -191,6 +242,11 @@ impl Reply {
             Reply::Answered(Answer::Accepted(content)) => Ok(prompt_result(content)),
             Reply::Answered(answer) => Err(not_consented(answer.action_str())),
             Reply::Consented => Ok(ua_result()),
+            Reply::Sampled { .. } => Err(ErrorData::new(
+                ErrorCode(crate::codes::INTERNAL_ERROR),
+                "a sampling reply is not an interaction result",
+                None,
+            )),
             Reply::Error {
                 code,
                 message,

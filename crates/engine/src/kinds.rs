@@ -8,13 +8,15 @@
 //! - [`form`]: a form to fill in;
 //! - [`url`]: a link opened out of band, after consent;
 //! - [`app_form`]: a form shown in the server's own app view (its answer is a form's);
-//! - [`view_link`]: a link an app view asks to have opened (its consent is a URL request's).
+//! - [`view_link`]: a link an app view asks to have opened (its consent is a URL request's);
+//! - [`sampling`]: a model's reply, written by the person.
 //!
 //! Kinds sit below the core and beside each other: a kind never reaches into the inbox or
 //! another kind; the core hands it what it needs.
 
 pub(crate) mod app_form;
 pub(crate) mod form;
+pub(crate) mod sampling;
 pub(crate) mod url;
 pub(crate) mod view_link;
 
@@ -46,4 +48,6 @@ pub(crate) enum PendingKind {
     AppForm(Box<app_form::AppFormPending>),
     /// A link an app view asks to have opened: the link, its consent, and the view's question.
     ViewLink(Box<view_link::ViewLinkPending>),
+    /// A model's reply to write: nothing to keep (the answer's rules are the kind's).
+    Sampling,
 }

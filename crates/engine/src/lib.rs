@@ -106,7 +106,21 @@ pub use io::{
     ViewInput,
 };
 pub use request::{
-    AppFormRequest, AppStage, FormRequest, Request, RequestKind, RequestMethod, UrlRequest,
-    UrlStage, ViewLinkRequest,
+    AppFormRequest, AppStage, FormRequest, ModelPriorities, Request, RequestKind, RequestMethod,
+    SamplingPart, SamplingRequest, SamplingRole, SamplingTurn, UrlRequest, UrlStage,
+    ViewLinkRequest,
 };
+/// What a sampling request's answer holds ([`RequestKind::Sampling`]): the person's reply in
+/// [`REPLY_FIELD`](sampling::REPLY_FIELD), and optionally a model name in
+/// [`MODEL_FIELD`](sampling::MODEL_FIELD).
+///
+/// ```
+/// use interlude_engine::sampling;
+/// assert_eq!(sampling::REPLY_FIELD, "text");
+/// ```
+pub mod sampling {
+    pub use crate::kinds::sampling::{
+        DEFAULT_MODEL, MAX_MESSAGES, MAX_PARTS, MODEL_FIELD, REPLY_FIELD,
+    };
+}
 pub use url_safety::{DevOrigin, UrlCheck, UrlDisplay, UrlPolicy, check_url};

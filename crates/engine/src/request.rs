@@ -34,6 +34,10 @@ use crate::url_safety::UrlCheck;
 ///         RequestKind::ViewLink(link) => {
 ///             format!("the app of {} asks you to open {}", request.server_name, link.url)
 ///         }
+///         RequestKind::Sampling(sampling) => {
+///             format!("{} asks for a model's reply (at most {} tokens)", request.server_name,
+///                     sampling.max_tokens)
+///         }
 ///     }
 /// }
 /// ```
@@ -79,6 +83,9 @@ pub enum RequestMethod {
     Interaction,
     /// An app view's `ui/open-link`: the view asks, not its server (a view link).
     OpenLink,
+    /// `sampling/createMessage` (a push request in the 2025 eras, an input request on
+    /// 2026-07-28): a model's reply, written by the person.
+    Sampling,
 }
 
 impl RequestMethod {
@@ -93,13 +100,14 @@ impl RequestMethod {
             RequestMethod::Elicitation => "elicitation/create",
             RequestMethod::Interaction => interlude_protocol::interaction::CREATE_METHOD,
             RequestMethod::OpenLink => "ui/open-link",
+            RequestMethod::Sampling => "sampling/createMessage",
         }
     }
 
     /// A label for people: empty for elicitation, the draft's name otherwise.
     pub fn label(self) -> &'static str {
         match self {
-            RequestMethod::Elicitation | RequestMethod::OpenLink => "",
+            RequestMethod::Elicitation | RequestMethod::OpenLink | RequestMethod::Sampling => "",
             RequestMethod::Interaction => "User Interaction draft (interaction/create)",
         }
     }
@@ -114,6 +122,7 @@ impl Request {
             RequestKind::Url(url) => &url.message,
             RequestKind::AppForm(app) => &app.form.message,
             RequestKind::ViewLink(link) => &link.message,
+            RequestKind::Sampling(sampling) => &sampling.message,
         }
     }
 }
@@ -134,6 +143,112 @@ pub enum RequestKind {
     /// rules and consent as a URL request; the view hears whether it was opened. No flow
     /// follows: the server is not waiting on it.
     ViewLink(Box<ViewLinkRequest>),
+    /// Write a model's reply (`sampling/createMessage`): the server asks the client for a
+    /// completion, and with no model attached the person is the model. Accepting carries the
+    /// reply in the content's `text` field (and optionally `model`); declining refuses the
+    /// request.
+    Sampling(Box<SamplingRequest>),
+}
+
+/// A server's request for a model's reply, as the person reads it: the conversation so far,
+/// what the server prefers, and the limits it set. Everything is plain text to show as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingRequest {
+    /// The host's sentence saying who asks (plain text).
+    pub message: String,
+    /// The conversation, oldest first; the reply continues it.
+    pub messages: Vec<SamplingTurn>,
+    /// The server's system prompt, if it gave one.
+    pub system_prompt: Option<String>,
+    /// Model names or families the server prefers, in its order.
+    pub model_hints: Vec<String>,
+    /// The server's priorities, each from 0 to 1.
+    pub priorities: ModelPriorities,
+    /// The most tokens the reply may have.
+    pub max_tokens: u32,
+    /// The sampling temperature the server asked for.
+    pub temperature: Option<f64>,
+    /// Where the server wants the reply to stop.
+    pub stop_sequences: Vec<String>,
+    /// Which servers' context the server asked to include (`none`, `thisServer`,
+    /// `allServers`); the person decides what to use.
+    pub include_context: Option<String>,
+    /// The names of the tools the server offers the model (a person's reply is text only).
+    pub tools: Vec<String>,
+}
+
+/// One message of a sampling conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingTurn {
+    /// Who said it.
+    pub role: SamplingRole,
+    /// What it says, part by part.
+    pub parts: Vec<SamplingPart>,
+}
+
+/// Who said a message of a sampling conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SamplingRole {
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl SamplingRole {
+    /// The wire name: `user` or `assistant`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SamplingRole::User => "user",
+            SamplingRole::Assistant => "assistant",
+        }
+    }
+}
+
+/// One part of a sampling message. Binary parts are described, not carried.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SamplingPart {
+    /// Text.
+    Text(String),
+    /// An image, of about `bytes` bytes.
+    Image {
+        /// Its MIME type, as the server said it.
+        mime_type: String,
+        /// Its size.
+        bytes: usize,
+    },
+    /// Audio, of about `bytes` bytes.
+    Audio {
+        /// Its MIME type, as the server said it.
+        mime_type: String,
+        /// Its size.
+        bytes: usize,
+    },
+    /// The model called a tool.
+    ToolUse {
+        /// The tool.
+        name: String,
+        /// Its input, as JSON text.
+        input: String,
+    },
+    /// A tool's result, given back to the model.
+    ToolResult {
+        /// The call it answers.
+        tool_use_id: String,
+        /// Its text.
+        text: String,
+    },
+}
+
+/// How a server weighs cost, speed and capability when a model is chosen (each 0–1).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ModelPriorities {
+    /// Prefer cheaper models.
+    pub cost: Option<f64>,
+    /// Prefer faster models.
+    pub speed: Option<f64>,
+    /// Prefer more capable models.
+    pub intelligence: Option<f64>,
 }
 
 /// A link an app view asks to have opened.

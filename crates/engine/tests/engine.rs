@@ -111,6 +111,7 @@ fn form_of(request: &Request) -> &FormRequest {
             panic!("expected a plain form, got one for {}", app.resource_uri)
         }
         RequestKind::ViewLink(link) => panic!("expected a form, got a request's link {}", link.url),
+        RequestKind::Sampling(_) => panic!("expected a form, got a sampling request"),
     }
 }
 
@@ -1256,6 +1257,7 @@ fn url_of(request: &Request) -> &UrlRequest {
         RequestKind::ViewLink(link) => {
             panic!("expected a URL request, got a request's link {}", link.url)
         }
+        RequestKind::Sampling(_) => panic!("expected a URL request, got a sampling request"),
     }
 }
 

@@ -134,6 +134,38 @@ impl ClientHandler for HostClient {
             .into_result()
     }
 
+    // Sampling is deprecated by SEP-2577 in rmcp's types; servers of both eras still ask for it.
+    #[allow(deprecated)]
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        if !self.shared.config.declare.sampling {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "method not found: sampling/createMessage (this client did not declare sampling)",
+                None,
+            ));
+        }
+        let params = serde_json::to_value(params)
+            .map_err(|e| ErrorData::invalid_params(format!("sampling params: {e}"), None))?;
+        let result = self
+            .ask(ElicitParams::Sampling(params), &context)
+            .await
+            .into_sampling_result()?;
+        serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(format!("sampling result: {e}"), None))
+    }
+
+    #[allow(deprecated)] // rmcp marks roots deprecated by SEP-2577; both eras still use them.
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        Ok(crate::roots::list_result(&self.shared.roots()))
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -255,6 +287,18 @@ impl ClientHandler for HostClient {
                 elicitation = elicitation.with_url(UrlElicitationCapability::new());
             }
             capabilities.elicitation = Some(elicitation);
+        }
+        #[allow(deprecated)]
+        if declare.sampling {
+            capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
+        }
+        // Roots are answered from the configuration (none unless given), and said when they
+        // change.
+        #[allow(deprecated)]
+        {
+            let mut roots = rmcp::model::RootsCapabilities::default();
+            roots.list_changed = Some(true);
+            capabilities.roots = Some(roots);
         }
         if declare.apps {
             capabilities.extensions = Some(

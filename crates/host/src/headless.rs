@@ -220,6 +220,25 @@ impl HeadlessSurface {
     }
 }
 
+impl HeadlessSurface {
+    /// The script's reply to a sampling request: an answer with a `text` (and optionally a
+    /// `model`) is the reply; anything else, or no answer left, refuses it (a script is no
+    /// model).
+    fn sampling_answer(&mut self) -> Answer<Content> {
+        use interlude_engine::sampling::{MODEL_FIELD, REPLY_FIELD};
+        match self.scripted() {
+            Some(Answer::Accepted(values)) if values.contains_key(REPLY_FIELD) => Answer::Accepted(
+                values
+                    .into_iter()
+                    .filter(|(k, _)| k == REPLY_FIELD || k == MODEL_FIELD)
+                    .collect(),
+            ),
+            Some(Answer::Cancelled) => Answer::Cancelled,
+            Some(_) | None => Answer::Declined,
+        }
+    }
+}
+
 impl Surface for HeadlessSurface {
     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
         match event {
@@ -240,6 +259,7 @@ impl Surface for HeadlessSurface {
                     RequestKind::ViewLink(_) => self
                         .link_answer(UrlStage::Consent)
                         .unwrap_or(Answer::Declined),
+                    RequestKind::Sampling(_) => self.sampling_answer(),
                 };
                 sink.answer(request.id, answer);
             }

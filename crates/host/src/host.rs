@@ -109,9 +109,11 @@ impl Host {
                 core.handle(input, &AnswerSink { hub });
             }
         }));
+        let roots = Arc::new(Mutex::new(Arc::from(config.roots.clone())));
         Host {
             shared: Shared {
                 hub,
+                roots,
                 config: Arc::new(config),
                 ids,
                 registry,
@@ -126,6 +128,27 @@ impl Host {
     /// The host's settings.
     pub fn config(&self) -> &HostConfig {
         &self.shared.config
+    }
+
+    /// The roots `roots/list` is answered with now ([`HostConfig::roots`] until changed).
+    pub fn roots(&self) -> Vec<crate::Root> {
+        self.shared.roots().to_vec()
+    }
+
+    /// Replaces the roots `roots/list` is answered with; every connected server hears
+    /// `notifications/roots/list_changed` (servers that connect later just list them).
+    ///
+    /// ```
+    /// # async fn demo() {
+    /// use interlude_host::{Host, HostConfig, Root};
+    /// let host = Host::new(HostConfig::default());
+    /// host.set_roots(vec![Root { uri: "file:///home/ada/project".into(), name: None }]);
+    /// assert_eq!(host.roots()[0].uri, "file:///home/ada/project");
+    /// # }
+    /// ```
+    pub fn set_roots(&self, roots: Vec<crate::Root>) {
+        *crate::sync::lock(&self.shared.roots) = Arc::from(roots);
+        self.shared.submit(HostInput::RootsChanged);
     }
 
     /// Connects to a server and gives it `name` (shown to the person with every request). The

@@ -168,7 +168,8 @@ pub(crate) async fn required(
             let needed = "a link opened first (-32003)".to_owned();
             return Err(HostError::not_given(server_name, needed, &answer));
         }
-        Reply::Error { message, .. } => {
+        // A link's request is never answered with a model's reply.
+        Reply::Error { message, .. } | Reply::Sampled { text: message, .. } => {
             return Err(refused(format!(
                 "the call needs a link opened first (-32003), and {message}"
             )));

@@ -54,6 +54,7 @@ mod protocol_log;
 mod registry;
 mod request_record;
 mod resolve;
+mod roots;
 mod spec;
 mod surface;
 mod sync;
@@ -71,8 +72,9 @@ pub use progress::CallProgress;
 // only (`cargo xtask tidy` checks it): the request, its kinds and stages, the reply and answer,
 // what the host declares, the URL safety verdicts, a view's dialect and the form model.
 pub use interlude_engine::{
-    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, Notice, Reply, Request,
-    RequestKind, RequestMethod, UrlRequest, UrlStage, ViewLinkRequest, url_safety,
+    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, ModelPriorities, Notice,
+    Reply, Request, RequestKind, RequestMethod, SamplingPart, SamplingRequest, SamplingRole,
+    SamplingTurn, UrlRequest, UrlStage, ViewLinkRequest, sampling, url_safety,
 };
 pub use interlude_protocol::apps::UiDialect;
 /// The form model of a request (the `interlude-schema` crate): fields, labels, validation.
@@ -84,5 +86,6 @@ pub use registry::{
 };
 pub use request_record::{LinkState, RequestRecord, RequestState, RequestStatus};
 pub use resolve::Resolver;
+pub use roots::{Root, RootError};
 pub use spec::{ServerSpec, SpecError, parse_mcp_servers};
 pub use surface::{AnswerSink, Surface};

@@ -74,6 +74,8 @@ pub enum RequestState {
         /// What became of it after the person consented: handed to the person to open.
         link: Option<LinkState>,
     },
+    /// A model's reply for the person to write: nothing changes until it is answered.
+    Sampling,
 }
 
 impl RequestState {
@@ -90,6 +92,7 @@ impl RequestState {
             },
             RequestKind::AppForm(_) => RequestState::AppForm { requested_schema },
             RequestKind::ViewLink(_) => RequestState::ViewLink { link: None },
+            RequestKind::Sampling(_) => RequestState::Sampling,
         }
     }
 }
@@ -99,7 +102,9 @@ impl RequestRecord {
     pub fn link(&self) -> Option<&LinkState> {
         match &self.state {
             RequestState::Url { link, .. } | RequestState::ViewLink { link } => link.as_ref(),
-            RequestState::Form { .. } | RequestState::AppForm { .. } => None,
+            RequestState::Form { .. } | RequestState::AppForm { .. } | RequestState::Sampling => {
+                None
+            }
         }
     }
 
@@ -116,7 +121,9 @@ impl RequestRecord {
         match &self.state {
             RequestState::Form { requested_schema }
             | RequestState::AppForm { requested_schema } => requested_schema.as_deref(),
-            RequestState::Url { .. } | RequestState::ViewLink { .. } => None,
+            RequestState::Url { .. } | RequestState::ViewLink { .. } | RequestState::Sampling => {
+                None
+            }
         }
     }
 

@@ -302,8 +302,12 @@ impl<T> Tap<T> {
             }
             JsonRpcMessage::Request(r) => {
                 let related = related_request(&r.request);
+                // Every request a person answers is tied to its call: a form or link, the
+                // draft's interaction, a model's reply.
                 let is_elicitation = match &r.request {
-                    ServerRequest::ElicitRequest(_) => true,
+                    ServerRequest::ElicitRequest(_) | ServerRequest::CreateMessageRequest(_) => {
+                        true
+                    }
                     ServerRequest::CustomRequest(c) => {
                         c.method == "elicitation/create"
                             || c.method == interlude_protocol::interaction::CREATE_METHOD

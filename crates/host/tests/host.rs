@@ -853,7 +853,10 @@ async fn an_mrtr_url_request_asked_again_in_the_same_call_waits_for_the_person()
         let stage = wait_for(&mut events, |e| match e {
             HostEvent::RequestPresented(r) => match &r.request.kind {
                 RequestKind::Url(u) => Some(u.stage),
-                RequestKind::Form(_) | RequestKind::AppForm(_) | RequestKind::ViewLink(_) => None,
+                RequestKind::Form(_)
+                | RequestKind::AppForm(_)
+                | RequestKind::ViewLink(_)
+                | RequestKind::Sampling(_) => None,
             },
             _ => None,
         })

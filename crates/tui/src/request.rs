@@ -1,6 +1,7 @@
 //! One request for a person on the terminal: the header naming the requesting server and what
 //! it asks, then the module of the request's kind answers it — a form (`request/form.rs`), a
-//! link (`request/link.rs`), a question asked in an app view (`request/app_form.rs`).
+//! link (`request/link.rs`), a question asked in an app view (`request/app_form.rs`), a model's
+//! reply the person writes (`request/sampling.rs`).
 //!
 //! Esc or Ctrl-C at any prompt cancels the request. A request that goes away while it is being
 //! answered (its server disconnected, its call ended) is noticed between prompts and before
@@ -19,6 +20,7 @@ use crate::surface::Events;
 pub(crate) mod app_form;
 pub(crate) mod form;
 pub(crate) mod link;
+pub(crate) mod sampling;
 
 use form::answer_form;
 
@@ -42,6 +44,14 @@ pub(crate) fn answer(
         RequestKind::Url(url) => {
             link::answer_url(screen, events, &request.server_name, request.id, *url, sink)
         }
+        RequestKind::Sampling(asked) => sampling::answer_sampling(
+            screen,
+            events,
+            &request.server_name,
+            request.id,
+            *asked,
+            sink,
+        ),
         RequestKind::ViewLink(asked) => link::answer_view_link(
             screen,
             events,

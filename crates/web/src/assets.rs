@@ -41,6 +41,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/host/kinds.js"),
     ),
     (
+        "sampling.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/host/sampling.js"),
+    ),
+    (
         "view.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/host/view.js"),

@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use interlude_engine::{
-    AppFormRequest, AppStage, FormRequest, Request, RequestId, RequestKind, RequestMethod,
-    ServerId, UrlPolicy, UrlRequest, UrlStage, ViewId, ViewLinkRequest, check_url,
+    AppFormRequest, AppStage, FormRequest, ModelPriorities, Request, RequestId, RequestKind,
+    RequestMethod, SamplingPart, SamplingRequest, SamplingRole, SamplingTurn, ServerId, UrlPolicy,
+    UrlRequest, UrlStage, ViewId, ViewLinkRequest, check_url,
 };
 use interlude_host::schema::{Content, FormSchema};
 use interlude_host::{RequestRecord, RequestState, RequestStatus};
@@ -24,6 +25,7 @@ fn variant(kind: &RequestKind) -> &'static str {
         RequestKind::Url(_) => "Url",
         RequestKind::AppForm(_) => "AppForm",
         RequestKind::ViewLink(_) => "ViewLink",
+        RequestKind::Sampling(_) => "Sampling",
     }
 }
 
@@ -54,6 +56,21 @@ fn one_of_each() -> Vec<RequestKind> {
             check: check_url("https://example.com/docs", &UrlPolicy::default()),
             view: ViewId(1),
         })),
+        RequestKind::Sampling(Box::new(SamplingRequest {
+            message: "Reply as the model to a conversation of 1 message.".into(),
+            messages: vec![SamplingTurn {
+                role: SamplingRole::User,
+                parts: vec![SamplingPart::Text("What is the capital of France?".into())],
+            }],
+            system_prompt: None,
+            model_hints: Vec::new(),
+            priorities: ModelPriorities::default(),
+            max_tokens: 100,
+            temperature: None,
+            stop_sequences: Vec::new(),
+            include_context: None,
+            tools: Vec::new(),
+        })),
     ]
 }
 
@@ -71,6 +88,7 @@ fn record(kind: RequestKind) -> RequestRecord {
             requested_schema: None,
         },
         RequestKind::ViewLink(_) => RequestState::ViewLink { link: None },
+        RequestKind::Sampling(_) => RequestState::Sampling,
     };
     RequestRecord {
         request: Request {

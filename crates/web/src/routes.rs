@@ -366,8 +366,9 @@ async fn validate(State(app): State<WebApp>, Body(body): Body<ValidateBody>) -> 
     let Some(schema) = pending.map(|r| match &r.request.kind {
         RequestKind::Form(form) => Some(form.schema.clone()),
         RequestKind::AppForm(app) => Some(app.form.schema.clone()),
-        // Consent to open a link carries no content: nothing to check.
-        RequestKind::Url(_) | RequestKind::ViewLink(_) => None,
+        // Consent to open a link carries no content, and a reply is judged when sent: nothing
+        // to check field by field.
+        RequestKind::Url(_) | RequestKind::ViewLink(_) | RequestKind::Sampling(_) => None,
     }) else {
         return (
             StatusCode::NOT_FOUND,

@@ -156,6 +156,94 @@ pub(crate) enum KindEntry {
         /// Its `requestedSchema` exactly as the server sent it.
         requested_schema: Option<Value>,
     },
+    /// A model's reply the person writes: the conversation and the server's wishes.
+    Sampling { sampling: SamplingEntry },
+}
+
+/// A sampling request as the page shows it (`sampling`): every text is plain text.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SamplingEntry {
+    messages: Vec<TurnEntry>,
+    system_prompt: Option<String>,
+    model_hints: Vec<String>,
+    cost_priority: Option<f64>,
+    speed_priority: Option<f64>,
+    intelligence_priority: Option<f64>,
+    max_tokens: u32,
+    temperature: Option<f64>,
+    stop_sequences: Vec<String>,
+    include_context: Option<String>,
+    tools: Vec<String>,
+}
+
+/// One message of a sampling conversation.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TurnEntry {
+    role: &'static str,
+    parts: Vec<PartEntry>,
+}
+
+/// One part of a sampling message (`type`: text, image, audio, tool-use, tool-result).
+#[derive(Debug, Clone, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+enum PartEntry {
+    Text { text: String },
+    Image { mime_type: String, bytes: usize },
+    Audio { mime_type: String, bytes: usize },
+    ToolUse { name: String, input: String },
+    ToolResult { tool_use_id: String, text: String },
+}
+
+fn sampling_entry(s: &interlude_host::SamplingRequest) -> SamplingEntry {
+    use interlude_host::SamplingPart;
+    SamplingEntry {
+        messages: s
+            .messages
+            .iter()
+            .map(|m| TurnEntry {
+                role: m.role.as_str(),
+                parts: m
+                    .parts
+                    .iter()
+                    .map(|p| match p {
+                        SamplingPart::Text(text) => PartEntry::Text { text: text.clone() },
+                        SamplingPart::Image { mime_type, bytes } => PartEntry::Image {
+                            mime_type: mime_type.clone(),
+                            bytes: *bytes,
+                        },
+                        SamplingPart::Audio { mime_type, bytes } => PartEntry::Audio {
+                            mime_type: mime_type.clone(),
+                            bytes: *bytes,
+                        },
+                        SamplingPart::ToolUse { name, input } => PartEntry::ToolUse {
+                            name: name.clone(),
+                            input: input.clone(),
+                        },
+                        SamplingPart::ToolResult { tool_use_id, text } => PartEntry::ToolResult {
+                            tool_use_id: tool_use_id.clone(),
+                            text: text.clone(),
+                        },
+                    })
+                    .collect(),
+            })
+            .collect(),
+        system_prompt: s.system_prompt.clone(),
+        model_hints: s.model_hints.clone(),
+        cost_priority: s.priorities.cost,
+        speed_priority: s.priorities.speed,
+        intelligence_priority: s.priorities.intelligence,
+        max_tokens: s.max_tokens,
+        temperature: s.temperature,
+        stop_sequences: s.stop_sequences.clone(),
+        include_context: s.include_context.clone(),
+        tools: s.tools.clone(),
+    }
 }
 
 /// Where a request stands, as the page reads it (`status`).
@@ -197,6 +285,8 @@ enum MethodEntry {
     Interaction,
     /// An app view's `ui/open-link`.
     OpenLink,
+    /// `sampling/createMessage`.
+    Sampling,
 }
 
 /// An app-rendered form (SEP-3118) as the page shows it.
@@ -594,6 +684,7 @@ fn request_entry(
             RequestMethod::Elicitation => MethodEntry::Elicitation,
             RequestMethod::Interaction => MethodEntry::Interaction,
             RequestMethod::OpenLink => MethodEntry::OpenLink,
+            RequestMethod::Sampling => MethodEntry::Sampling,
         },
         method_label: request.method.label(),
     }
@@ -611,6 +702,9 @@ pub(crate) fn kind_entry(r: &RequestRecord) -> KindEntry {
         RequestKind::Url(url) => KindEntry::Url {
             link: link_entry(&url.url, &url.check, url.stage, r.link(), r.awaits_link()),
             progress: r.progress().map(ToString::to_string),
+        },
+        RequestKind::Sampling(sampling) => KindEntry::Sampling {
+            sampling: sampling_entry(sampling),
         },
         RequestKind::ViewLink(link) => KindEntry::ViewLink {
             link: link_entry(&link.url, &link.check, UrlStage::Consent, r.link(), false),
@@ -643,6 +737,10 @@ fn status_entry(status: &RequestStatus) -> StatusEntry {
                     (Outcome::Accept, Some(Value::Object(c.clone())))
                 }
                 Reply::Consented => (Outcome::Consent, None),
+                Reply::Sampled { text, model } => (
+                    Outcome::Accept,
+                    Some(serde_json::json!({ "text": text, "model": model })),
+                ),
                 Reply::Answered(Answer::Declined) => (Outcome::Decline, None),
                 Reply::Answered(Answer::Cancelled) => (Outcome::Cancel, None),
                 Reply::Error { message, .. } => {

@@ -46,8 +46,12 @@ pub(crate) fn app_view(params: &ElicitParams, declared: Declared) -> Option<AppV
             _ => return None,
         },
         ElicitParams::Json(json) => json.clone(),
-        // The draft predates app views; a view's link is no form.
-        ElicitParams::Interaction(_) | ElicitParams::ViewLink { .. } => return None,
+        // The draft predates app views; a view's link and a sampling request are no forms.
+        ElicitParams::Interaction(_)
+        | ElicitParams::ViewLink { .. }
+        | ElicitParams::Sampling(_) => {
+            return None;
+        }
     };
     let uri = interlude_protocol::apps::elicitation_view(params.get("_meta")?.as_object()?)?;
     let valid = uri.len() > "ui://".len() && uri.starts_with("ui://") && uri.len() <= 2048;

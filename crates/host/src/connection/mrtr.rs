@@ -26,13 +26,31 @@ impl Connection {
         let mut responses = BTreeMap::new();
         // One at a time, in key order: never several questions behind the person's back.
         for (key, request) in requests {
-            let InputRequest::Elicitation(elicit) = request else {
-                return Err(HostError::Refused {
-                    server: server.clone(),
-                    reason: format!(
-                        "input request `{key}` is not an elicitation (sampling and roots are not declared)"
-                    ),
-                });
+            let elicit = match request {
+                InputRequest::Elicitation(elicit) => elicit,
+                // The roots are the configuration's: nobody is asked.
+                InputRequest::ListRoots(_) => {
+                    let roots = crate::roots::list_result(&shared.roots());
+                    responses.insert(key, serde_json::to_value(roots).unwrap_or(Value::Null));
+                    continue;
+                }
+                InputRequest::CreateMessage(sampling) => {
+                    let value = self.sample(call, &key, sampling).await?;
+                    responses.insert(key, value);
+                    continue;
+                }
+                other => {
+                    let method = serde_json::to_value(&other)
+                        .ok()
+                        .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_owned))
+                        .unwrap_or_else(|| "an unknown method".to_owned());
+                    return Err(HostError::Refused {
+                        server: server.clone(),
+                        reason: format!(
+                            "input request `{key}` asks for {method}, which this client does not know"
+                        ),
+                    });
+                }
             };
             // rmcp keeps the request's `_meta` apart from its params; the engine reads it
             // there (an app-rendered form names its view in it).
@@ -65,5 +83,44 @@ impl Connection {
             responses.insert(key, value);
         }
         Ok(responses)
+    }
+
+    /// A round's `sampling/createMessage`: the person writes the model's reply, or the call
+    /// ends refused.
+    #[allow(deprecated)]
+    async fn sample(
+        &self,
+        call: CallId,
+        key: &str,
+        request: rmcp::model::CreateMessageRequest,
+    ) -> Result<Value, HostError> {
+        let server = &self.inner.info.name;
+        let shared = &self.inner.shared;
+        let refused = |reason: String| HostError::Refused {
+            server: server.clone(),
+            reason,
+        };
+        if !shared.config.declare.sampling {
+            return Err(refused(format!(
+                "input request `{key}` asks for sampling, which this client did not declare"
+            )));
+        }
+        let params = serde_json::to_value(&request.params)
+            .map_err(|e| refused(format!("input request `{key}`: {e}")))?;
+        let reply = {
+            let _paused = self.inner.gate.pause();
+            shared
+                .elicit(
+                    self.inner.id,
+                    server,
+                    ProtocolEra::Mrtr,
+                    ElicitParams::Sampling(params),
+                    Some(call),
+                )
+                .await
+        };
+        reply
+            .into_sampling_result()
+            .map_err(|e| refused(e.message.to_string()))
     }
 }

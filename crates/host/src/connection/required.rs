@@ -173,7 +173,8 @@ impl Connection {
                     let needed = format!("a link opened first ({})", error.message);
                     return Err(HostError::not_given(server, needed, &answer));
                 }
-                Reply::Error { message, .. } => {
+                // A link's request is never answered with a model's reply.
+                Reply::Error { message, .. } | Reply::Sampled { text: message, .. } => {
                     return Err(HostError::Refused {
                         server: server.clone(),
                         reason: format!(

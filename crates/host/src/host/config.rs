@@ -91,6 +91,10 @@ pub struct HostConfig {
     /// with `initialize` instead of waiting on `server/discover` (see [`EraMemory`](crate::EraMemory)). This
     /// process only by default; the CLI keeps it in a file.
     pub eras: std::sync::Arc<crate::eras::EraMemory>,
+    /// The roots the host answers `roots/list` with (folders a server may work in, as
+    /// `file://` URIs). Declared to every server (with `listChanged`); none by default, so a
+    /// server learns it was given none. Change them with [`Host::set_roots`](crate::Host::set_roots).
+    pub roots: Vec<crate::Root>,
 }
 
 impl Default for HostConfig {
@@ -109,6 +113,7 @@ impl Default for HostConfig {
             protocol_log: crate::protocol_log::KEPT_PER_SERVER,
             trace: None,
             eras: std::sync::Arc::new(crate::eras::EraMemory::in_memory()),
+            roots: Vec::new(),
         }
     }
 }

@@ -197,6 +197,17 @@ impl<S: Surface> Core<S> {
                 self.view_update(update, sink);
                 return;
             }
+            HostInput::RootsChanged => {
+                for (server, peer) in &self.views.peers {
+                    let (peer, server) = (peer.clone(), *server);
+                    self.spawn(async move {
+                        if let Err(e) = peer.notify_roots_list_changed().await {
+                            tracing::debug!(?server, "cannot say the roots changed: {e}");
+                        }
+                    });
+                }
+                return;
+            }
             HostInput::Route(Route::Watch { server, token, of }) => {
                 self.routes.insert((server, token), of);
                 return;
@@ -465,6 +476,6 @@ pub(super) fn requested_schema(params: &ElicitParams) -> Option<Arc<serde_json::
         ElicitParams::Interaction(raw) => {
             raw.get("interaction")?.get("schema").cloned().map(Arc::new)
         }
-        ElicitParams::ViewLink { .. } => None,
+        ElicitParams::ViewLink { .. } | ElicitParams::Sampling(_) => None,
     }
 }

@@ -95,6 +95,8 @@ pub(crate) enum HostInput {
     /// Where a server's progress on a request in flight leads, or that it leads nowhere any
     /// more.
     Route(Route),
+    /// The host's roots changed: every ready server hears `notifications/roots/list_changed`.
+    RootsChanged,
     /// A server's `notifications/progress`: it lands where its token's route leads (nowhere
     /// for a stray or late token).
     Progress {

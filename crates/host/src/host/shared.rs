@@ -45,6 +45,8 @@ pub(crate) struct Shared {
     pub(crate) view_cache: Arc<ViewCache>,
     /// Every message to and from every server.
     pub(crate) log: Arc<ProtocolLog>,
+    /// The roots `roots/list` is answered with (the configuration's, until changed).
+    pub(crate) roots: Arc<Mutex<Arc<[crate::Root]>>>,
 }
 
 impl Shared {
@@ -55,6 +57,11 @@ impl Shared {
     /// The record, locked for reading (the core alone changes it).
     pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
         crate::sync::lock(&self.registry)
+    }
+
+    /// The roots to answer `roots/list` with, now.
+    pub(crate) fn roots(&self) -> Arc<[crate::Root]> {
+        crate::sync::lock(&self.roots).clone()
     }
 
     pub(crate) fn next_call(&self) -> CallId {

@@ -139,6 +139,7 @@ pub(crate) fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
             screen.notice(&format!("Cancelled; \"{server}\" was told."));
         }
         Reply::Consented => screen.ok(&format!("\"{server}\" was told you consented.")),
+        Reply::Sampled { .. } => screen.ok(&format!("Sent your reply to \"{server}\".")),
         Reply::Error { message, .. } => screen.error(&format!(
             "The request from \"{server}\" was refused: {}",
             plain_line(message)

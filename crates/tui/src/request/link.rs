@@ -137,7 +137,9 @@ fn answer_link(
                 }
             ));
         }
-        Some(Outcome::Replied(Reply::Error { message, .. })) => screen.error(&format!(
+        Some(Outcome::Replied(
+            Reply::Error { message, .. } | Reply::Sampled { text: message, .. },
+        )) => screen.error(&format!(
             "The link was not opened: {}",
             plain_line(&message)
         )),

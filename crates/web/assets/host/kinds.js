@@ -5,6 +5,7 @@
 import { h } from './dom.js';
 import { renderAsk, renderRecord } from './form.js';
 import { renderLinkAsk, renderLinkRecord } from './link.js';
+import { renderSamplingAsk, renderSamplingRecord } from './sampling.js';
 import { renderQuestionCard } from './view.js';
 
 /**
@@ -25,6 +26,11 @@ export const renderers = Object.freeze({
   'view-link': {
     ask: (req, api) => renderLinkAsk(req, api),
     record: (req) => renderLinkRecord(req, () => {}),
+  },
+  // A model's reply the person writes (sampling/createMessage).
+  'sampling': {
+    ask: (req, api) => renderSamplingAsk(req, api),
+    record: (req) => renderSamplingRecord(req),
   },
   // In its server's app view until it falls back; then the plain form, with the reason.
   'app-form': {
