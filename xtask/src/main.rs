@@ -7,8 +7,11 @@
 //!   engine's dependency tree, the ARCHITECTURE.md code map, no `mod.rs`, no path outside the
 //!   repository).
 //! - `cargo xtask test`: peers, then fmt check, clippy, rustdoc (`-D warnings`), tidy, build
-//!   (bins, tests and examples) and every test, with the real peers mandatory. This is what CI
-//!   runs (`.ci/run`).
+//!   (bins, tests and examples), the conformance suite in client mode against
+//!   `interlude-conformance-client` (both requirement sets; `auth/*` reported as not covered) and
+//!   every test, with the real peers mandatory. This is what CI runs (`.ci/run`).
+//! - `cargo xtask conformance`: peers, then builds `interlude-conformance-client` alone and runs
+//!   the conformance step of `test` (quick, for working on the client).
 //! - `cargo xtask fuzz [--seconds N] [--runs N] [--sanitizer address|none] [TARGET…]`: the fuzz
 //!   targets of `fuzz/` (nightly, cargo-fuzz installed when missing): build, replay the
 //!   committed reproducers, then run each target (60 s by default). Not part of `test`.
@@ -17,6 +20,7 @@
 //! and it never starts long-lived processes of its own: tests start and stop their peers.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod conformance;
 mod fuzz;
 mod peers;
 mod tidy;
@@ -27,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-const USAGE: &str = "usage: cargo xtask <peers|tidy|test|fuzz [--seconds N] [--runs N] \
+const USAGE: &str = "usage: cargo xtask <peers|tidy|test|conformance|fuzz [--seconds N] [--runs N] \
                      [--sanitizer address|none] [TARGET…]>";
 
 fn main() -> ExitCode {
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
         ["peers"] => peers::install(&root()).map(|_| ()),
         ["tidy"] => tidy::run(&root()),
         ["test"] => test(&root()),
+        ["conformance"] => conformance_only(&root()),
         ["fuzz", rest @ ..] => fuzz::run_fuzz(&root(), rest),
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");
@@ -151,10 +156,10 @@ impl Steps {
         eprintln!("xtask: summary");
         for (name, took, ok) in &self.done {
             let verdict = if *ok { "ok" } else { "FAILED" };
-            eprintln!("  {name:<8} {verdict:<6} {:>8}", secs(*took));
+            eprintln!("  {name:<11} {verdict:<6} {:>8}", secs(*took));
         }
         eprintln!(
-            "  {:<8} {:<6} {:>8}",
+            "  {:<11} {:<6} {:>8}",
             "total",
             "",
             secs(self.started.elapsed())
@@ -164,6 +169,20 @@ impl Steps {
 
 fn secs(d: Duration) -> String {
     format!("{:.1}s", d.as_secs_f64())
+}
+
+/// `cargo xtask conformance`: the conformance step with only the client built.
+fn conformance_only(root: &Path) -> anyhow::Result<()> {
+    let peers = peers::install(root)?;
+    run(cargo().current_dir(root).args([
+        "build",
+        "-p",
+        "interlude-cli",
+        "--bin",
+        "interlude-conformance-client",
+    ]))?;
+    let target = conformance::target_dir(root)?;
+    conformance::run(root, &peers, &target)
 }
 
 fn test(root: &Path) -> anyhow::Result<()> {
@@ -213,6 +232,11 @@ fn test(root: &Path) -> anyhow::Result<()> {
             "--tests",
             "--examples",
         ]))
+    })?;
+    // The client half of the MCP conformance suite, both requirement sets (a few seconds).
+    steps.step("conformance", || {
+        let target = conformance::target_dir(root)?;
+        conformance::run(root, &peers, &target)
     })?;
     steps.step("test", || {
         run(cargo()

