@@ -105,7 +105,9 @@ pub mod interaction;
 mod interaction_create;
 mod push;
 mod result;
+mod roots;
 mod round_trip;
+mod sampling;
 mod stdio;
 pub mod url;
 mod wire;
@@ -175,7 +177,9 @@ pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 /// assert!(Server::tool_router().has_route("star"));
 /// ```
 pub use interlude_server_macros::asking;
-pub use result::{ToolResult, respond};
+pub use result::{PromptResult, ToolResult, respond, respond_prompt};
+pub use roots::Root;
+pub use sampling::{Sampled, Sampling};
 pub use stdio::{StdinReader, StdoutWriter, stdio};
 
 /// The README's "As a server author" example, compiled as it is shown there.
