@@ -74,8 +74,9 @@ impl Ask {
     ///
     /// ```no_run
     /// use interlude_server::{Answer, Ask, AskConfig, PromptResult, respond_prompt};
-    /// use rmcp::model::{GetPromptRequestParams, GetPromptResponse, GetPromptResult, PromptMessage,
-    ///     PromptMessageRole};
+    /// use rmcp::model::{
+    ///     GetPromptRequestParams, GetPromptResponse, GetPromptResult, PromptMessage, Role,
+    /// };
     /// use rmcp::service::{RequestContext, RoleServer};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -90,7 +91,7 @@ impl Ask {
     ///         Answer::Declined | Answer::Cancelled => "anything".into(),
     ///     };
     ///     let text = format!("Write about {topic}.");
-    ///     Ok(GetPromptResult::new(vec![PromptMessage::new_text(PromptMessageRole::User, text)]))
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]))
     /// }
     ///
     /// // In `ServerHandler::get_prompt`:

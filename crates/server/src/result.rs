@@ -80,10 +80,10 @@ pub fn respond(result: ToolResult) -> Result<CallToolResponse, ErrorData> {
 /// # Example
 /// ```
 /// use interlude_server::{PromptResult, respond_prompt};
-/// use rmcp::model::{GetPromptResponse, GetPromptResult, PromptMessage, PromptMessageRole};
+/// use rmcp::model::{GetPromptResponse, GetPromptResult, PromptMessage, Role};
 ///
 /// fn greeting() -> PromptResult {
-///     Ok(GetPromptResult::new(vec![PromptMessage::new_text(PromptMessageRole::User, "Hi")]))
+///     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, "Hi")]))
 /// }
 /// assert!(matches!(respond_prompt(greeting()), Ok(GetPromptResponse::Complete(_))));
 /// ```
