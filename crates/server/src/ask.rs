@@ -18,15 +18,19 @@ use interlude_schema::{Content, Elicit, FormSchema};
 use rmcp::ErrorData;
 use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::model::{CallToolRequestParams, ElicitResult, ElicitationSchema};
+use rmcp::model::{
+    CallToolRequestParams, ClientResult, ElicitResult, ElicitationSchema, GetPromptRequestParams,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::call::Call;
 use crate::config::{AskConfig, AskServer};
 use crate::error::AskError;
-use crate::round_trip::RoundTrip;
-use crate::wire::{check_result, wire_schema};
+use crate::roots::{Root, read_roots, roots_input_request, roots_request};
+use crate::round_trip::{RoundTrip, Served};
+use crate::sampling::{Sampled, Sampling, read_sampled};
+use crate::wire::{check_result, field_error, related_to, wire_schema};
 
 /// One tool call's ability to ask the person things. See the crate documentation.
 pub struct Ask {
@@ -61,6 +65,66 @@ impl Ask {
         )
     }
 
+    /// Builds an `Ask` for a hand-written `get_prompt`: a prompt can ask too. On 2026-07-28 a
+    /// question leaves as the `input_required` result of `prompts/get` (through
+    /// [`respond_prompt`](crate::respond_prompt)) and the client's retry carries the answers;
+    /// its state is bound to the prompt's name and arguments, so a tool call's state is refused
+    /// here and this one there. On a 2025 session the question is pushed to the client while
+    /// the prompt request waits, as a tool's is.
+    ///
+    /// ```no_run
+    /// use interlude_server::{Answer, Ask, AskConfig, PromptResult, respond_prompt};
+    /// use rmcp::model::{
+    ///     GetPromptRequestParams, GetPromptResponse, GetPromptResult, PromptMessage, Role,
+    /// };
+    /// use rmcp::service::{RequestContext, RoleServer};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Topic {
+    ///     /// What the prompt should be about
+    ///     context: String,
+    /// }
+    ///
+    /// async fn prompt(ask: Ask) -> PromptResult {
+    ///     let topic = match ask.key("user_context").form::<Topic>("What context?").await? {
+    ///         Answer::Accepted(topic) => topic.context,
+    ///         Answer::Declined | Answer::Cancelled => "anything".into(),
+    ///     };
+    ///     let text = format!("Write about {topic}.");
+    ///     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]))
+    /// }
+    ///
+    /// // In `ServerHandler::get_prompt`:
+    /// async fn get_prompt(
+    ///     config: &AskConfig,
+    ///     request: GetPromptRequestParams,
+    ///     context: RequestContext<RoleServer>,
+    /// ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+    ///     respond_prompt(prompt(Ask::for_prompt(config, &request, context)).await)
+    /// }
+    /// ```
+    pub fn for_prompt(
+        config: &AskConfig,
+        params: &GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
+        let call = Call::new(config, context);
+        let round_trip = match call.era {
+            ProtocolEra::Mrtr => RoundTrip::new(
+                Served::Prompt,
+                &params.name,
+                params.arguments.as_ref(),
+                params.input_responses.clone(),
+                params.request_state.clone(),
+            ),
+            ProtocolEra::Push => RoundTrip::unused(),
+        };
+        Ask {
+            call,
+            round_trip: Mutex::new(round_trip),
+        }
+    }
+
     fn from_parts(
         config: &AskConfig,
         tool: &str,
@@ -72,7 +136,13 @@ impl Ask {
         let call = Call::new(config, context);
         // Only 2026-07-28 calls use the round-trip state (and its digest of the arguments).
         let round_trip = match call.era {
-            ProtocolEra::Mrtr => RoundTrip::new(tool, arguments, input_responses, request_state),
+            ProtocolEra::Mrtr => RoundTrip::new(
+                Served::Tool,
+                tool,
+                arguments,
+                input_responses,
+                request_state,
+            ),
             ProtocolEra::Push => RoundTrip::unused(),
         };
         Ask {
@@ -135,6 +205,182 @@ impl Ask {
     /// extension with the app MIME type): without it, the tool's text is all a person sees.
     pub fn supports_apps(&self) -> bool {
         crate::apps::supports_apps(self.call.context.client_capabilities().as_ref())
+    }
+
+    /// Whether the client declared sampling (it can be asked for a model completion,
+    /// [`Ask::sample`]).
+    ///
+    /// ```
+    /// # use interlude_server::Ask;
+    /// # fn tool(ask: &Ask) -> &'static str {
+    /// if ask.supports_sampling() { "ask the model" } else { "work without one" }
+    /// # }
+    /// ```
+    pub fn supports_sampling(&self) -> bool {
+        self.call
+            .context
+            .client_capabilities()
+            .is_some_and(|c| c.sampling.is_some())
+    }
+
+    /// Whether the client declared roots (it can be asked where the server may work,
+    /// [`Ask::roots`]).
+    ///
+    /// ```
+    /// # use interlude_server::Ask;
+    /// # fn tool(ask: &Ask) -> &'static str {
+    /// if ask.supports_roots() { "list the roots" } else { "use the working directory" }
+    /// # }
+    /// ```
+    pub fn supports_roots(&self) -> bool {
+        self.call
+            .context
+            .client_capabilities()
+            .is_some_and(|c| c.roots.is_some())
+    }
+
+    /// Names the next question this call asks: on 2026-07-28 its key in `inputRequests` (and
+    /// `inputResponses`) is `key` instead of `q<n>`, the default by order (a named question
+    /// still counts in that order: `form`, `key("x").form`, `form` are `q0`, `x`, `q2`). It
+    /// reads as part of the question and works for every kind of it — [`Ask::form`] and its
+    /// variants, [`Ask::sample`], [`Ask::roots`], a URL flow's
+    /// [`run`](crate::url::UrlFlows::run). A push-era call has no keys and ignores it.
+    ///
+    /// A key must not be empty nor used twice in one call (including a default one): the
+    /// question is then refused before it leaves ([`AskError::InvalidQuestion`]).
+    ///
+    /// ```
+    /// # use interlude_server::{Answer, Ask, AskError};
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// # struct Name { name: String }
+    /// # async fn tool(ask: Ask) -> Result<String, AskError> {
+    /// let name = match ask.key("user_name").form::<Name>("What is your name?").await? {
+    ///     Answer::Accepted(n) => n.name,
+    ///     Answer::Declined | Answer::Cancelled => "stranger".into(),
+    /// };
+    /// Ok(format!("Hello, {name}!"))
+    /// # }
+    /// ```
+    pub fn key(&self, key: impl Into<String>) -> &Self {
+        if let Ok(mut rt) = self.round_trip.lock() {
+            rt.name_next(key.into());
+        }
+        self
+    }
+
+    /// Asks the client for a model completion (`sampling/createMessage`) and returns it,
+    /// checked: it names its model, its role is `assistant`, it has content — otherwise
+    /// [`AskError::InvalidAnswer`] naming the field (`content`, `model`, `role`; on 2026-07-28
+    /// under `inputResponses.<key>.`).
+    ///
+    /// - 2025 (2025-06-18, 2025-11-25): the request is pushed to the client while the call
+    ///   waits (the same timeout and cancellation as a form; its `_meta` names the call). A
+    ///   client that answers with error `-1` — the specification's "user rejected sampling
+    ///   request" — gives [`Answer::Declined`]; a call cancelled while waiting gives
+    ///   [`Answer::Cancelled`]; any other error reply is [`AskError::Service`].
+    /// - 2026-07-28: the request leaves in an `input_required` result, keyed like any question
+    ///   ([`Ask::key`]), its state sealed; the retry's answer comes back here. (The protocol has
+    ///   no way to decline one there: a client that will not answer does not retry.)
+    ///
+    /// A client that did not declare `sampling` gets [`AskError::MissingCapability`] (error
+    /// -32021, `requiredCapabilities: {"sampling": {}}`), in both eras; a question offering the
+    /// model tools needs `sampling.tools` as well. A question with no message is refused
+    /// before it leaves ([`AskError::InvalidQuestion`]).
+    ///
+    /// ```
+    /// # use interlude_server::{Answer, Ask, AskError, Sampling};
+    /// # async fn tool(ask: Ask) -> Result<String, AskError> {
+    /// let question = Sampling::new(100).user("What is the capital of France?");
+    /// Ok(match ask.key("capital_question").sample(question).await? {
+    ///     Answer::Accepted(sampled) => sampled.text().unwrap_or_default(),
+    ///     Answer::Declined | Answer::Cancelled => "no answer".into(),
+    /// })
+    /// # }
+    /// ```
+    pub async fn sample(&self, question: Sampling) -> Result<Answer<Sampled>, AskError> {
+        if !self.supports_sampling() {
+            return Err(AskError::MissingCapability {
+                capability: "sampling",
+            });
+        }
+        if question.needs_tools() && !self.supports_sampling_tools() {
+            return Err(AskError::MissingCapability {
+                capability: "sampling.tools",
+            });
+        }
+        question.check()?;
+        match self.call.era {
+            ProtocolEra::Push => {
+                let request = question.into_request(related_to(&self.call.context.id));
+                match crate::push::ask_client(&self.call, request).await? {
+                    None => Ok(Answer::Cancelled),
+                    Some(Err(rmcp::ServiceError::McpError(e))) if e.code.0 == USER_REJECTED => {
+                        Ok(Answer::Declined)
+                    }
+                    Some(Err(e)) => Err(e.into()),
+                    Some(Ok(result)) => {
+                        read_sampled(client_result_json(result)?, "").map(Answer::Accepted)
+                    }
+                }
+            }
+            ProtocolEra::Mrtr => {
+                let (key, answer) = self
+                    .round_trip()?
+                    .next_input(&self.call.config, || Ok(question.into_input_request()))?;
+                read_sampled(answer, &format!("inputResponses.{key}.")).map(Answer::Accepted)
+            }
+        }
+    }
+
+    /// Whether the client declared that it takes tools in sampling requests (`sampling.tools`).
+    fn supports_sampling_tools(&self) -> bool {
+        self.call
+            .context
+            .client_capabilities()
+            .and_then(|c| c.sampling)
+            .is_some_and(|s| s.tools.is_some())
+    }
+
+    /// Asks the client for its roots (`roots/list`): the `file://` places it lets the server
+    /// work in, each checked (a URI that is a string starting with `file://`, a name that is a
+    /// string if any) — otherwise [`AskError::InvalidAnswer`] naming the field
+    /// (`roots[1].uri`; on 2026-07-28 under `inputResponses.<key>.`).
+    ///
+    /// 2025: pushed to the client while the call waits (a call cancelled meanwhile ends with
+    /// [`AskError::Service`]); 2026-07-28: an `input_required` result keyed like any question
+    /// ([`Ask::key`]). A client that did not declare `roots` gets
+    /// [`AskError::MissingCapability`] (error -32021, `requiredCapabilities: {"roots": {}}`).
+    ///
+    /// ```
+    /// # use interlude_server::{Ask, AskError};
+    /// # async fn tool(ask: Ask) -> Result<String, AskError> {
+    /// let roots = ask.key("client_roots").roots().await?;
+    /// Ok(format!("{} roots", roots.len()))
+    /// # }
+    /// ```
+    pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        if !self.supports_roots() {
+            return Err(AskError::MissingCapability {
+                capability: "roots",
+            });
+        }
+        match self.call.era {
+            ProtocolEra::Push => {
+                match crate::push::ask_client(&self.call, roots_request()).await? {
+                    None => Err(rmcp::ServiceError::Cancelled {
+                        reason: Some("the call was cancelled while listing roots".into()),
+                    }
+                    .into()),
+                    Some(reply) => read_roots(&client_result_json(reply?)?, ""),
+                }
+            }
+            ProtocolEra::Mrtr => {
+                let (key, answer) = self
+                    .round_trip()?
+                    .next_input(&self.call.config, || Ok(roots_input_request()))?;
+                read_roots(&answer, &format!("inputResponses.{key}."))
+            }
+        }
     }
 
     /// The round-trip state, for the URL flows of this call.
@@ -258,6 +504,21 @@ impl Ask {
             .map_err(|_| AskError::RequestState("state lock poisoned".into()))?;
         rt.next_answer(&self.call.config, message, schema, wire, view)
     }
+}
+
+/// The error code the specification gives for a person who refused a sampling request.
+const USER_REJECTED: i32 = -1;
+
+/// A client's reply as JSON, whatever variant rmcp read it as: its result union is untagged, so
+/// an answer missing a field lands in another variant (or `CustomResult`), and the kind's
+/// reader names the field.
+fn client_result_json(result: ClientResult) -> Result<Value, AskError> {
+    serde_json::to_value(result).map_err(|e| {
+        AskError::InvalidAnswer(vec![field_error(
+            "",
+            format!("The answer cannot be read: {e}."),
+        )])
+    })
 }
 
 /// Reads accepted content as `T`.

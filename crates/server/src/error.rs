@@ -8,7 +8,7 @@
 use interlude_protocol::missing_elicitation_capability;
 use interlude_schema::{FieldError, SchemaError};
 use rmcp::ErrorData;
-use rmcp::model::InputRequiredResult;
+use rmcp::model::{ErrorCode, InputRequiredResult};
 use rmcp::service::ServiceError;
 
 /// Why an [`Ask`](crate::Ask) call did not produce an [`Answer`](crate::Answer).
@@ -27,6 +27,19 @@ pub enum AskError {
         /// `form` or `url`.
         mode: &'static str,
     },
+    /// The client did not declare the capability a sampling or roots question needs. On the
+    /// wire (both eras) it is error -32021 whose `data.requiredCapabilities` is the capability
+    /// as an object: `{"sampling": {}}`, `{"sampling": {"tools": {}}}`, `{"roots": {}}`.
+    #[error("client did not declare the {capability} capability")]
+    MissingCapability {
+        /// The capability as a dotted path: `sampling`, `sampling.tools` or `roots`.
+        capability: &'static str,
+    },
+    /// The server asked something malformed (a server bug, caught before anything is sent): a
+    /// question key that is empty or used twice in one call, a sampling request with no
+    /// messages or with unbalanced tool use.
+    #[error("this question cannot be asked: {0}")]
+    InvalidQuestion(String),
     /// The requested type cannot be expressed as an elicitation form (a server bug).
     #[error("cannot ask for this type: {0}")]
     Schema(#[from] SchemaError),
@@ -72,6 +85,24 @@ fn join(errors: &[FieldError]) -> String {
         .join("; ")
 }
 
+/// Error -32021 naming `capability` (a dotted path) as a nested object in
+/// `data.requiredCapabilities`: `sampling.tools` is `{"sampling": {"tools": {}}}`.
+fn missing_capability(capability: &str) -> ErrorData {
+    let required = capability.rsplit('.').fold(
+        serde_json::Value::Object(serde_json::Map::new()),
+        |inner, name| {
+            let mut outer = serde_json::Map::new();
+            outer.insert(name.to_owned(), inner);
+            serde_json::Value::Object(outer)
+        },
+    );
+    ErrorData::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("client did not declare the {capability} capability"),
+        Some(serde_json::json!({ "requiredCapabilities": required })),
+    )
+}
+
 impl From<ErrorData> for AskError {
     fn from(e: ErrorData) -> Self {
         AskError::Tool(e)
@@ -83,6 +114,7 @@ impl AskError {
     pub fn into_error_data(self) -> ErrorData {
         match self {
             AskError::Unsupported { mode } => missing_elicitation_capability(mode),
+            AskError::MissingCapability { capability } => missing_capability(capability),
             AskError::Tool(e) => e,
             e @ (AskError::InvalidAnswer(_)
             | AskError::Deserialize(_)
@@ -100,9 +132,31 @@ impl AskError {
                  `#[asking]` impl block, or pass the handler's result through `respond`",
                 None,
             ),
-            e @ (AskError::Schema(_) | AskError::Service(_)) => {
+            e @ (AskError::Schema(_) | AskError::Service(_) | AskError::InvalidQuestion(_)) => {
                 ErrorData::internal_error(e.to_string(), None)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_missing_capability_is_32021_with_the_capability_as_an_object() {
+        for (capability, required) in [
+            ("sampling", json!({"sampling": {}})),
+            ("sampling.tools", json!({"sampling": {"tools": {}}})),
+            ("roots", json!({"roots": {}})),
+        ] {
+            let e = AskError::MissingCapability { capability }.into_error_data();
+            assert_eq!(e.code.0, -32021);
+            assert_eq!(
+                e.data.as_ref().map(|d| &d["requiredCapabilities"]),
+                Some(&required)
+            );
         }
     }
 }

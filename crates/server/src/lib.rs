@@ -25,6 +25,14 @@
 //! Because the handler is re-entered on 2026-07-28, code before an `ask` may run more than once:
 //! keep side effects after the last question, or make them idempotent.
 //!
+//! The same `Ask` asks the client itself, in both eras and with the same sealed round trips:
+//! [`Ask::sample`] for a completion of the client's model ([`Sampling`] → [`Sampled`]) and
+//! [`Ask::roots`] for the places it lets the server work in ([`Root`]); a client that did not
+//! declare the capability gets -32021 ([`AskError::MissingCapability`]). On 2026-07-28 each
+//! question travels under a key, `q0`, `q1`… by order, or the one [`Ask::key`] names
+//! (`ask.key("user_name").form::<Name>(…)`). A prompt can ask too: [`Ask::for_prompt`] in a
+//! hand-written `get_prompt`, its result through [`respond_prompt`].
+//!
 //! URL-mode flows (a person's secret or consent on the server's own page) are in [`url`]; MCP
 //! Apps (`ui://` views a host renders next to a tool's result) in [`apps`]. Clients written
 //! against the User Interaction draft of seed 000 (`interaction/create`) are spoken to in its
@@ -105,7 +113,9 @@ pub mod interaction;
 mod interaction_create;
 mod push;
 mod result;
+mod roots;
 mod round_trip;
+mod sampling;
 mod stdio;
 pub mod url;
 mod wire;
@@ -175,7 +185,9 @@ pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 /// assert!(Server::tool_router().has_route("star"));
 /// ```
 pub use interlude_server_macros::asking;
-pub use result::{ToolResult, respond};
+pub use result::{PromptResult, ToolResult, respond, respond_prompt};
+pub use roots::Root;
+pub use sampling::{Sampled, Sampling};
 pub use stdio::{StdinReader, StdoutWriter, stdio};
 
 /// The README's "As a server author" example, compiled as it is shown there.

@@ -101,7 +101,7 @@ async fn send(
 
 /// Hands a built request to rmcp's session loop.
 async fn send_request(call: &Call, request: ServerRequest) -> Sent {
-    tracing::debug!(era = "push", "sending elicitation/create");
+    tracing::debug!(era = "push", "sending a request to the client");
     let send = call
         .context
         .peer
@@ -120,15 +120,27 @@ fn split(handle: RequestHandle<RoleServer>) -> (RequestId, Response) {
 }
 
 /// How the wait for an answer ended.
-enum Waited {
-    Answer(Result<ElicitResult, AskError>),
+enum Waited<T> {
+    Answer(Result<T, AskError>),
     Expired,
     Cancelled,
 }
 
-/// Waits for the client's answer, the deadline of [`AskConfig::with_timeout`](crate::AskConfig)
-/// if there is one, or the cancellation of the tool call.
+/// Waits for the client's answer to an `elicitation/create`; see [`wait_for`].
 async fn wait(call: &Call, id: RequestId, response: Response) -> Result<ElicitResult, AskError> {
+    wait_for(call, id, response, answer, cancelled).await
+}
+
+/// Waits for the client's answer, the deadline of [`AskConfig::with_timeout`](crate::AskConfig)
+/// if there is one, or the cancellation of the tool call: `read` reads the reply, `on_cancel`
+/// is what a cancelled call gets.
+async fn wait_for<T>(
+    call: &Call,
+    id: RequestId,
+    response: Response,
+    read: fn(Reply) -> Result<T, AskError>,
+    on_cancel: fn() -> T,
+) -> Result<T, AskError> {
     let timeout = call.config.timeout;
     let expired = async move {
         match timeout {
@@ -140,24 +152,50 @@ async fn wait(call: &Call, id: RequestId, response: Response) -> Result<ElicitRe
     // Settled in one statement, so that nothing of it is kept across the cancellation sent
     // after a timeout.
     let expired_after = match tokio::select! {
-        response = response => Waited::Answer(answer(response)),
+        response = response => Waited::Answer(read(response)),
         () = expired => Waited::Expired,
         () = call.context.ct.cancelled() => Waited::Cancelled,
     } {
         Waited::Answer(answer) => return answer,
-        Waited::Cancelled => return Ok(cancelled()),
+        Waited::Cancelled => return Ok(on_cancel()),
         Waited::Expired => timeout.unwrap_or_default(),
     };
     Err(expire(call, id, expired_after).await)
 }
 
+/// What rmcp's response channel yields: the client's result, its error, or nothing (closed).
+type Reply = Result<Result<ClientResult, ServiceError>, oneshot::error::RecvError>;
+
 /// The client's reply to an `elicitation/create`, or why there is none.
-fn answer(
-    response: Result<Result<ClientResult, ServiceError>, oneshot::error::RecvError>,
-) -> Result<ElicitResult, AskError> {
+fn answer(response: Reply) -> Result<ElicitResult, AskError> {
     match response.map_err(|_| ServiceError::TransportClosed)?? {
         ClientResult::ElicitResult(result) => Ok(result),
         _ => Err(ServiceError::UnexpectedResponse.into()),
+    }
+}
+
+/// Sends another request of the server's (`sampling/createMessage`, `roots/list`) and waits for
+/// the reply as a question's answer waits: the client's result or error as it came, or `None`
+/// when the tool call was cancelled first. Reading the result is the caller's.
+pub(crate) fn ask_client(
+    call: &Call,
+    request: ServerRequest,
+) -> impl Future<Output = Result<Option<Result<ClientResult, ServiceError>>, AskError>> + Send + '_
+{
+    let sending: Pin<Box<dyn Future<Output = Sent> + Send + '_>> =
+        Box::pin(send_request(call, request));
+    async move {
+        let Some((id, response)) = sending.await? else {
+            return Ok(None);
+        };
+        wait_for(
+            call,
+            id,
+            response,
+            |reply| Ok(Some(reply.map_err(|_| ServiceError::TransportClosed)?)),
+            || None,
+        )
+        .await
     }
 }
 

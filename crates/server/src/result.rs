@@ -13,7 +13,7 @@
 //! handlers (the `interlude-server-macros` crate).
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::model::{CallToolResponse, CallToolResult, GetPromptResponse, GetPromptResult};
 
 use crate::error::AskError;
 
@@ -70,6 +70,40 @@ pub fn respond(result: ToolResult) -> Result<CallToolResponse, ErrorData> {
     match result {
         Ok(r) => Ok(CallToolResponse::Complete(r)),
         Err(AskError::InputRequired(ir)) => Ok(CallToolResponse::InputRequired(*ir)),
+        Err(e) => Err(e.into_error_data()),
+    }
+}
+
+/// What a prompt handler that asks returns ([`Ask::for_prompt`](crate::Ask::for_prompt)):
+/// `?` works as in a [`ToolResult`]; pass it through [`respond_prompt`].
+///
+/// # Example
+/// ```
+/// use interlude_server::{PromptResult, respond_prompt};
+/// use rmcp::model::{GetPromptResponse, GetPromptResult, PromptMessage, Role};
+///
+/// fn greeting() -> PromptResult {
+///     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, "Hi")]))
+/// }
+/// assert!(matches!(respond_prompt(greeting()), Ok(GetPromptResponse::Complete(_))));
+/// ```
+pub type PromptResult = Result<GetPromptResult, AskError>;
+
+/// Turns a [`PromptResult`] into what rmcp expects of `get_prompt`: the prompt, the
+/// `input_required` result of a 2026-07-28 round, or a JSON-RPC error
+/// ([`AskError::into_error_data`]) — [`respond`] for prompts.
+///
+/// # Example
+/// ```
+/// use interlude_server::{AskError, respond_prompt};
+///
+/// let failed = respond_prompt(Err(AskError::MissingCapability { capability: "roots" }));
+/// assert_eq!(failed.unwrap_err().code.0, -32021);
+/// ```
+pub fn respond_prompt(result: PromptResult) -> Result<GetPromptResponse, ErrorData> {
+    match result {
+        Ok(r) => Ok(GetPromptResponse::Complete(r)),
+        Err(AskError::InputRequired(ir)) => Ok(GetPromptResponse::InputRequired(*ir)),
         Err(e) => Err(e.into_error_data()),
     }
 }

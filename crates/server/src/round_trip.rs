@@ -2,7 +2,11 @@
 //! come back on the retried request.
 //!
 //! Questions are keyed by their order within the handler (`q0`, `q1`, …), so re-running the same
-//! handler code meets the same keys. Answers of earlier rounds are kept in the sealed
+//! handler code meets the same keys; a question the author named ([`Ask::key`](crate::Ask::key))
+//! is keyed by its name instead (it still counts in the order). A key used twice in one call is
+//! refused before anything is sent. Every kind of question — a form, a URL, a sampling request,
+//! a roots listing — goes through the same keys and the same sealed state; what the answer must
+//! look like is checked by the kind's reader above this module. Answers of earlier rounds are kept in the sealed
 //! `requestState` (HMAC via rmcp's `RequestStateCodec`, with a time limit) together with the
 //! call it belongs to (a digest of the tool name and its arguments): a state sent with another
 //! call is refused as such. Only the key the previous round asked is taken from
@@ -18,7 +22,7 @@
 //! one, and only the state sealed after that carries the new token. A state sent a second time
 //! — in this process or another sharing the store — finds the token moved on and is refused.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use interlude_schema::FormSchema;
 use rmcp::model::{
@@ -31,7 +35,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::AskConfig;
 use crate::error::AskError;
-use crate::wire::{add_view, wire_schema};
+use crate::wire::{add_view, field_error, wire_schema};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct SealedState {
@@ -94,21 +98,55 @@ struct Rounds {
     request_state: Option<String>,
     state: Option<SealedState>,
     next_question: usize,
+    /// The key the author chose for the next question, if any.
+    named: Option<String>,
+    /// The keys this run of the handler asked (or read) so far.
+    asked: BTreeSet<String>,
+}
+
+/// What a round trip is bound to: a tool call or a prompt request, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Served {
+    /// `tools/call`.
+    Tool,
+    /// `prompts/get`.
+    Prompt,
 }
 
 impl RoundTrip {
     pub(crate) fn new(
-        tool: &str,
+        served: Served,
+        name: &str,
         arguments: Option<&serde_json::Map<String, Value>>,
         input_responses: Option<InputResponses>,
         request_state: Option<String>,
     ) -> Self {
         RoundTrip(Some(Box::new(Rounds::new(
-            tool,
+            served,
+            name,
             arguments,
             input_responses,
             request_state,
         ))))
+    }
+
+    /// Names the next question `key` (2026-07-28 only: a push-era call has no keys).
+    pub(crate) fn name_next(&mut self, key: String) {
+        if let Some(rounds) = self.0.as_mut() {
+            rounds.named = Some(key);
+        }
+    }
+
+    /// The client's answer to the next question (its key and the raw JSON), or the
+    /// `input_required` result that asks `request()` under that key.
+    pub(crate) fn next_input(
+        &mut self,
+        config: &AskConfig,
+        request: impl FnOnce() -> Result<InputRequest, AskError>,
+    ) -> Result<(String, Value), AskError> {
+        self.0
+            .get_or_insert_with(|| Box::new(Rounds::empty()))
+            .next_input(config, request)
     }
 
     /// The answer to the next question, a URL one: `start` starts its flow (only when the
@@ -179,14 +217,18 @@ impl RoundTrip {
 
 impl Rounds {
     fn new(
-        tool: &str,
+        served: Served,
+        name: &str,
         arguments: Option<&serde_json::Map<String, Value>>,
         input_responses: Option<InputResponses>,
         request_state: Option<String>,
     ) -> Self {
         let mut h = Sha256::new();
-        h.update(b"interlude/ask/v1\0tools/call\0");
-        h.update(tool.as_bytes());
+        h.update(match served {
+            Served::Tool => b"interlude/ask/v1\0tools/call\0".as_slice(),
+            Served::Prompt => b"interlude/ask/v1\0prompts/get\0".as_slice(),
+        });
+        h.update(name.as_bytes());
         h.update(b"\0");
         if let Some(args) = arguments {
             // serde_json writes objects in insertion order; a retry carries the same arguments
@@ -199,6 +241,8 @@ impl Rounds {
             request_state,
             state: None,
             next_question: 0,
+            named: None,
+            asked: BTreeSet::new(),
         }
     }
 
@@ -209,7 +253,73 @@ impl Rounds {
             request_state: None,
             state: None,
             next_question: 0,
+            named: None,
+            asked: BTreeSet::new(),
         }
+    }
+
+    /// The key of the next question: the author's name for it, else `q<n>` by its order.
+    /// Refused when empty or already used by this call.
+    fn next_key(&mut self) -> Result<String, AskError> {
+        let key = self
+            .named
+            .take()
+            .unwrap_or_else(|| format!("q{}", self.next_question));
+        self.next_question += 1;
+        if key.is_empty() {
+            return Err(AskError::InvalidQuestion(
+                "a question key cannot be empty".into(),
+            ));
+        }
+        if !self.asked.insert(key.clone()) {
+            return Err(AskError::InvalidQuestion(format!(
+                "the question key {key:?} is used twice in one call"
+            )));
+        }
+        Ok(key)
+    }
+
+    /// Seals the state for the round asking `requests` (under `key`, the one its answer is
+    /// read from next time): the `input_required` result to return.
+    fn ask(
+        config: &AskConfig,
+        binding: &[u8],
+        state: &SealedState,
+        key: String,
+        request: InputRequest,
+    ) -> AskError {
+        let sealed = state.next_round(binding, key.clone());
+        let request_state = match config.codec.seal_json_with(
+            &sealed,
+            &SealOptions::new()
+                .associated_data(STATE_CONTEXT)
+                .ttl(config.state_ttl),
+        ) {
+            Ok(s) => s,
+            Err(e) => return AskError::RequestState(e.to_string()),
+        };
+        let mut requests = BTreeMap::new();
+        requests.insert(key, request);
+        tracing::debug!(era = "mrtr", "returning input_required");
+        AskError::InputRequired(Box::new(InputRequiredResult::new(
+            Some(requests),
+            Some(request_state),
+        )))
+    }
+
+    fn next_input(
+        &mut self,
+        config: &AskConfig,
+        request: impl FnOnce() -> Result<InputRequest, AskError>,
+    ) -> Result<(String, Value), AskError> {
+        let key = self.next_key()?;
+        let binding = self.binding.clone();
+        let state = self.open(config)?;
+        if let Some(answer) = state.answers.get(&key) {
+            return Ok((key, answer.clone()));
+        }
+        let request = request()?;
+        Err(Self::ask(config, &binding, state, key, request))
     }
 
     fn open(&mut self, config: &AskConfig) -> Result<&mut SealedState, AskError> {
@@ -250,8 +360,7 @@ impl Rounds {
         message: String,
         start: impl FnOnce() -> Result<(String, String), AskError>,
     ) -> Result<UrlRound, AskError> {
-        let key = format!("q{}", self.next_question);
-        self.next_question += 1;
+        let key = self.next_key()?;
         let binding = self.binding.clone();
         let state = self.open(config)?;
         if let (Some(answer), Some(flow)) = (state.answers.get(&key), state.flows.get(&key)) {
@@ -282,48 +391,28 @@ impl Rounds {
         wire: Option<&ElicitationSchema>,
         view: Option<&str>,
     ) -> Result<ElicitResult, AskError> {
-        let key = format!("q{}", self.next_question);
-        self.next_question += 1;
-        let binding = self.binding.clone();
-        let state = self.open(config)?;
-        if let Some(answer) = state.answers.get(&key) {
-            return serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
-                AskError::InvalidAnswer(vec![interlude_schema::FieldError {
-                    field: format!("inputResponses.{key}"),
-                    message: format!("The answer under {key} is not an elicitation result: {e}."),
-                }])
+        let (key, answer) = self.next_input(config, || {
+            let meta = view.map(|uri| {
+                let mut meta = rmcp::model::RequestMetaObject::new();
+                add_view(&mut meta, uri);
+                meta
             });
-        }
-        let meta = view.map(|uri| {
-            let mut meta = rmcp::model::RequestMetaObject::new();
-            add_view(&mut meta, uri);
-            meta
-        });
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta,
-            message,
-            requested_schema: match wire {
-                Some(w) => w.clone(),
-                None => wire_schema(schema)?,
-            },
-        };
-        let sealed = state.next_round(&binding, key.clone());
-        let request_state = config
-            .codec
-            .seal_json_with(
-                &sealed,
-                &SealOptions::new()
-                    .associated_data(STATE_CONTEXT)
-                    .ttl(config.state_ttl),
-            )
-            .map_err(|e| AskError::RequestState(e.to_string()))?;
-        let mut requests = BTreeMap::new();
-        requests.insert(key, InputRequest::Elicitation(ElicitRequest::new(params)));
-        tracing::debug!(era = "mrtr", "returning input_required");
-        Err(AskError::InputRequired(Box::new(InputRequiredResult::new(
-            Some(requests),
-            Some(request_state),
-        ))))
+            let params = ElicitRequestParams::FormElicitationParams {
+                meta,
+                message,
+                requested_schema: match wire {
+                    Some(w) => w.clone(),
+                    None => wire_schema(schema)?,
+                },
+            };
+            Ok(InputRequest::Elicitation(ElicitRequest::new(params)))
+        })?;
+        serde_json::from_value::<ElicitResult>(answer).map_err(|e| {
+            AskError::InvalidAnswer(vec![field_error(
+                &format!("inputResponses.{key}"),
+                format!("The answer under {key} is not an elicitation result: {e}."),
+            )])
+        })
     }
 }
 
@@ -338,16 +427,6 @@ fn url_question(
     url: String,
 ) -> AskError {
     state.flows.insert(key.clone(), flow);
-    let sealed = state.next_round(binding, key.clone());
-    let request_state = match config.codec.seal_json_with(
-        &sealed,
-        &SealOptions::new()
-            .associated_data(STATE_CONTEXT)
-            .ttl(config.state_ttl),
-    ) {
-        Ok(s) => s,
-        Err(e) => return AskError::RequestState(e.to_string()),
-    };
     // 2026-07-28 URL requests carry no `elicitationId`; rmcp's type always writes one, empty.
     let params = ElicitRequestParams::UrlElicitationParams {
         meta: None,
@@ -355,11 +434,12 @@ fn url_question(
         url,
         elicitation_id: String::new(),
     };
-    let mut requests = BTreeMap::new();
-    requests.insert(key, InputRequest::Elicitation(ElicitRequest::new(params)));
-    tracing::debug!(era = "mrtr", "returning input_required for a URL flow");
-    AskError::InputRequired(Box::new(InputRequiredResult::new(
-        Some(requests),
-        Some(request_state),
-    )))
+    tracing::debug!(era = "mrtr", "asking for a URL flow");
+    Rounds::ask(
+        config,
+        binding,
+        state,
+        key,
+        InputRequest::Elicitation(ElicitRequest::new(params)),
+    )
 }

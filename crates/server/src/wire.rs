@@ -42,6 +42,24 @@ pub(crate) fn add_view(meta: &mut RequestMetaObject, uri: &str) {
     meta.insert("ui".to_owned(), Value::Object(ui));
 }
 
+/// Characters of a message about a peer's answer; a longer one (a serde error quoting the
+/// peer's text) is cut with `…`.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// The error for answer field `field` (a path such as `inputResponses.q0.content[1]`, or empty
+/// for the whole answer), its message cut to a bounded length.
+pub(crate) fn field_error(field: &str, message: impl Into<String>) -> FieldError {
+    let mut message = message.into();
+    if let Some((end, _)) = message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        message.truncate(end);
+        message.push('…');
+    }
+    FieldError {
+        field: field.trim_end_matches('.').to_owned(),
+        message,
+    }
+}
+
 /// Applies defaults and validates an `ElicitResult` against the schema it answers.
 pub(crate) fn check_result(
     schema: &FormSchema,
