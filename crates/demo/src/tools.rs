@@ -26,6 +26,13 @@ pub(crate) struct CounterArgs {
     pub(crate) start: Option<i64>,
 }
 
+/// What to write a tagline for.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct TaglineArgs {
+    /// The product (a solar-powered kettle when not given)
+    pub(crate) product: Option<String>,
+}
+
 /// Seed example: "Please provide your GitHub username".
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GitHubUser {
@@ -609,6 +616,57 @@ impl DemoServer {
                 who.email
             )),
         })
+    }
+
+    #[tool(
+        description = "Write a product tagline with the client's model (sampling/createMessage, pushed on 2025 sessions, an input request on 2026-07-28). In Interlude no model is attached: the person writes the reply."
+    )]
+    async fn draft_tagline(
+        &self,
+        ask: Ask,
+        Parameters(args): Parameters<TaglineArgs>,
+    ) -> ToolResult {
+        let product = args
+            .product
+            .unwrap_or_else(|| "a solar-powered kettle".to_owned());
+        let question = interlude_server::Sampling::new(60)
+            .system("You write short, honest product taglines.")
+            .user(format!(
+                "Write a tagline of at most eight words for {product}."
+            ))
+            .prefer_model("claude")
+            .temperature(0.7);
+        let answer = ask.key("tagline").sample(question).await?;
+        Ok(outcome(answer, |reply| {
+            format!(
+                "Tagline for {product}: {} (written by {})",
+                reply.text().unwrap_or_default().trim(),
+                reply.model()
+            )
+        }))
+    }
+
+    #[tool(
+        description = "List the folders your client gives this server to work in (roots/list, in either era)."
+    )]
+    async fn project_folders(&self, ask: Ask) -> ToolResult {
+        let roots = ask.key("folders").roots().await?;
+        if roots.is_empty() {
+            return Ok(text(
+                "Your client gives this server no folders (start Interlude with --root DIR).",
+            ));
+        }
+        let lines: Vec<String> = roots
+            .iter()
+            .map(|r| match &r.name {
+                Some(name) => format!("- {name}: {}", r.uri),
+                None => format!("- {}", r.uri),
+            })
+            .collect();
+        Ok(text(format!(
+            "Folders this server may work in:\n{}",
+            lines.join("\n")
+        )))
     }
 
     #[tool(description = "Ask the user for their GitHub username (a single required text field).")]

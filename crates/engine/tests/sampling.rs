@@ -43,6 +43,7 @@ fn params() -> Value {
         "systemPrompt": "You are terse.",
         "modelPreferences": {"hints": [{"name": "claude"}], "intelligencePriority": 0.8},
         "maxTokens": 100,
+        "temperature": 0.699999988079071,
         "stopSequences": ["\n\n"],
         "includeContext": "thisServer"
     })
@@ -88,6 +89,11 @@ fn a_sampling_request_is_shown_as_the_conversation_it_carries() {
     assert_eq!(s.model_hints, vec!["claude".to_owned()]);
     assert_eq!(s.priorities.intelligence, Some(0.8));
     assert_eq!(s.max_tokens, 100);
+    assert_eq!(
+        s.temperature,
+        Some(0.7),
+        "an f32 is shown as the value meant"
+    );
     assert_eq!(s.stop_sequences, vec!["\n\n".to_owned()]);
     assert_eq!(s.include_context.as_deref(), Some("thisServer"));
     assert_eq!(

@@ -142,8 +142,8 @@ impl Host {
     /// # async fn demo() {
     /// use interlude_host::{Host, HostConfig, Root};
     /// let host = Host::new(HostConfig::default());
-    /// host.set_roots(vec![Root { uri: "file:///home/ada/project".into(), name: None }]);
-    /// assert_eq!(host.roots()[0].uri, "file:///home/ada/project");
+    /// host.set_roots(vec![Root { uri: "file:///srv/projects/atlas".into(), name: None }]);
+    /// assert_eq!(host.roots()[0].uri, "file:///srv/projects/atlas");
     /// # }
     /// ```
     pub fn set_roots(&self, roots: Vec<crate::Root>) {

@@ -995,3 +995,95 @@ fn link_finished(e: &HostEvent) -> Option<Arc<interlude_host::RequestRecord>> {
         _ => None,
     }
 }
+
+/// Sampling answered by a person, in both eras, over the demo's `draft_tagline` (the toolkit's
+/// `Ask::sample`): the request is a sampling request tied to its call, with the conversation,
+/// the system prompt and the limits; the reply the person writes is the model's; a decline
+/// reaches the server as one.
+#[tokio::test]
+async fn sampling_is_answered_by_the_person_in_both_eras() {
+    for version in ERAS {
+        let surface = RecordingSurface::new(vec![
+            Step::accept(json!({"text": "Boil water with sunshine.", "model": "ada"})),
+            Step::Answer(Answer::Declined),
+        ]);
+        let host = Host::start(pinned(&version), surface.clone());
+        let (conn, _server) = demo(&host, "demo", &version).await;
+        let call = conn.start_call("draft_tagline", None);
+        let call_id = call.id();
+        let running = tokio::spawn(call.outcome());
+        let outcome = running.await.unwrap().unwrap();
+        assert_eq!(
+            text_of(&outcome.result),
+            "Tagline for a solar-powered kettle: Boil water with sunshine. (written by ada)",
+            "{version}"
+        );
+        let presented = surface.seen().presented;
+        let request = presented.first().expect("a request was presented");
+        assert_eq!(request.call, Some(call_id), "{version}");
+        let RequestKind::Sampling(sampling) = &request.kind else {
+            panic!("{version}: not a sampling request: {:?}", request.kind)
+        };
+        assert_eq!(
+            sampling.system_prompt.as_deref(),
+            Some("You write short, honest product taglines.")
+        );
+        assert_eq!(sampling.max_tokens, 60);
+        assert_eq!(sampling.model_hints, vec!["claude".to_owned()]);
+        // Declining: a 2025 server hears the spec's "user rejected" error (the toolkit reads it
+        // as a decline); a 2026-07-28 round has no way to say it, so the call ends, said so.
+        let declined = conn.call_tool("draft_tagline", None).await;
+        if version == ProtocolVersion::V_2025_11_25 {
+            assert_eq!(text_of(&declined.unwrap().result), "The user declined.");
+        } else {
+            let error = declined.unwrap_err().to_string();
+            assert!(error.contains("declined"), "{version}: {error}");
+            assert!(error.contains("a model's reply"), "{version}: {error}");
+        }
+    }
+}
+
+/// Roots come from the host's configuration in both eras (the demo's `project_folders`, the
+/// toolkit's `Ask::roots`); `Host::set_roots` changes what the next call lists and tells the
+/// connected server (`notifications/roots/list_changed` in the protocol log).
+#[tokio::test]
+async fn roots_are_the_configurations_and_changes_are_told() {
+    for version in ERAS {
+        let mut config = pinned(&version);
+        config.roots = vec![interlude_host::Root {
+            uri: "file:///srv/projects/atlas".into(),
+            name: Some("atlas".into()),
+        }];
+        let host = Host::start(config, HeadlessSurface::new(Answers::Defaults));
+        let (conn, _server) = demo(&host, "demo", &version).await;
+        let listed = conn.call_tool("project_folders", None).await.unwrap();
+        assert_eq!(
+            text_of(&listed.result),
+            "Folders this server may work in:\n- atlas: file:///srv/projects/atlas",
+            "{version}"
+        );
+        host.set_roots(Vec::new());
+        let listed = conn.call_tool("project_folders", None).await.unwrap();
+        assert!(
+            text_of(&listed.result).starts_with("Your client gives this server no folders"),
+            "{version}: {}",
+            text_of(&listed.result)
+        );
+        // The list changed while the server was connected: it was told (once the notification
+        // went out; the log is written as messages leave).
+        let told = async {
+            loop {
+                let log = host.protocol_log(conn.id());
+                if log.iter().any(|m| {
+                    m.message.get("method") == Some(&json!("notifications/roots/list_changed"))
+                }) {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), told)
+            .await
+            .unwrap_or_else(|_| panic!("{version}: the server was not told the roots changed"));
+    }
+}

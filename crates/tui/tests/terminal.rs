@@ -705,3 +705,51 @@ fn a_seed_000_prompt_is_asked_as_a_form_and_named_as_the_draft() {
     );
     quit(&tmux);
 }
+
+/// Sampling answered by a person on the terminal, with server-everything's
+/// `trigger-sampling-request` (a real npm peer over stdio): the conversation, the system prompt
+/// and the server's wishes as lines, the reply typed line by line (an empty line ends it), then
+/// sent; the server echoes the `CreateMessageResult` it got.
+#[test]
+fn a_sampling_request_is_answered_with_the_reply_typed() {
+    let Some(tmux) = everything_session() else {
+        return;
+    };
+    tmux.wait_for("to move, Enter to call");
+    tmux.type_text("trigger-sampling-request");
+    tmux.wait_for("> trigger-sampling-request");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Prompt");
+    tmux.type_text("the capital of France?");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Max tokens");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("Your reply, as the model:");
+    for shown in [
+        "Reply as the model to a conversation of 1 message.",
+        "System prompt:",
+        "You are a helpful test server.",
+        "User:",
+        "the capital of France?",
+        "at most 100 tokens",
+        "temperature 0.7",
+    ] {
+        assert!(screen.contains(shown), "{shown:?} is not shown:\n{screen}");
+    }
+    tmux.type_text("Paris.");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? …");
+    tmux.type_text("It has been since 987.");
+    tmux.press(&["Enter"]);
+    // Each line, once given, reads as an answer; the next prompt waits below it.
+    tmux.wait_for("> … It has been since 987.");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Send this reply");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Sent your reply to \"everything\" as the model (interlude-person).");
+    let screen = tmux.wait_for("LLM sampling result");
+    assert!(
+        screen.contains("Paris.\\nIt has been since 987."),
+        "the server did not get both lines:\n{screen}"
+    );
+}

@@ -275,9 +275,14 @@ impl WebApp {
 
     /// What a page shows now.
     pub(crate) fn page_state(&self) -> state::PageState {
+        // The version first, then the record: the projection holds every change up to its
+        // version (and maybe later ones, whose own versions follow). Read the other way round,
+        // a change landing between the two would give an older record a newer version, and the
+        // page would drop the next projection, which has the change, as no newer.
+        let version = self.inner.page.version();
         self.inner
             .page
-            .project(&self.inner.host.snapshot(), &self.inner.sandbox)
+            .project(version, &self.inner.host.snapshot(), &self.inner.sandbox)
     }
 
     /// Serves the page on `listener` (which must be bound to a loopback address) until

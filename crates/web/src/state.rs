@@ -457,12 +457,23 @@ impl Page {
 
     /// Something changed: tell every page.
     pub(crate) fn changed(&self) {
-        let version = self.version.fetch_add(1, Ordering::Relaxed) + 1;
+        let version = self.version.fetch_add(1, Ordering::AcqRel) + 1;
         let _ = self.changes.send(version);
     }
 
-    /// The page's view of `snapshot`.
-    pub(crate) fn project(&self, snapshot: &HostSnapshot, sandbox: &Sandbox) -> PageState {
+    /// The version of the last change told.
+    pub(crate) fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// The page's view of `snapshot`, taken after the page's `version` was read (see
+    /// `WebApp::page_state`).
+    pub(crate) fn project(
+        &self,
+        version: u64,
+        snapshot: &HostSnapshot,
+        sandbox: &Sandbox,
+    ) -> PageState {
         let tools_of: HashMap<u64, &str> = snapshot
             .calls
             .iter()
@@ -474,7 +485,7 @@ impl Page {
             .filter_map(|s| Some((s.id.0, s.identity.as_ref()?.display_name())))
             .collect();
         PageState {
-            version: self.version.load(Ordering::Relaxed),
+            version,
             title: self.title.clone(),
             guide: self.guide.clone(),
             servers: snapshot.servers.iter().map(|s| server_entry(s)).collect(),

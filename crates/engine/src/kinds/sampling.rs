@@ -111,7 +111,7 @@ pub(crate) fn admit(params: &Value, limits: &SamplingLimits) -> Result<SamplingR
     let system_prompt = optional_text(o, "systemPrompt", limits.max_text_chars)?;
     let temperature = match o.get("temperature") {
         None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::Number(n)) => n.as_f64().map(tidy),
         Some(_) => return Err(refused("temperature", "`temperature` must be a number")),
     };
     let stop_sequences = string_list(o.get("stopSequences"), "stopSequences")?;
@@ -275,6 +275,12 @@ fn part(item: &Value, field: &str, limits: &SamplingLimits) -> Result<SamplingPa
     }
 }
 
+/// `x` to six decimals: servers often send an `f32` (0.7 arrives as 0.699999988079071), and a
+/// person reads the value they meant.
+fn tidy(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
 fn check_len(text: &str, field: &str, limit: usize) -> Result<(), Refused> {
     let len = text.chars().count();
     if len > limit {
@@ -354,7 +360,7 @@ fn preferences(value: Option<&Value>) -> Result<(Vec<String>, ModelPriorities), 
         match o.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Number(n)) => match n.as_f64() {
-                Some(p) if (0.0..=1.0).contains(&p) => Ok(Some(p)),
+                Some(p) if (0.0..=1.0).contains(&p) => Ok(Some(tidy(p))),
                 _ => Err(refused(
                     format!("modelPreferences.{key}"),
                     format!("`modelPreferences.{key}` must be a number from 0 to 1"),

@@ -119,6 +119,17 @@ impl Connection {
                 )
                 .await
         };
+        // A round's answers carry no refusal: a person who declines to write the reply ends
+        // the call, said as such.
+        if let interlude_engine::Reply::Answered(answer) = &reply
+            && !matches!(answer, interlude_protocol::Answer::Accepted(_))
+        {
+            return Err(HostError::not_given(
+                server,
+                format!("a model's reply (input request `{key}`)"),
+                answer,
+            ));
+        }
         reply
             .into_sampling_result()
             .map_err(|e| refused(e.message.to_string()))

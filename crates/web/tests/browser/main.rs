@@ -35,6 +35,10 @@ mod forms;
 /// The page itself: hostile text, the rough edges a person hit, a narrow window.
 mod page;
 
+/// Sampling answered by a person: the conversation, the reply written as the model's, a
+/// decline.
+mod sampling;
+
 /// URL mode: the consent card, the server's own page in a new tab, `-32042`, OAuth.
 mod links;
 

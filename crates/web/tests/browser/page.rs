@@ -404,9 +404,9 @@ async fn an_unknown_kind_of_request_is_an_error_the_page_shows() {
         .js("(window.kindsSeen = null, import('/assets/kinds.js').then((m) => { \
                const known = ['form', 'url', 'app-form'].map((k) => typeof m.rendererOf({ kind: k }).ask); \
                let error = null; \
-               try { m.rendererOf({ id: 99, kind: 'sampling', server: 'demo' }); } catch (e) { \
+               try { m.rendererOf({ id: 99, kind: 'hologram', server: 'demo' }); } catch (e) { \
                  error = e.message; \
-                 document.body.append(m.unrenderable({ id: 99, kind: 'sampling', server: 'demo' }, e)); \
+                 document.body.append(m.unrenderable({ id: 99, kind: 'hologram', server: 'demo' }, e)); \
                } \
                window.kindsSeen = { known, error }; \
              }), true)")
@@ -420,7 +420,7 @@ async fn an_unknown_kind_of_request_is_an_error_the_page_shows() {
     assert_eq!(seen["known"], json!(["function", "function", "function"]));
     assert_eq!(
         seen["error"],
-        json!("This page cannot show a request of kind \"sampling\" from demo.")
+        json!("This page cannot show a request of kind \"hologram\" from demo.")
     );
     let shown = page
         .browser
@@ -433,7 +433,7 @@ async fn an_unknown_kind_of_request_is_an_error_the_page_shows() {
     assert_eq!(
         shown,
         json!(
-            "Cannot show this request. This page cannot show a request of kind \"sampling\" from demo."
+            "Cannot show this request. This page cannot show a request of kind \"hologram\" from demo."
         )
     );
     page.close().await;
