@@ -139,12 +139,12 @@ impl Host {
     /// `notifications/roots/list_changed` (servers that connect later just list them).
     ///
     /// ```
-    /// # async fn demo() {
-    /// use interlude_host::{Host, HostConfig, Root};
-    /// let host = Host::new(HostConfig::default());
+    /// use interlude_host::{Host, HostConfig, Root, headless::{Answers, HeadlessSurface}};
+    ///
+    /// let host = Host::start(HostConfig::default(), HeadlessSurface::new(Answers::Defaults));
+    /// assert!(host.roots().is_empty(), "none unless configured");
     /// host.set_roots(vec![Root { uri: "file:///srv/projects/atlas".into(), name: None }]);
     /// assert_eq!(host.roots()[0].uri, "file:///srv/projects/atlas");
-    /// # }
     /// ```
     pub fn set_roots(&self, roots: Vec<crate::Root>) {
         *crate::sync::lock(&self.shared.roots) = Arc::from(roots);

@@ -41,7 +41,8 @@ use crate::registry::HostEvent;
 ///                 RequestKind::Form(_)
 ///                 | RequestKind::Url(_)
 ///                 | RequestKind::AppForm(_)
-///                 | RequestKind::ViewLink(_) => sink.answer(record.request.id, Answer::Declined),
+///                 | RequestKind::ViewLink(_)
+///                 | RequestKind::Sampling(_) => sink.answer(record.request.id, Answer::Declined),
 ///             }
 ///         }
 ///     }
