@@ -183,14 +183,15 @@ impl Connection {
                 // a server says there why it stops, and the failure quotes it.
                 let (closed_tx, stderr_closed) = tokio::sync::oneshot::channel();
                 if let Some(stderr) = stderr {
-                    let (server, heard) = (name.clone(), ended.clone());
+                    let follow = crate::stderr::follow(
+                        stderr,
+                        shared.clone(),
+                        id,
+                        name.clone(),
+                        ended.clone(),
+                    );
                     tokio::spawn(async move {
-                        use tokio::io::AsyncBufReadExt;
-                        let mut lines = tokio::io::BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            tracing::info!(target: "interlude::server_stderr", server = %server, "{}", line.escape_debug());
-                            heard.heard(&line);
-                        }
+                        follow.await;
                         let _ = closed_tx.send(());
                     });
                 }

@@ -56,6 +56,7 @@ mod request_record;
 mod resolve;
 mod roots;
 mod spec;
+mod stderr;
 mod surface;
 mod sync;
 mod tap;

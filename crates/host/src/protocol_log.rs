@@ -2,6 +2,8 @@
 //! direction, time, and for a response the latency of the request it answers — in a bounded
 //! ring per server, and, when the host was given a trace file, as JSON Lines
 //! (`{"t_ms", "server", "dir", "message"}`, one message per line, `t_ms` from the host's start).
+//! A stdio server's stderr lines are kept beside its messages (`dir` `stderr`, the line as the
+//! message), at a bounded rate.
 //!
 //! Values of sensitive-looking fields (`password`, `apiKey`, `token`…, the audit log's rules) are
 //! redacted wherever they appear in a message, before it is kept or written.
@@ -26,6 +28,9 @@ pub enum Direction {
     Send,
     /// From the server to the host.
     Recv,
+    /// A line a stdio server wrote to its stderr (no JSON-RPC message: `message` is the line,
+    /// as a string). Kept at a bounded rate, so a chatty server cannot push its messages out.
+    Stderr,
 }
 
 /// One message of the protocol log.
@@ -299,7 +304,7 @@ impl ProtocolLog {
             (Some(id), false) => {
                 let asked = match dir {
                     Direction::Send => Direction::Recv,
-                    Direction::Recv => Direction::Send,
+                    Direction::Recv | Direction::Stderr => Direction::Send,
                 };
                 ring.open
                     .remove(&(asked, id))

@@ -32,6 +32,8 @@ use crate::render::{Screen, Style, plain_line, styled};
 pub(crate) enum MenuChoice {
     /// Call tool `tool` of server `server` (indices).
     Tool { server: usize, tool: usize },
+    /// Show the servers' logs: their log messages and what stdio servers wrote to stderr.
+    Logs,
     /// Leave.
     Quit,
 }
@@ -86,6 +88,73 @@ pub(crate) fn list(screen: &Screen, servers: &[Arc<ServerRecord>]) {
     }
 }
 
+/// How many of each server's last log lines are shown.
+const LOG_LINES: usize = 30;
+
+/// Each server's last log lines: its `notifications/message` (level, logger, text) and, for a
+/// stdio server, what it wrote to stderr — all as plain text, from the host's protocol log.
+pub(crate) fn logs(screen: &Screen, host: &interlude_host::Host, servers: &[Arc<ServerRecord>]) {
+    use interlude_host::Direction;
+    for s in servers {
+        let lines: Vec<String> = host
+            .protocol_log(s.id)
+            .iter()
+            .filter_map(|m| match m.dir {
+                Direction::Stderr => Some(format!(
+                    "{:>9.3} s  stderr  {}",
+                    m.t_ms as f64 / 1000.0,
+                    plain_line(m.message.as_str().unwrap_or_default())
+                )),
+                Direction::Recv
+                    if m.view.is_none()
+                        && m.message.get("method").and_then(serde_json::Value::as_str)
+                            == Some("notifications/message") =>
+                {
+                    let params = m.message.get("params");
+                    let field = |k: &str| params.and_then(|p| p.get(k));
+                    let level = field("level").and_then(|l| l.as_str()).unwrap_or("info");
+                    let logger = field("logger").and_then(|l| l.as_str());
+                    let data = match field("data") {
+                        Some(serde_json::Value::String(s)) => s.clone(),
+                        Some(other) => other.to_string(),
+                        None => String::new(),
+                    };
+                    Some(format!(
+                        "{:>9.3} s  {level:<7} {}{}",
+                        m.t_ms as f64 / 1000.0,
+                        logger
+                            .map(|l| format!("{} ", plain_line(l)))
+                            .unwrap_or_default(),
+                        plain_line(&data)
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
+        screen.blank();
+        screen.line(styled(
+            Style::Strong,
+            &format!("Logs of \"{}\"", plain_line(&s.name)),
+        ));
+        if lines.is_empty() {
+            screen.line(styled(
+                Style::Dim,
+                "    Nothing logged yet (log messages, and for a stdio server what it writes to stderr).",
+            ));
+        }
+        let skip = lines.len().saturating_sub(LOG_LINES);
+        if skip > 0 {
+            screen.line(styled(Style::Dim, &format!("    … {skip} earlier lines")));
+        }
+        for line in lines.into_iter().skip(skip) {
+            screen.line(format!(
+                "  {}",
+                crate::render::shorten(&line, crate::render::columns().saturating_sub(3).max(20))
+            ));
+        }
+    }
+}
+
 /// Asks which tool to call next.
 pub(crate) fn menu(servers: &[Arc<ServerRecord>]) -> Result<MenuChoice, Stop> {
     let several = servers.len() > 1;
@@ -129,6 +198,10 @@ pub(crate) fn menu(servers: &[Arc<ServerRecord>]) -> Result<MenuChoice, Stop> {
             });
         }
     }
+    entries.push(Entry {
+        label: "Server logs".into(),
+        choice: MenuChoice::Logs,
+    });
     entries.push(Entry {
         label: "Quit".into(),
         choice: MenuChoice::Quit,

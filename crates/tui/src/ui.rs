@@ -61,9 +61,16 @@ impl Session {
                 Err(Stop::Terminal(e)) => return Err(e.into()),
                 Err(Stop::Closed(_)) => continue,
             };
-            let MenuChoice::Tool { server, tool } = choice else {
-                self.screen.line("Bye.");
-                return Ok(());
+            let (server, tool) = match choice {
+                MenuChoice::Tool { server, tool } => (server, tool),
+                MenuChoice::Logs => {
+                    tools::logs(&self.screen, &self.host, &servers);
+                    continue;
+                }
+                MenuChoice::Quit => {
+                    self.screen.line("Bye.");
+                    return Ok(());
+                }
             };
             let Some(entry) = servers.get(server) else {
                 continue;

@@ -753,3 +753,23 @@ fn a_sampling_request_is_answered_with_the_reply_typed() {
         "the server did not get both lines:\n{screen}"
     );
 }
+
+/// The menu's "Server logs" shows each server's last log lines, and what a stdio server wrote
+/// to stderr has its place there (server-everything says it is starting, on stderr).
+#[test]
+fn server_logs_show_what_a_stdio_server_wrote_to_stderr() {
+    let Some(tmux) = everything_session() else {
+        return;
+    };
+    tmux.wait_for("to move, Enter to call");
+    tmux.type_text("Server logs");
+    tmux.wait_for("> Server logs");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("Logs of \"everything\"");
+    let logs = &screen[screen.rfind("Logs of \"everything\"").unwrap_or(0)..];
+    assert!(
+        logs.contains("stderr  Starting default (STDIO) server..."),
+        "the server's stderr is not in its logs:\n{screen}"
+    );
+    tmux.wait_for_nth("Call a tool:", 2);
+}

@@ -125,6 +125,8 @@ function summary(m) {
 
 /** Whether message `m` is shown under the pane's filters. */
 function shown(m) {
+  // A server's stderr lines are its logs, not protocol messages.
+  if (m.dir === 'stderr') return false;
   if (open.call !== null && m.call !== open.call) return false;
   if (open.dir !== 'all' && m.dir !== open.dir) return false;
   const filter = open.filter.trim().toLowerCase();
@@ -138,6 +140,7 @@ const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'aler
 
 /** A server's `notifications/message` (not its views'). */
 function isServerLog(m) {
+  if (m.dir === 'stderr') return true;
   return m.dir === 'recv' && (m.view === undefined || m.view === null) && m.message?.method === 'notifications/message';
 }
 
@@ -166,7 +169,8 @@ async function setLevel(api, level) {
 function drawLogs(api, pane) {
   const logs = open.messages.filter(isServerLog);
   const filter = open.filter.trim().toLowerCase();
-  const rows = logs.filter((m) => !filter || JSON.stringify(m.message.params ?? {}).toLowerCase().includes(filter)).slice(-LOG_ROWS);
+  const said = (m) => (m.dir === 'stderr' ? m.message : m.message.params ?? {});
+  const rows = logs.filter((m) => !filter || JSON.stringify(said(m)).toLowerCase().includes(filter)).slice(-LOG_ROWS);
   // Only a server that declared `logging` takes `logging/setLevel`.
   const level = api.server?.(open.server)?.logging
     ? h('select', { 'aria-label': 'Server log level', onchange: (e) => setLevel(api, e.target.value) },
@@ -176,8 +180,15 @@ function drawLogs(api, pane) {
   replace(pane,
     header(api, `Server logs: ${open.server}`, level, h('span', { class: 'what' }, `${rows.length} of ${logs.length} log message${logs.length === 1 ? '' : 's'}`)),
     open.levelNote ? h('p', { class: 'level-note', role: 'status' }, open.levelNote) : null,
-    logs.length ? null : h('p', { class: 'what' }, 'Nothing logged yet.'),
+    logs.length ? null : h('p', { class: 'what' }, 'Nothing logged yet (log messages, and for a stdio server what it writes to stderr).'),
     h('ol', { class: 'protocol-list server-logs' }, rows.map((m) => {
+      // What a stdio server wrote to stderr: one line each, as text.
+      if (m.dir === 'stderr') {
+        return h('li', { class: 'log-row lvl-stderr', dataset: { level: 'stderr' } },
+          h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
+          h('span', { class: 'chip level stderr', title: 'Written by the server to its stderr' }, 'stderr'),
+          h('span', { class: 'log-text mono' }, String(m.message)));
+      }
       const p = m.message.params || {};
       const lvl = LEVELS.includes(p.level) ? p.level : 'info';
       return h('li', { class: `log-row lvl-${lvl}`, dataset: { level: lvl } },
@@ -256,7 +267,10 @@ function build(api, pane) {
 /** After the rows changed: the count, the list's height, the window (kept at the end). */
 function update(api, pane) {
   const count = pane.querySelector('.count');
-  if (count) count.textContent = `${open.rows.length} of ${open.messages.length} message${open.messages.length === 1 ? '' : 's'}`;
+  if (count) {
+    const total = open.messages.reduce((n, m) => (m.dir === 'stderr' ? n : n + 1), 0);
+    count.textContent = `${open.rows.length} of ${total} message${total === 1 ? '' : 's'}`;
+  }
   const list = pane.querySelector('.protocol-list.windowed');
   if (!list) return;
   list.querySelector('.spacer').style.height = `${open.rows.length * ROW}px`;

@@ -82,3 +82,56 @@ async fn a_failed_server_can_be_retried_or_removed() {
     shutdown.cancel();
     page.close().await;
 }
+
+/// What a stdio server writes on stderr has a place in its server logs (a `stderr` row each,
+/// beside its log messages), and only there: the protocol messages view leaves it out. The
+/// server: the published server-everything, started by a shell that first writes a line to
+/// stderr.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_servers_stderr_is_in_its_server_logs() {
+    use crate::harness::SERVER_EVERYTHING;
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
+    };
+    let spec = ServerSpec::Stdio {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "echo 'warming the cache: 42 entries' >&2; exec \"$0\" \"$1\" stdio".into(),
+            peers.node.to_string_lossy().into_owned(),
+            peers
+                .package_file(SERVER_EVERYTHING)
+                .to_string_lossy()
+                .into_owned(),
+        ],
+        env: Default::default(),
+    };
+    let page = harness_with(vec![("chatty", spec, None)]).await;
+    page.until(
+        "document.querySelector('li[data-server=\"chatty\"] button.log-btn') ? true : null",
+        "the server never connected",
+    )
+    .await;
+    page.click("li[data-server=\"chatty\"] button.log-btn")
+        .await;
+    page.until("(() => { const b = Array.from(document.querySelectorAll('#protocol .segmented button')).find((b) => b.textContent === 'Server logs'); if (b) b.click(); return !!b || null; })()", "the protocol pane has no server-logs view").await;
+    let row = page
+        .until(
+            "Array.from(document.querySelectorAll('#protocol .log-row[data-level=\"stderr\"] .log-text')).map((e) => e.textContent).find((t) => t.includes('warming the cache')) ?? null",
+            "the stderr line is not in the server logs",
+        )
+        .await;
+    assert_eq!(row, serde_json::json!("warming the cache: 42 entries"));
+    page.artifact("stderr-in-server-logs").await;
+    // The messages view is the protocol's: no stderr row there.
+    page.until("(() => { const b = Array.from(document.querySelectorAll('#protocol .segmented button')).find((b) => b.textContent === 'Messages'); if (b) b.click(); return document.querySelector('#protocol .protocol-list.windowed') ? true : null; })()", "no messages view").await;
+    let leaked = page
+        .js("(document.querySelector('#protocol .protocol-list.windowed')?.textContent || '').includes('warming the cache')")
+        .await;
+    assert_eq!(
+        leaked,
+        serde_json::json!(false),
+        "a stderr line in the protocol messages"
+    );
+    page.close().await;
+}
