@@ -208,13 +208,22 @@ async fn session(
         match host.connect(name.clone(), spec).await {
             Ok(conn) => {
                 let info = conn.info();
-                let tools = host.server(conn.id()).map_or(0, |s| s.tools.len());
+                // The tools the menu offers; those only the server's app views call are said
+                // apart (the menu does not list them).
+                let (tools, view_only) = host.server(conn.id()).map_or((0, 0), |s| {
+                    let offered = s.model_tools().count();
+                    (offered, s.tools.len().saturating_sub(offered))
+                });
                 screen.ok(&format!(
-                    "Connected to \"{shown}\": protocol {} over {}, {} tool{}",
+                    "Connected to \"{shown}\": protocol {} over {}, {} tool{}{}",
                     plain_line(&info.protocol_version),
                     info.transport,
                     tools,
-                    if tools == 1 { "" } else { "s" }
+                    if tools == 1 { "" } else { "s" },
+                    match view_only {
+                        0 => String::new(),
+                        n => format!(" (and {n} only its app views call)"),
+                    }
                 ));
                 connected += 1;
             }

@@ -152,9 +152,17 @@ impl<'p> LinePrompt<'p> {
                 text.to_owned()
             }
         };
+        // A message, a note and the help are broken between words to the terminal's width (the
+        // last column left free), never mid-word by the terminal.
+        let columns = crate::render::columns().saturating_sub(1);
+        let wrapped = |code: &str, text: &str, lines: &mut Vec<Line>| {
+            for piece in crate::render::wrap(text, columns) {
+                lines.push(Line::new(paint(code, &piece), width(&piece)));
+            }
+        };
         let mut lines = Vec::new();
         if let Some(e) = error {
-            lines.push(Line::new(paint("91", &format!("# {e}")), width(e) + 2));
+            wrapped("91", &format!("# {e}"), &mut lines);
         }
         let head = format!("? {} ", self.message);
         let head_width = width(&head);
@@ -177,16 +185,10 @@ impl<'p> LinePrompt<'p> {
         ));
         if offered {
             let note = format!("Enter keeps {}; typing replaces it.", self.initial);
-            lines.push(Line::new(
-                paint("96", &format!("[{note}]")),
-                width(&note) + 2,
-            ));
+            wrapped("96", &format!("[{note}]"), &mut lines);
         }
         if let Some(help) = self.help {
-            lines.push(Line::new(
-                paint("96", &format!("[{help}]")),
-                width(help) + 2,
-            ));
+            wrapped("96", &format!("[{help}]"), &mut lines);
         }
         Frame {
             lines,

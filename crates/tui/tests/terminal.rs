@@ -167,6 +167,17 @@ fn accepting_contact_details_after_a_validation_message() {
     let Some(tmux) = start_session() else { return };
     let screen = tmux.wait_for("Connected to \"demo\"");
     assert!(screen.contains("contact_info"), "{screen}");
+    // The count is of the tools the menu offers; those only its app views call are said apart.
+    let listed = screen
+        .lines()
+        .skip_while(|l| !l.starts_with("Tools of \"demo\""))
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .count();
+    assert!(
+        screen.contains(&format!("{listed} tools (and 2 only its app views call)")),
+        "the header's count is not the {listed} listed:\n{screen}"
+    );
 
     call(&tmux, "contact_info");
     let screen = tmux.wait_for("? Name *");
@@ -772,4 +783,43 @@ fn server_logs_show_what_a_stdio_server_wrote_to_stderr() {
         "the server's stderr is not in its logs:\n{screen}"
     );
     tmux.wait_for_nth("Call a tool:", 2);
+}
+
+/// At 44 columns a field's help and a refused value's message are broken between words by the
+/// prompt itself, never in the middle of a word by the terminal (issue 23).
+#[test]
+fn a_narrow_terminal_breaks_help_between_words() {
+    const COLUMNS: usize = 44;
+    let spec = format!("demo={}", quote(&binaries().demo));
+    let Some(tmux) = session(&spec, COLUMNS as u16, 50) else {
+        return;
+    };
+    let cut_words = |rows: &[String]| -> Vec<String> {
+        rows.windows(2)
+            .filter(|pair| {
+                let (a, b) = (&pair[0], &pair[1]);
+                a.chars().count() >= COLUMNS
+                    && a.chars().last().is_some_and(char::is_alphanumeric)
+                    && b.chars().next().is_some_and(char::is_alphanumeric)
+            })
+            .map(|pair| format!("{} ⏎ {}", pair[0], pair[1]))
+            .collect()
+    };
+    // (The request's header is wider than the terminal: wait for the first field instead.)
+    tmux.type_text("contact_info");
+    tmux.wait_for("> contact_info");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Name *");
+    tmux.type_text("Ada");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Email *");
+    let rows = tmux.rows();
+    assert!(cut_words(&rows).is_empty(), "{:#?}", cut_words(&rows));
+    tmux.type_text("ada-at-example");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("such as");
+    let rows = tmux.rows();
+    assert!(cut_words(&rows).is_empty(), "{:#?}", cut_words(&rows));
+    tmux.press(&["Escape"]);
+    tmux.wait_for("Cancelled");
 }
