@@ -442,7 +442,7 @@ function requestBits(reqs) {
   for (const r of reqs) {
     if (inView(r)) continue;
     if (r.status === 'active') out.push(askSlotFor(r));
-    else if (r.status === 'queued') out.push(h('div', { class: 'request-record' }, h('strong', {}, 'Waiting in the queue'), h('span', { class: 'what' }, ` — ${r.server} asks: `), r.message));
+    else if (r.status === 'queued') out.push(h('div', { class: 'request-record queued-record', tabindex: '-1', dataset: { queued: r.id } }, h('strong', {}, 'Waiting in the queue'), h('span', { class: 'what' }, ` — ${r.server} asks: `), r.message));
     else {
       try { out.push(rendererOf(r).record(r, api)); } catch (e) { out.push(unrenderable(r, e)); }
     }
@@ -511,14 +511,32 @@ function renderQueue() {
   const pending = state.requests.filter((r) => r.status === 'queued' || r.status === 'active');
   const queued = pending.filter((r) => r.status === 'queued');
   const q = $('queue');
+  // The count is a way to the card being answered: a click brings it into view, focused.
+  const active = pending.find((r) => r.status === 'active');
   replace($('pending-summary'), pending.length
-    ? [h('strong', {}, `${pending.length} request${pending.length > 1 ? 's' : ''}`), ' waiting for you']
+    ? h('button', { type: 'button', class: 'link pending-link', onclick: () => goToRequest(active?.id ?? pending[0].id) },
+      h('strong', {}, `${pending.length} request${pending.length > 1 ? 's' : ''}`), ' waiting for you')
     : 'Nothing is waiting for you');
   document.title = pending.length ? `(${pending.length}) ${state.title}` : state.title;
   if (!queued.length) { q.hidden = true; return; }
   q.hidden = false;
   replace(q, h('strong', {}, `${queued.length} more in the queue`), ' — answered one at a time, in order:',
-    h('ol', {}, queued.map((r) => h('li', {}, h('strong', {}, r.server), `: ${r.message.slice(0, 140)}${r.message.length > 140 ? '…' : ''}`))));
+    h('ol', {}, queued.map((r) => h('li', {}, h('button', { type: 'button', class: 'link queue-item', title: 'Show it where it waits, in its call', onclick: () => goToRequest(r.id) },
+      h('strong', {}, r.server), `: ${r.message.slice(0, 140)}${r.message.length > 140 ? '…' : ''}`)))));
+}
+
+/**
+ * Brings request `id` into view: the card being answered (focused in its first field), or a
+ * queued request's place in its call (it is answered in turn, after the ones before it).
+ */
+function goToRequest(id) {
+  if (id === state.active) {
+    const card = cards.get(id);
+    if (card) { card.element.scrollIntoView({ block: 'start' }); card.focus(); }
+    return;
+  }
+  const place = document.querySelector(`[data-queued="${id}"]`);
+  if (place) { place.scrollIntoView({ block: 'center' }); place.focus({ preventScroll: true }); }
 }
 
 // Frames to wait for the active card to be on the page and take focus, before giving up.

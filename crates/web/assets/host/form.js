@@ -48,9 +48,12 @@ export function buildFields(fields, values, { onChange } = {}) {
     const common = { id, name: f.name, 'aria-describedby': describedBy, 'aria-required': f.required ? 'true' : null };
 
     if (f.widget === 'boolean') {
-      const input = h('input', { ...common, type: 'checkbox', role: 'switch', onchange: () => changed(f.name) });
+      // An optional switch nobody touched (and with no value to start from) is not sent: an
+      // unanswered question is not a "no".
+      let set = f.required || typeof v === 'boolean';
+      const input = h('input', { ...common, type: 'checkbox', role: 'switch', onchange: () => { set = true; changed(f.name); } });
       input.checked = v === true;
-      get = () => ({ has: true, value: input.checked });
+      get = () => (set ? { has: true, value: input.checked } : { has: false });
       focusEl = input;
       node = h('div', { class: 'field', dataset: { field: f.name } },
         h('label', { class: 'switch', for: id }, input, h('span', {}, label)), hint, err);

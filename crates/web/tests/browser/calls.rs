@@ -5,7 +5,7 @@ use rmcp::model::JsonObject;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    ABSENCE, Page, SERVER_EVERYTHING, args, call_selector, harness, harness_with, js,
+    ABSENCE, Page, SERVER_EVERYTHING, args, call_selector, eventually, harness, harness_with, js,
     server_everything,
 };
 use crate::in_process::{TestServer, text_result, tool};
@@ -174,6 +174,13 @@ fn shapes() -> (TestServer, Received) {
                 "email": {"type": "string", "format": "email"},
                 "code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
                 "required": ["guests", "email"]}),
+        ),
+        tool(
+            "rsvp",
+            json!({"type": "object", "properties": {
+                "name": {"type": "string"},
+                "vip": {"type": "boolean", "description": "Seat at the front"}},
+                "required": ["name"]}),
         ),
         tool(
             "plot",
@@ -381,5 +388,52 @@ async fn tool_arguments_are_checked_before_the_call() {
     .await;
     page.press_call().await;
     page.result_containing("shapes", "plot", "plot ran").await;
+    page.close().await;
+}
+
+/// An optional switch nobody touched is not sent: an unanswered question is not a "no"
+/// (issue 23). Touched, it is sent as it stands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untouched_optional_switch_is_not_sent() {
+    let page = harness().await;
+    let (server, received) = shapes();
+    page.connect_in_process("shapes", server).await;
+    let field = |name: &str| format!("#composer [data-field=\"{name}\"]");
+    for toggles in [0, 2] {
+        page.open_composer("shapes", "rsvp").await;
+        // The form keeps what was typed for the next call: the name is typed once.
+        if toggles == 0 {
+            page.find(&format!("{} input", field("name")))
+                .await
+                .send_keys("Ada")
+                .await
+                .unwrap();
+        }
+        for _ in 0..toggles {
+            page.click(&format!("{} input", field("vip"))).await;
+        }
+        page.press_call().await;
+        let calls = usize::from(toggles > 0) + 1;
+        let got = eventually(
+            "the server got the call",
+            std::time::Duration::from_secs(30),
+            || {
+                let got = received.lock().unwrap();
+                (got.len() >= calls).then(|| got.last().cloned())
+            },
+        )
+        .await
+        .unwrap();
+        let expected = if toggles == 0 {
+            json!({"name": "Ada"})
+        } else {
+            json!({"name": "Ada", "vip": false})
+        };
+        assert_eq!(
+            got.1.map(Value::Object),
+            Some(expected),
+            "after {toggles} toggles"
+        );
+    }
     page.close().await;
 }

@@ -330,6 +330,22 @@ async fn queued_request_is_presented_next() {
     );
     let summary = page.text("#pending-summary").await;
     assert_eq!(summary, "2 requests waiting for you");
+    // A queue item shows where that request waits, in its call…
+    page.click("#queue button.queue-item").await;
+    page.until(
+        "document.activeElement?.dataset?.queued ?? null",
+        "the queued request's place did not take focus",
+    )
+    .await;
+    // … and the header's count leads back to the card being answered, focused in its field.
+    page.click("#pending-summary button.pending-link").await;
+    page.until(
+        &format!(
+            "(() => {{ const a = document.activeElement; return a && a.closest('section.ask')?.dataset.request === '{first}' && a.matches('input') ? true : null; }})()"
+        ),
+        "the header's count did not lead to the card",
+    )
+    .await;
     page.type_keys(&format!("first{}", Key::Enter)).await;
 
     let (_, second) = page.focused_card("demo", Some(&first)).await;
