@@ -486,7 +486,7 @@ function renderTimeline() {
             callTime(c),
             h('span', { class: `status ${c.status}` }, c.status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, STATUS_TEXT[c.status] || c.status),
             h('button', { type: 'button', class: 'ghost call-messages', title: `The messages of this call of ${c.tool}`, onclick: () => api.showMessages(c.server, c.id) }, 'Messages'),
-            c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel the call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null),
+            c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null),
           h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), renderProgress(c), requestBits(reqs), renderResult(c))));
       } else {
         replace(entry.li, h('div', {}, requestBits(reqs)));

@@ -115,6 +115,17 @@ export async function refreshLog(api, { full = false } = {}) {
 }
 
 function summary(m) {
+  const what = kindOf(m);
+  // What a request is about, as the HTTP transport's Mcp-Name header says it: the tool, the
+  // prompt, the resource.
+  const p = m.message?.params || {};
+  const about = what === 'tools/call' || what === 'prompts/get' ? p.name
+    : what === 'resources/read' || what === 'resources/subscribe' ? p.uri : null;
+  return typeof about === 'string' ? `${what} ${about}` : what;
+}
+
+/** The method of message `m`, or `result` / `error …` for a response. */
+function kindOf(m) {
   // A line the server sent that is not a JSON-RPC message: `message` is its text.
   if (m.unparsable) return `not a message (${m.unparsable})`;
   const msg = m.message || {};
@@ -301,7 +312,7 @@ function row(api, m) {
   return h('li', {
     class: `protocol-row ${m.dir}${view ? ' view' : ''}${open.selected === m.seq ? ' selected' : ''}`,
     role: 'listitem',
-    dataset: { method: summary(m), dir: m.dir, call: m.call ?? '', seq: m.seq },
+    dataset: { method: kindOf(m), dir: m.dir, call: m.call ?? '', seq: m.seq },
   }, h('button', { type: 'button', class: 'row-btn', 'aria-pressed': open.selected === m.seq ? 'true' : 'false',
     onclick: () => { open.selected = open.selected === m.seq ? null : m.seq; showDetail(api, document.getElementById('protocol')); const list = document.querySelector('#protocol .protocol-list.windowed'); if (list) renderWindow(api, list); } },
   h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),

@@ -38,7 +38,7 @@ export function viewItem(v, api) {
       v.request !== null && v.request !== undefined ? null : h('header', { class: 'app-head' },
         h('span', { class: 'app-title' }, h('span', { class: 'chip' }, 'app'), ` ${v.server} › ${v.tool}`),
         h('span', { class: 'app-uri mono' }, v.resourceUri),
-        h('button', { type: 'button', class: 'ghost app-inline', 'aria-label': `Show the app view of ${v.tool} in the timeline again`, onclick: () => api.post(`/api/views/${v.id}/mode`, { mode: 'inline' }) }, 'Back inline'),
+        h('button', { type: 'button', class: 'ghost app-inline', 'aria-label': `Back inline: the app view of ${v.tool}`, onclick: () => api.post(`/api/views/${v.id}/mode`, { mode: 'inline' }) }, 'Back inline'),
         h('button', { type: 'button', class: 'ghost app-close', 'aria-label': `Close the app view of ${v.tool}`, onclick: () => api.post(`/api/views/${v.id}/close`, {}) }, 'Close')),
       box,
       body);

@@ -155,6 +155,12 @@ async fn a_card_shows_the_wire_and_a_call_jumps_to_its_messages() {
     assert!(rows.iter().all(|(c, _)| *c == call), "{rows:?}");
     let methods: Vec<&str> = rows.iter().map(|(_, m)| m.as_str()).collect();
     assert_eq!(methods, ["tools/call", "elicitation/create"], "{rows:?}");
+    // A call's row names its tool, as the HTTP transport's `Mcp-Name` header does.
+    assert_eq!(
+        page.js("document.querySelector(\"#protocol .protocol-row[data-method='tools/call'] .m\")?.textContent")
+            .await,
+        serde_json::json!("tools/call confirm_action")
+    );
 
     // Answered, the call's own button shows the rest of its messages.
     page.press("Accept").await;
