@@ -115,10 +115,12 @@ pub(crate) fn service(e: &ServiceError, ended: &EndReason) -> String {
             .get()
             .unwrap_or_else(|| "the connection to the server closed before it answered".to_owned()),
         ServiceError::TransportSend(error) => ended.get().unwrap_or_else(|| {
-            format!(
-                "the host could not send to the server: {}",
-                error_chain(&*error.error)
-            )
+            unreachable_http(&*error.error).unwrap_or_else(|| {
+                format!(
+                    "the host could not send to the server: {}",
+                    error_chain(&*error.error)
+                )
+            })
         }),
         ServiceError::UnexpectedResponse => {
             "the server answered with a result of the wrong kind".to_owned()
@@ -164,10 +166,12 @@ pub(crate) fn connect(e: &ClientInitializeError, ended: &EndReason) -> String {
         // broken pipe.
         E::TransportError { error, context } => match ended.knows_why() {
             true => before_ready(),
-            false => format!(
-                "the host could not send to the server ({context}): {}",
-                error_chain(&*error.error)
-            ),
+            false => unreachable_http(&*error.error).unwrap_or_else(|| {
+                format!(
+                    "the host could not send to the server ({context}): {}",
+                    error_chain(&*error.error)
+                )
+            }),
         },
         E::JsonRpcError(data) => format!("the server refused `initialize`: {}", error_data(data)),
         E::NoCompatibleProtocolVersion {
@@ -252,6 +256,65 @@ fn describe_message(
 }
 
 /// An error with its causes, one after the other.
+/// An HTTP server that could not be reached, in words: nothing listening, a name that does not
+/// resolve, no answer in time, a certificate refused — instead of the HTTP client's chain of
+/// wrappers ("Client error: error sending request for url (…)"). `None` when `e` is no such
+/// failure.
+pub(crate) fn unreachable_http(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    type Wrapped = rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>;
+    let mut current = Some(e);
+    let mut found = None;
+    while let Some(c) = current {
+        if let Some(r) = c.downcast_ref::<reqwest::Error>() {
+            found = Some(r);
+            break;
+        }
+        if let Some(Wrapped::Client(r)) = c.downcast_ref::<Wrapped>() {
+            found = Some(r);
+            break;
+        }
+        current = c.source();
+    }
+    let r = found?;
+    if !(r.is_connect() || r.is_timeout()) {
+        return None;
+    }
+    let url = r
+        .url()
+        .map_or_else(|| "the server's address".to_owned(), |u| u.to_string());
+    // The operating system's word on it, if the chain has one.
+    let mut io_kind = None;
+    let mut text = String::new();
+    let mut source = std::error::Error::source(r);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            io_kind = Some(io.kind());
+        }
+        text.push_str(&cause.to_string().to_lowercase());
+        text.push(' ');
+        source = cause.source();
+    }
+    use std::io::ErrorKind as K;
+    Some(match io_kind {
+        Some(K::ConnectionRefused) => {
+            format!("nothing is listening at {url} (connection refused)")
+        }
+        Some(K::TimedOut) => format!("{url} did not answer in time"),
+        _ if r.is_timeout() => format!("{url} did not answer in time"),
+        _ if text.contains("dns error") || text.contains("failed to lookup") => {
+            let host = r.url().and_then(|u| u.host_str().map(str::to_owned));
+            format!(
+                "the name {} does not resolve",
+                host.unwrap_or_else(|| url.clone())
+            )
+        }
+        _ if text.contains("certificate") || text.contains("tls") => {
+            format!("the secure connection to {url} was refused (its certificate or TLS)")
+        }
+        _ => format!("the host cannot connect to {url}"),
+    })
+}
+
 fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut s = e.to_string();
     let mut source = e.source();

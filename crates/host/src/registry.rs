@@ -9,7 +9,7 @@
 //!
 //! What it does not do: decide anything about requests (the engine does), or talk to servers.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use interlude_engine::{CallId, Notice, Reply, Request, RequestId, ServerId, ViewId};
@@ -442,12 +442,16 @@ pub(crate) struct Registry {
     presented: Option<RequestId>,
     views: BTreeMap<ViewId, Arc<ViewRecord>>,
     finished_views: VecDeque<ViewId>,
+    /// Each server's place in the list: the order servers were first added, a server added again
+    /// in place of one that is over (Retry) taking the place of the one it replaces.
+    places: HashMap<ServerId, u64>,
+    next_place: u64,
 }
 
 impl Registry {
     pub(crate) fn snapshot(&self) -> HostSnapshot {
         HostSnapshot {
-            servers: self.servers.values().cloned().collect(),
+            servers: self.servers(),
             calls: self.calls.values().cloned().collect(),
             requests: self.requests.values().cloned().collect(),
             presented: self.presented,
@@ -455,9 +459,12 @@ impl Registry {
         }
     }
 
-    /// Every server on the record, in id order.
+    /// Every server on the record, in the order they were added (a server added again in place
+    /// of one that is over keeps that one's place).
     pub(crate) fn servers(&self) -> Vec<Arc<ServerRecord>> {
-        self.servers.values().cloned().collect()
+        let mut servers: Vec<Arc<ServerRecord>> = self.servers.values().cloned().collect();
+        servers.sort_by_key(|s| self.places.get(&s.id).copied().unwrap_or(u64::MAX));
+        servers
     }
 
     pub(crate) fn view(&self, id: ViewId) -> Option<Arc<ViewRecord>> {
@@ -528,9 +535,16 @@ impl Registry {
             .filter(|s| s.name == record.name && s.state.is_over())
             .map(|s| s.id)
             .collect();
+        let mut place = None;
         for id in stale {
             self.servers.remove(&id);
+            place = place.or(self.places.remove(&id));
         }
+        let place = place.unwrap_or_else(|| {
+            self.next_place += 1;
+            self.next_place
+        });
+        self.places.insert(record.id, place);
         let record = Arc::new(record);
         self.servers.insert(record.id, record.clone());
         HostEvent::ServerAdded(record)
@@ -542,6 +556,7 @@ impl Registry {
             return None;
         }
         self.servers.remove(&id);
+        self.places.remove(&id);
         Some(HostEvent::ServerRemoved(id))
     }
 

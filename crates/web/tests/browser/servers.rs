@@ -62,6 +62,20 @@ async fn a_failed_server_can_be_retried_or_removed() {
     )
     .await;
 
+    let order =
+        "Array.from(document.querySelectorAll('li[data-server]')).map((li) => li.dataset.server)";
+    let before = page.js(order).await;
+    let late_error = page
+        .js("document.querySelector('li[data-server=\"late\"] .server-error')?.textContent")
+        .await;
+    // Said in words, not as the HTTP client's chain of wrappers.
+    assert_eq!(
+        late_error,
+        serde_json::json!(format!(
+            "nothing is listening at http://127.0.0.1:{port}/mcp (connection refused)"
+        ))
+    );
+
     // Up now: Retry connects it, and its tools can be called.
     let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
     let shutdown = CancellationToken::new();
@@ -74,6 +88,8 @@ async fn a_failed_server_can_be_retried_or_removed() {
         "Retry did not connect the server",
     )
     .await;
+    // Retried, it keeps its place in the list.
+    assert_eq!(page.js(order).await, before, "Retry moved the server");
 
     // Remove takes the other off the page.
     page.click("li[data-server=\"missing\"] button.server-remove")
