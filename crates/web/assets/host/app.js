@@ -77,12 +77,23 @@ $('theme').addEventListener('click', () => {
 });
 
 // ---- servers and tools -------------------------------------------------------------------
+// The tool filter above the servers: names, titles and descriptions, case-insensitive.
+let toolFilter = '';
+$('tool-filter')?.addEventListener('input', (e) => { toolFilter = e.target.value; renderServers(); });
+
+function toolMatches(t) {
+  const f = toolFilter.trim().toLowerCase();
+  return !f || [t.name, t.title, t.description].some((x) => (x || '').toLowerCase().includes(f));
+}
+
 function renderServers() {
-  const json = JSON.stringify([state.servers, selectedTool, logServer()]);
+  const json = JSON.stringify([state.servers, selectedTool, logServer(), toolFilter]);
   if (json === lastServersJson) return;
   lastServersJson = json;
+  const filtering = toolFilter.trim() !== '';
+  $('tool-filter-row').hidden = state.servers.reduce((n, s) => n + s.tools.length, 0) < 6;
   const items = state.servers.map((s) => {
-    const tools = s.tools.map((t) => {
+    const tools = s.tools.filter(toolMatches).map((t) => {
       const pressed = selectedTool && selectedTool.server === s.name && selectedTool.tool === t.name;
       return h('li', {}, h('button', {
         type: 'button', class: 'tool-btn', 'aria-pressed': pressed ? 'true' : 'false',
@@ -103,13 +114,16 @@ function renderServers() {
         s.protocolVersion ? h('span', { class: `chip era-${s.era}` }, s.protocolVersion) : null,
         h('button', { type: 'button', class: 'ghost log-btn', 'aria-pressed': logServer() === s.name ? 'true' : 'false',
           onclick: () => { toggleLog(s.name, api).then(() => renderServers()); } }, 'Protocol')),
-      h('div', { class: 'server-meta' }, [s.version ? `v${s.version}` : null, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || s.target),
+      h('div', { class: 'server-meta' }, [s.version ? `v${s.version}` : null, s.status !== 'ready' ? s.status : null].filter(Boolean).join(' · ') || null),
+      // What it is: the command line or the URL it was added with.
+      h('div', { class: 'server-meta server-target', title: s.target }, s.target),
       s.status === 'connecting' && s.negotiation ? h('div', { class: 'server-meta negotiation', role: 'status' }, `Negotiating: ${s.negotiation}`) : null,
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
       s.status === 'failed' || s.status === 'closed' ? h('div', { class: 'server-actions' },
         h('button', { type: 'button', class: 'ghost server-retry', 'aria-label': `Retry ${s.name}`, onclick: () => api.post('/api/servers/retry', { name: s.name }) }, 'Retry'),
         h('button', { type: 'button', class: 'ghost server-remove', 'aria-label': `Remove ${s.name}`, onclick: () => api.post('/api/servers/remove', { name: s.name }) }, 'Remove')) : null,
       tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null,
+      filtering && !tools.length && s.tools.length ? h('div', { class: 'server-meta no-match' }, `None of its ${s.tools.length} tools matches “${toolFilter.trim()}”.`) : null,
       appOnly.length ? h('div', { class: 'server-meta app-only', title: appOnly.join(', ') },
         `${appOnly.length} more tool${appOnly.length > 1 ? 's' : ''} only its app views call`) : null);
   });
@@ -124,14 +138,23 @@ function renderGuide() {
   const el = $('guide');
   if (!g) { el.hidden = true; return; }
   el.hidden = false;
-  replace(el,
-    h('h2', {}, g.title || 'Guide'),
+  // The guide folds away, and stays folded on the next visit (this browser remembers it).
+  const folded = localStorage.getItem(GUIDE_FOLDED) === '1';
+  const steps = (g.steps || []);
+  const details = h('details', { class: 'guide-fold', open: folded ? null : true },
+    h('summary', {}, h('h2', {}, g.title || 'Guide'), h('span', { class: 'what guide-count' }, ` ${steps.length} step${steps.length === 1 ? '' : 's'}`)),
     g.intro ? h('p', {}, withCode(g.intro)) : null,
-    h('ol', {}, (g.steps || []).map((s, i) => h('li', {},
+    h('ol', {}, steps.map((s, i) => h('li', {},
       h('div', { class: 'g-title' }, h('span', { id: `g-step-${i}` }, s.title),
         h('button', { type: 'button', class: 'link', onclick: async () => { const r = await callTool(s.server, s.tool, null); if (!r.ok) selectTool(s.server, s.tool); }, 'aria-describedby': `g-step-${i}` }, 'Try it', h('span', { 'aria-hidden': 'true' }, ' →'))),
       h('div', { class: 'g-text' }, withCode(s.text))))));
+  details.addEventListener('toggle', () => {
+    try { localStorage.setItem(GUIDE_FOLDED, details.open ? '0' : '1'); } catch { /* private mode: not remembered */ }
+  });
+  replace(el, details);
 }
+
+const GUIDE_FOLDED = 'interlude-guide-folded';
 
 /** `text` with its `backticked` parts as code. */
 function withCode(text) {

@@ -227,6 +227,55 @@ async fn the_rough_edges_a_person_hit_are_smoothed() {
         "the theme button is named by what it shows"
     );
 
+    // The guide folds away and stays folded after a reload (issue 23: the servers sat under a
+    // 7 000 px guide).
+    assert_eq!(
+        page.js("document.querySelector('#guide details').open")
+            .await,
+        json!(true)
+    );
+    page.click("#guide details > summary").await;
+    page.until(
+        "document.querySelector('#guide details').open === false || null",
+        "the guide did not fold",
+    )
+    .await;
+    page.client().refresh().await.unwrap();
+    page.until(
+        "(() => { const d = document.querySelector('#guide details'); return d && d.open === false ? true : null; })()",
+        "the guide was open again after a reload",
+    )
+    .await;
+    // Every server says what it is (its URL here), and a filter narrows the tools.
+    let target = page
+        .until(
+            "document.querySelector('li[data-server=\"demo\"] .server-target')?.textContent || null",
+            "the server card does not say what it is",
+        )
+        .await;
+    assert!(
+        target.as_str().unwrap().starts_with("http://127.0.0.1:"),
+        "{target}"
+    );
+    page.artifact("sidebar-guide-folded").await;
+    page.find("#tool-filter")
+        .await
+        .send_keys("weather")
+        .await
+        .unwrap();
+    let shown = page
+        .until(
+            "(() => { const t = Array.from(document.querySelectorAll('li[data-server=\"demo\"] .tool-name')).map((e) => e.firstChild.textContent); return t.length && t.every((n) => n.includes('weather')) ? t : null; })()",
+            "the filter did not narrow the tools",
+        )
+        .await;
+    assert_eq!(
+        shown,
+        json!(["weather_api_key", "weather_dashboard", "weather_forecast"])
+    );
+    page.js("(() => { const i = document.getElementById('tool-filter'); i.value = ''; i.dispatchEvent(new Event('input')); return true; })()")
+        .await;
+
     // The count follows the fixes.
     page.call_from_sidebar("demo", "contact_info").await;
     page.focused_card("demo", None).await;
