@@ -57,6 +57,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/servers", post(add_server))
         .route("/api/servers/retry", post(retry_server))
         .route("/api/servers/remove", post(remove_server))
+        .route("/api/servers/disconnect", post(disconnect_server))
         .route("/api/telemetry", post(telemetry))
         .route("/api/views/{id}/message", post(view_message))
         .route("/api/views/{id}/context", post(view_context))
@@ -606,6 +607,20 @@ async fn retry_server(State(app): State<WebApp>, Body(body): Body<ServerNameBody
             tracing::warn!(server = %name, "retrying did not connect: {e}");
         }
     });
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// Disconnects a live server (`{"name": …}`): its calls end, its requests close, it stays on
+/// the page as closed, and Retry connects it again.
+async fn disconnect_server(
+    State(app): State<WebApp>,
+    Body(body): Body<ServerNameBody>,
+) -> Response {
+    let name = body.name;
+    let Some(conn) = app.inner.host.connection_named(&name) else {
+        return bad_request(format!("`name`: no connected server named `{name}`"));
+    };
+    tokio::spawn(async move { conn.close().await });
     StatusCode::ACCEPTED.into_response()
 }
 

@@ -119,8 +119,10 @@ function renderServers() {
       h('div', { class: 'server-meta server-target', title: s.target }, s.target),
       s.status === 'connecting' && s.negotiation ? h('div', { class: 'server-meta negotiation', role: 'status' }, `Negotiating: ${s.negotiation}`) : null,
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
+      s.status === 'ready' ? h('div', { class: 'server-actions' },
+        h('button', { type: 'button', class: 'ghost server-disconnect', title: 'Close the connection (Retry connects it again)', onclick: () => api.post('/api/servers/disconnect', { name: s.name }), 'aria-label': `Disconnect ${s.name}` }, 'Disconnect')) : null,
       s.status === 'failed' || s.status === 'closed' ? h('div', { class: 'server-actions' },
-        h('button', { type: 'button', class: 'ghost server-retry', 'aria-label': `Retry ${s.name}`, onclick: () => api.post('/api/servers/retry', { name: s.name }) }, 'Retry'),
+        h('button', { type: 'button', class: 'ghost server-retry', 'aria-label': `${s.status === 'closed' ? 'Reconnect' : 'Retry'} ${s.name}`, onclick: () => api.post('/api/servers/retry', { name: s.name }) }, s.status === 'closed' ? 'Reconnect' : 'Retry'),
         h('button', { type: 'button', class: 'ghost server-remove', 'aria-label': `Remove ${s.name}`, onclick: () => api.post('/api/servers/remove', { name: s.name }) }, 'Remove')) : null,
       tools.length ? h('ul', { class: 'tools', 'aria-label': `Tools of ${s.name}` }, tools) : null,
       filtering && !tools.length && s.tools.length ? h('div', { class: 'server-meta no-match' }, `None of its ${s.tools.length} tools matches “${toolFilter.trim()}”.`) : null,
@@ -165,10 +167,11 @@ function findTool(server, tool) {
   return state?.servers.find((s) => s.name === server)?.tools.find((t) => t.name === tool);
 }
 
-function selectTool(server, tool) {
-  selectedTool = { server, tool };
+function selectTool(server, tool, args = null) {
+  selectedTool = { server, tool, args };
   renderServers();
   renderComposer();
+  if (args) $('composer').scrollIntoView({ block: 'nearest' });
 }
 
 let composerKey = '';
@@ -192,7 +195,7 @@ function closeComposer() {
 function renderComposer() {
   const el = $('composer');
   if (!selectedTool) { el.hidden = true; composerKey = ''; disposeComposer?.(); disposeComposer = null; return; }
-  const key = `${selectedTool.server}/${selectedTool.tool}`;
+  const key = JSON.stringify([selectedTool.server, selectedTool.tool, selectedTool.args ?? null]);
   if (key === composerKey) return;
   composerKey = key;
   disposeComposer?.();
@@ -224,7 +227,12 @@ function renderComposer() {
     json.value = text;
     replace(slot, json, jsonErrors);
   }
-  if (asJson) showJson('{}'); else showForm(defaults());
+  // Run again: the past call's arguments, in the form when they fit its fields, else as JSON.
+  const again = selectedTool.args;
+  const fits = again && !asJson && Object.keys(again).every((k) => t.fields.some((f) => f.name === k && typeof again[k] !== 'object'));
+  if (again && !fits) asJson = true;
+  if (asJson) showJson(again ? JSON.stringify(again, null, 2) : '{}');
+  else showForm(again || defaults());
 
   /** What goes to the host: the form's arguments, or the JSON text as typed. */
   const payload = () => (asJson ? { server, tool, json: json.value } : { server, tool, arguments: form.collect() });
@@ -418,6 +426,26 @@ setInterval(() => {
   for (const el of document.querySelectorAll('.took[data-since]')) el.textContent = duration(Date.now() - Number(el.dataset.since));
 }, 1000);
 
+// "Clear finished": what was finished when it was pressed is no longer shown (this tab only;
+// the host keeps its record, and the protocol log has every message).
+let clearedUpTo = JSON.parse(sessionStorage.getItem('interlude-cleared') || 'null') || { call: 0, req: 0 };
+
+function clearFinished() {
+  const done = (s) => s !== 'running' && s !== 'queued' && s !== 'active';
+  const call = Math.max(0, ...state.calls.filter((c) => done(c.status)).map((c) => c.id));
+  const req = Math.max(0, ...state.requests.filter((r) => done(r.status)).map((r) => r.id));
+  clearedUpTo = { call: Math.max(call, clearedUpTo.call), req: Math.max(req, clearedUpTo.req) };
+  try { sessionStorage.setItem('interlude-cleared', JSON.stringify(clearedUpTo)); } catch { /* not remembered */ }
+  render();
+}
+
+function cleared(it) {
+  if (it.kind === 'call') return it.call.status !== 'running' && it.call.id <= clearedUpTo.call;
+  if (it.kind === 'req') return it.req.status !== 'queued' && it.req.status !== 'active' && it.req.id <= clearedUpTo.req;
+  if (it.kind === 'view') return (it.view.call ?? 0) <= clearedUpTo.call && state.calls.some((c) => c.id === it.view.call && c.status !== 'running');
+  return false;
+}
+
 function timelineItems() {
   const items = [];
   const startOf = new Map(state.calls.map((c) => [c.id, c.startedAtMs]));
@@ -434,7 +462,9 @@ function timelineItems() {
   for (const r of state.requests) if ((r.call === null || r.call === undefined) && !inView(r)) items.push({ kind: 'req', key: `req-${r.id}`, req: r });
   // Calls and unattached requests interleave by arrival.
   items.sort((a, b) => (a.at ?? a.req.receivedAtMs) - (b.at ?? b.req.receivedAtMs));
-  return items;
+  const shown = items.filter((it) => !cleared(it));
+  $('clear-finished').hidden = shown.length === items.length && !items.some((it) => (it.kind === 'call' && it.call.status !== 'running'));
+  return shown;
 }
 
 const nodes = new Map(); // key -> {li, sig}
@@ -509,7 +539,8 @@ function renderTimeline() {
             callTime(c),
             h('span', { class: `status ${c.status}` }, c.status === 'running' ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, STATUS_TEXT[c.status] || c.status),
             h('button', { type: 'button', class: 'ghost call-messages', title: `The messages of this call of ${c.tool}`, onclick: () => api.showMessages(c.server, c.id) }, 'Messages'),
-            c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null),
+            c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null,
+            c.status !== 'running' && findTool(c.server, c.tool) ? h('button', { type: 'button', class: 'ghost call-again', title: 'Open the tool form with this call\'s arguments', onclick: () => selectTool(c.server, c.tool, c.arguments && typeof c.arguments === 'object' ? c.arguments : {}) }, 'Run again') : null),
           h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), renderProgress(c), requestBits(reqs), renderResult(c))));
       } else {
         replace(entry.li, h('div', {}, requestBits(reqs)));
@@ -671,6 +702,8 @@ $('add-server').addEventListener('submit', async (e) => {
   if (r.ok) { $('add-error').textContent = ''; $('add-target').value = ''; $('add-name').value = ''; }
   else $('add-error').textContent = r.data?.error || `Could not add the server (${r.status}).`;
 });
+
+$('clear-finished').addEventListener('click', () => clearFinished());
 
 listenToViews(api);
 whenClosed(() => renderServers());

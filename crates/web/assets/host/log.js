@@ -212,7 +212,31 @@ function drawLogs(api, pane) {
   if (list) list.scrollTop = list.scrollHeight;
 }
 
-/** The pane's header: title, the view switch, `extra` controls, Close. */
+/**
+ * Downloads what the pane shows — the messages under its filters (a call's only, when the pane
+ * is on a call), or the server logs — as JSON Lines in the shape `--trace` writes:
+ * `{"t_ms", "server", "dir", "message"}` (and `view`, `unparsable` when set).
+ */
+function exportShown() {
+  if (!open) return;
+  const rows = open.view === 'logs' ? open.messages.filter(isServerLog) : open.messages.filter(shown);
+  const lines = rows.map((m) => {
+    const line = { t_ms: m.t_ms, server: m.server ?? open.server, dir: m.dir, message: m.message };
+    if (m.view !== undefined && m.view !== null) line.view = m.view;
+    if (m.unparsable) line.unparsable = m.unparsable;
+    return JSON.stringify(line);
+  });
+  const blob = new Blob([lines.join('\n') + (lines.length ? '\n' : '')], { type: 'application/jsonl' });
+  const url = URL.createObjectURL(blob);
+  const what = open.view === 'logs' ? 'logs' : open.call !== null ? `call-${open.call}` : 'messages';
+  const a = h('a', { href: url, download: `${open.server}-${what}.jsonl` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The pane's header: title, the view switch, `extra` controls, Export, Close. */
 function header(api, title, ...extra) {
   const input = h('input', { type: 'search', value: open.filter, placeholder: open.view === 'logs' ? 'text' : 'method or text', 'aria-label': open.view === 'logs' ? 'Filter logs' : 'Filter messages',
     oninput: (e) => { open.filter = e.target.value; draw(api); } });
@@ -221,6 +245,7 @@ function header(api, title, ...extra) {
       onclick: () => { open.view = v; open.sig = ''; draw(api); } }, t)));
   return h('header', { class: 'protocol-head' },
     h('h2', {}, title), views, input, ...extra,
+    h('button', { type: 'button', class: 'ghost log-export', title: 'Download what the pane shows as JSON Lines, as --trace writes them', onclick: () => exportShown() }, 'Export'),
     h('button', { type: 'button', class: 'ghost', onclick: () => { closeLog(); onClosed?.(); } }, 'Close'));
 }
 

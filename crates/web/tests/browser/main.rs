@@ -35,6 +35,9 @@ mod forms;
 /// The page itself: hostile text, the rough edges a person hit, a narrow window.
 mod page;
 
+/// Everyday controls: run again, clear finished, export, disconnect and reconnect.
+mod controls;
+
 /// Sampling answered by a person: the conversation, the reply written as the model's, a
 /// decline.
 mod sampling;

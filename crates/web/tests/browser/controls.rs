@@ -1,0 +1,129 @@
+//! Everyday controls (issue 23): run a past call again with its arguments filled in, clear the
+//! finished calls from the timeline (remembered through a reload of the tab), export what the
+//! protocol pane shows as JSON Lines, and disconnect / reconnect a healthy server.
+
+use serde_json::{Value, json};
+
+use crate::harness::{call_selector, harness};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_again_clear_export_and_reconnect() {
+    let page = harness().await;
+    // A call with arguments, finished.
+    page.app
+        .call_tool(
+            "demo",
+            "weather_dashboard",
+            serde_json::json!({"city": "Porto"}).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    page.result_containing("demo", "weather_dashboard", "Porto")
+        .await;
+
+    // Run again: the tool form opens with the call's arguments; calling runs it again.
+    page.click(&format!(
+        "{} button.call-again",
+        call_selector("demo", "weather_dashboard")
+    ))
+    .await;
+    let city = page
+        .until(
+            "document.querySelector('#composer [data-field=\"city\"] input')?.value || null",
+            "the tool form did not open with the call's arguments",
+        )
+        .await;
+    assert_eq!(city, json!("Porto"));
+    page.press_call().await;
+    page.until(
+        &format!(
+            "document.querySelectorAll('{}').length === 2 || null",
+            call_selector("demo", "weather_dashboard")
+        ),
+        "the call did not run again",
+    )
+    .await;
+    let calls = page.app.host().snapshot().calls;
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        calls[1].arguments.clone().map(Value::Object),
+        Some(json!({"city": "Porto"}))
+    );
+    page.until(
+        "Array.from(document.querySelectorAll('article.call .status')).every((s) => !s.classList.contains('running')) || null",
+        "the second call did not finish",
+    )
+    .await;
+
+    // Export: what the protocol pane shows, as JSON Lines in the trace's shape.
+    page.js(
+        "(() => { const make = URL.createObjectURL; window.__exported = null; \
+           URL.createObjectURL = (b) => { b.text().then((t) => { window.__exported = t; }); return make(b); }; \
+           return true; })()",
+    )
+    .await;
+    page.click("li[data-server=\"demo\"] button.log-btn").await;
+    page.until(
+        "document.querySelector('#protocol .protocol-row') ? true : null",
+        "the protocol pane shows nothing",
+    )
+    .await;
+    page.click_clear("#protocol button.log-export").await;
+    let exported = page
+        .until("window.__exported", "nothing was exported")
+        .await;
+    let lines: Vec<Value> = exported
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() >= 4, "{exported}");
+    for line in &lines {
+        assert_eq!(line["server"], "demo", "{line}");
+        assert!(
+            line["t_ms"].is_u64() && line["message"].is_object(),
+            "{line}"
+        );
+        assert!(line["dir"] == "send" || line["dir"] == "recv", "{line}");
+    }
+    assert!(
+        lines.iter().any(|l| l["message"]["method"] == "tools/call"
+            && l["message"]["params"]["arguments"]["city"] == "Porto"),
+        "no tools/call in the export: {exported}"
+    );
+
+    // Clear finished: the finished calls go from this tab's timeline, and stay gone after a
+    // reload; the host's record keeps them.
+    page.click_clear("#clear-finished").await;
+    page.wait_gone("article.call").await;
+    page.client().refresh().await.unwrap();
+    page.until(
+        "document.getElementById('conn')?.textContent === 'live' || null",
+        "the page did not come back",
+    )
+    .await;
+    assert_eq!(
+        page.js("document.querySelectorAll('article.call').length")
+            .await,
+        json!(0)
+    );
+    assert_eq!(page.app.host().snapshot().calls.len(), 2);
+
+    // Disconnect a healthy server, then Reconnect it.
+    page.click("li[data-server=\"demo-2025\"] button.server-disconnect")
+        .await;
+    page.until(
+        "document.querySelector('li[data-server=\"demo-2025\"] button.server-retry')?.textContent === 'Reconnect' || null",
+        "no Reconnect after Disconnect",
+    )
+    .await;
+    page.click("li[data-server=\"demo-2025\"] button.server-retry")
+        .await;
+    page.until(
+        "document.querySelector('li[data-server=\"demo-2025\"] .dot.ready') ? true : null",
+        "Reconnect did not connect",
+    )
+    .await;
+    page.close().await;
+}
