@@ -515,6 +515,13 @@ impl Host {
         self.shared.log.of(server)
     }
 
+    /// When the protocol log's time 0 was, in milliseconds since the Unix epoch: a logged
+    /// message's clock time is this plus its
+    /// [`t_ms`](crate::protocol_log::LoggedMessage::t_ms).
+    pub fn protocol_log_epoch_ms(&self) -> u64 {
+        self.shared.log.started_at_ms()
+    }
+
     /// Server `server`'s messages that came after the one numbered `after`
     /// ([`LoggedMessage::seq`](crate::protocol_log::LoggedMessage::seq)), oldest first: what a reader that has the rest still needs.
     ///

@@ -223,16 +223,28 @@ pub(crate) struct ProtocolLog {
     kept: usize,
     rings: Mutex<HashMap<ServerId, Ring>>,
     trace: Option<Mutex<Box<dyn Write + Send>>>,
+    /// When `t_ms` 0 was, in milliseconds since the Unix epoch.
+    started_at_ms: u64,
 }
 
 impl ProtocolLog {
     pub(crate) fn new(start: Instant, kept: usize, trace: Option<Box<dyn Write + Send>>) -> Self {
+        let since = start.elapsed();
+        let started_at_ms =
+            crate::progress::now_ms().saturating_sub(u64::try_from(since.as_millis()).unwrap_or(0));
         ProtocolLog {
+            started_at_ms,
             start,
             kept,
             rings: Mutex::default(),
             trace: trace.map(Mutex::new),
         }
+    }
+
+    /// When the log's time 0 was (`t_ms` counts from it), in milliseconds since the Unix epoch:
+    /// a message's clock time is this plus its `t_ms`.
+    pub(crate) fn started_at_ms(&self) -> u64 {
+        self.started_at_ms
     }
 
     /// Whether anything is recorded at all (a host may keep no log and write no trace).

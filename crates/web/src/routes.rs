@@ -545,7 +545,10 @@ async fn protocol_log(
         .collect();
     // The page keeps what it has and asks for what is new; a server added again under the same
     // name has a log of its own, numbered from 1: `serverId` tells the page to start over.
-    Json(json!({ "serverId": server.id.0, "messages": messages })).into_response()
+    // `startedAtMs`: when `t_ms` 0 was, so the page shows clock times as its cards do.
+    let started = host.protocol_log_epoch_ms();
+    Json(json!({ "serverId": server.id.0, "startedAtMs": started, "messages": messages }))
+        .into_response()
 }
 
 async fn plain_form(State(app): State<WebApp>, Body(body): Body<RequestBody>) -> Response {

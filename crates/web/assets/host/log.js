@@ -34,7 +34,22 @@ export function whenClosed(fn) { onClosed = fn; }
 export async function toggleLog(server, api) {
   if (open && open.server === server) { closeLog(); return; }
   open = fresh(server, null);
+  // The page redraws its entries: the way back is found again when the pane closes.
+  open.back = () => document.querySelector(`li[data-server="${CSS.escape(server)}"] button.log-btn`);
   await refreshLog(api);
+  bringIntoView();
+}
+
+/**
+ * The pane, brought to where the person is: it sits above the timeline, so a pane opened from
+ * a call far down the page would open out of sight. Closing it goes back to where it was
+ * opened from (`opener`).
+ */
+function bringIntoView() {
+  const pane = document.getElementById('protocol');
+  if (!pane || pane.hidden) return;
+  pane.scrollIntoView({ block: 'start' });
+  pane.querySelector('input[type=search]')?.focus({ preventScroll: true });
 }
 
 /** Opens the pane on the messages of tool call `call` of `server` (from a call or a card). */
@@ -46,15 +61,23 @@ export async function showCallMessages(server, call, api) {
     open.call = call;
     open.sig = '';
   }
+  // Back to the call's own Messages button (a card that opened the pane may be gone by then).
+  open.back = () => document.querySelector(`li[data-key="call-${call}"] button.call-messages`);
   await refreshLog(api);
-  document.getElementById('protocol')?.scrollIntoView({ block: 'nearest' });
+  bringIntoView();
 }
 
 export function closeLog() {
+  const opener = open?.back?.();
   open = null;
   const pane = document.getElementById('protocol');
   pane.hidden = true;
   replace(pane);
+  // Back to where the pane was opened from (a call's Messages button, a server's Protocol).
+  if (opener && opener !== document.body && opener.isConnected) {
+    opener.focus({ preventScroll: true });
+    opener.scrollIntoView({ block: 'nearest' });
+  }
 }
 
 /** The server whose log is open, if any. */
@@ -86,6 +109,7 @@ export async function refreshLog(api, { full = false } = {}) {
       if (!r.ok) { state.error = `The log could not be read (${r.status}).`; state.sig = ''; draw(api); break; }
       const body = await r.json();
       const news = body.messages || [];
+      state.startedAtMs = body.startedAtMs ?? state.startedAtMs;
       state.error = null;
       if (full || state.serverId !== body.serverId) {
         // A first read, or the server was added again: its log starts over.
@@ -132,6 +156,19 @@ function kindOf(m) {
   if (msg.method) return msg.method;
   if (msg.error) return `error ${msg.error.code ?? ''} ${msg.error.message ?? ''}`.trim();
   return 'result';
+}
+
+/**
+ * When message `m` went, as the clock says it (the cards' times are clock times too), with the
+ * milliseconds; its time since the host started in the tooltip.
+ */
+function clockOf(m) {
+  const since = `${(m.t_ms / 1000).toFixed(3)} s after the host started`;
+  if (!open?.startedAtMs) return h('span', { class: 'mono t', title: since }, `${(m.t_ms / 1000).toFixed(3)} s`);
+  const at = new Date(open.startedAtMs + m.t_ms);
+  const clock = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+  const ms = String(at.getMilliseconds()).padStart(3, '0');
+  return h('time', { class: 'mono t', datetime: at.toISOString(), title: since }, `${clock}.${ms}`);
 }
 
 /** Whether message `m` is shown under the pane's filters. */
@@ -196,14 +233,14 @@ function drawLogs(api, pane) {
       // What a stdio server wrote to stderr: one line each, as text.
       if (m.dir === 'stderr') {
         return h('li', { class: 'log-row lvl-stderr', dataset: { level: 'stderr' } },
-          h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
+          clockOf(m),
           h('span', { class: 'chip level stderr', title: 'Written by the server to its stderr' }, 'stderr'),
           h('span', { class: 'log-text mono' }, String(m.message)));
       }
       const p = m.message.params || {};
       const lvl = LEVELS.includes(p.level) ? p.level : 'info';
       return h('li', { class: `log-row lvl-${lvl}`, dataset: { level: lvl } },
-        h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
+        clockOf(m),
         h('span', { class: `chip level ${lvl}` }, lvl),
         p.logger ? h('span', { class: 'mono logger' }, p.logger) : null,
         h('span', { class: 'log-text' }, logText(p.data)));
@@ -246,7 +283,7 @@ function header(api, title, ...extra) {
   return h('header', { class: 'protocol-head' },
     h('h2', {}, title), views, input, ...extra,
     h('button', { type: 'button', class: 'ghost log-export', title: 'Download what the pane shows as JSON Lines, as --trace writes them', onclick: () => exportShown() }, 'Export'),
-    h('button', { type: 'button', class: 'ghost', onclick: () => { closeLog(); onClosed?.(); } }, 'Close'));
+    h('button', { type: 'button', class: 'ghost log-close', onclick: () => { closeLog(); onClosed?.(); } }, 'Close'));
 }
 
 /**
@@ -340,7 +377,7 @@ function row(api, m) {
     dataset: { method: kindOf(m), dir: m.dir, call: m.call ?? '', seq: m.seq },
   }, h('button', { type: 'button', class: 'row-btn', 'aria-pressed': open.selected === m.seq ? 'true' : 'false',
     onclick: () => { open.selected = open.selected === m.seq ? null : m.seq; showDetail(api, document.getElementById('protocol')); const list = document.querySelector('#protocol .protocol-list.windowed'); if (list) renderWindow(api, list); } },
-  h('span', { class: 'mono t' }, `${(m.t_ms / 1000).toFixed(3)} s`),
+  clockOf(m),
   h('span', { class: 'arrow', title: m.dir === 'send' ? `host to ${who}` : `${who} to host` }, `${arrow} ${who}`),
   h('span', { class: 'mono m' }, summary(m)),
   id !== undefined && id !== null ? h('span', { class: 'mono id' }, `#${JSON.stringify(id)}`) : null,
@@ -355,7 +392,7 @@ function showDetail(api, pane) {
   if (!m) { box.hidden = true; replace(box); return; }
   box.hidden = false;
   replace(box,
-    h('div', { class: 'detail-head' }, h('strong', {}, `${summary(m)}`), ` · ${m.dir === 'send' ? 'host →' : '→ host'} · ${(m.t_ms / 1000).toFixed(3)} s`,
+    h('div', { class: 'detail-head' }, h('strong', {}, `${summary(m)}`), ` · ${m.dir === 'send' ? 'host →' : '→ host'} · `, clockOf(m),
       h('button', { type: 'button', class: 'ghost copy', onclick: () => navigator.clipboard?.writeText(JSON.stringify(m.message, null, 2)) }, 'Copy')),
     h('pre', {}, pretty(m.message)));
 }

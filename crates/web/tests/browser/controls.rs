@@ -127,3 +127,57 @@ async fn run_again_clear_export_and_reconnect() {
     .await;
     page.close().await;
 }
+
+/// The protocol pane opens where the person is (it sits above the timeline) and says clock times
+/// as the cards do; Close goes back to the button it was opened from (issue 23).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_protocol_pane_comes_to_the_person_and_goes_back() {
+    let page = harness().await;
+    for city in ["Porto", "Braga", "Faro", "Évora", "Tavira", "Sintra"] {
+        page.app
+            .call_tool(
+                "demo",
+                "weather_dashboard",
+                json!({ "city": city }).as_object().cloned(),
+            )
+            .await
+            .unwrap();
+        page.result_containing("demo", "weather_dashboard", city)
+            .await;
+    }
+    // The last call's Messages button, far down the page.
+    let last = format!(
+        "Array.from(document.querySelectorAll('{} button.call-messages')).pop()",
+        call_selector("demo", "weather_dashboard")
+    );
+    page.js(&format!("(() => {{ const b = {last}; b.scrollIntoView({{block: 'end'}}); b.focus(); b.click(); return true; }})()"))
+        .await;
+    page.until(
+        "(() => { const p = document.getElementById('protocol'); if (!p || p.hidden || !p.querySelector('.protocol-row')) return null; \
+           const r = p.getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight ? true : null; })()",
+        "the pane opened out of sight",
+    )
+    .await;
+    let time = page
+        .until(
+            "document.querySelector('#protocol .protocol-row .t')?.textContent || null",
+            "no time on the rows",
+        )
+        .await;
+    let time = time.as_str().unwrap();
+    let clock = time.len() == 12
+        && time.as_bytes()[2] == b':'
+        && time.as_bytes()[5] == b':'
+        && time.as_bytes()[8] == b'.';
+    assert!(clock, "not a clock time: {time}");
+    page.click_clear("#protocol button.log-close")
+        .await;
+    let back = page
+        .until(
+            "(() => { const a = document.activeElement; return a && a.classList.contains('call-messages') ? a.closest('article.call').querySelector('.result')?.textContent : null; })()",
+            "Close did not go back to the button the pane was opened from",
+        )
+        .await;
+    assert!(back.as_str().unwrap().contains("Sintra"), "{back}");
+    page.close().await;
+}
