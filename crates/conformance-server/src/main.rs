@@ -18,12 +18,14 @@
 //!
 //! Modules: `fixtures.rs` the server and its tools, `catalog.rs` its prompts, resources and
 //! completions, `http.rs` the HTTP endpoint.
+#![allow(clippy::print_stderr)]
 
 mod catalog;
 mod fixtures;
 mod http;
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use rmcp::ServiceExt;
@@ -32,7 +34,7 @@ const USAGE: &str =
     "usage: interlude-conformance-server [--http 127.0.0.1:PORT [--stop-with-stdin]]";
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -43,21 +45,24 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    match args.as_slice() {
+    let result = match args.as_slice() {
         [] => serve_stdio().await,
         ["--http", addr] => serve_http(addr, false).await,
         ["--http", addr, "--stop-with-stdin"] | ["--stop-with-stdin", "--http", addr] => {
             serve_http(addr, true).await
         }
         ["--help" | "-h"] => {
-            tracing::info!("{USAGE}");
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("{USAGE}");
-            }
-            Ok(())
+            eprintln!("{USAGE}");
+            return ExitCode::SUCCESS;
         }
-        _ => bail!("{USAGE}"),
+        _ => Err(anyhow::anyhow!("{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("interlude-conformance-server: {e:#}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -76,10 +81,7 @@ async fn serve_http(addr: &str, stop_with_stdin: bool) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let local = listener.local_addr()?;
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("interlude-conformance-server: streamable HTTP at http://{local}/mcp");
-    }
+    eprintln!("interlude-conformance-server: streamable HTTP at http://{local}/mcp");
     let shutdown = tokio_util::sync::CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {
