@@ -9,15 +9,19 @@
 //! - `cargo xtask test`: peers, then fmt check, clippy, rustdoc (`-D warnings`), tidy, build
 //!   (bins, tests and examples), the conformance suite in client mode against
 //!   `interlude-conformance-client` (both requirement sets; `auth/*` reported as not covered) and
-//!   every test, with the real peers mandatory. This is what CI runs (`.ci/run`).
-//! - `cargo xtask conformance`: peers, then builds `interlude-conformance-client` alone and runs
-//!   the conformance step of `test` (quick, for working on the client).
+//!   in server mode against `interlude-conformance-server` (both sets; `tasks-*` reported as not
+//!   covered), and every test, with the real peers mandatory. This is what CI runs (`.ci/run`).
+//! - `cargo xtask conformance`: peers, then builds `interlude-conformance-client` and
+//!   `interlude-conformance-server` alone and runs the conformance step of `test` (quick, for
+//!   working on either).
 //! - `cargo xtask fuzz [--seconds N] [--runs N] [--sanitizer address|none] [TARGET…]`: the fuzz
 //!   targets of `fuzz/` (nightly, cargo-fuzz installed when missing): build, replay the
 //!   committed reproducers, then run each target (60 s by default). Not part of `test`.
 //!
 //! It deliberately does not download anything but through the ordinary clients (npm, apt-get),
-//! and it never starts long-lived processes of its own: tests start and stop their peers.
+//! and it never starts long-lived processes of its own: tests start and stop their peers, and the
+//! conformance step stops the conformance server it starts (which also stops by itself should
+//! xtask die first).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod conformance;
@@ -171,7 +175,7 @@ fn secs(d: Duration) -> String {
     format!("{:.1}s", d.as_secs_f64())
 }
 
-/// `cargo xtask conformance`: the conformance step with only the client built.
+/// `cargo xtask conformance`: the conformance step with only the client and the server built.
 fn conformance_only(root: &Path) -> anyhow::Result<()> {
     let peers = peers::install(root)?;
     run(cargo().current_dir(root).args([
@@ -180,6 +184,10 @@ fn conformance_only(root: &Path) -> anyhow::Result<()> {
         "interlude-cli",
         "--bin",
         "interlude-conformance-client",
+        "-p",
+        "interlude-conformance-server",
+        "--bin",
+        "interlude-conformance-server",
     ]))?;
     let target = conformance::target_dir(root)?;
     conformance::run(root, &peers, &target)
@@ -233,7 +241,7 @@ fn test(root: &Path) -> anyhow::Result<()> {
             "--examples",
         ]))
     })?;
-    // The client half of the MCP conformance suite, both requirement sets (a few seconds).
+    // The MCP conformance suite, client and server halves, both requirement sets (seconds).
     steps.step("conformance", || {
         let target = conformance::target_dir(root)?;
         conformance::run(root, &peers, &target)

@@ -42,6 +42,7 @@ const ALLOWED: &[(&str, Option<&[&str]>)] = &[
     ("tui", Some(&["host"])),
     ("cli", None),
     ("demo", Some(&["server", "protocol", "schema"])),
+    ("conformance-server", Some(&["server"])),
     ("test-support", None),
     ("xtask", Some(&[])),
 ];

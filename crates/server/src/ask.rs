@@ -30,6 +30,7 @@ use crate::error::AskError;
 use crate::roots::{Root, read_roots, roots_input_request, roots_request};
 use crate::round_trip::{RoundTrip, Served};
 use crate::sampling::{Sampled, Sampling, read_sampled};
+use crate::together::Questions;
 use crate::wire::{check_result, field_error, related_to, wire_schema};
 
 /// One tool call's ability to ask the person things. See the crate documentation.
@@ -297,7 +298,19 @@ impl Ask {
     /// })
     /// # }
     /// ```
-    pub async fn sample(&self, question: Sampling) -> Result<Answer<Sampled>, AskError> {
+    pub fn sample(
+        &self,
+        question: Sampling,
+    ) -> impl Future<Output = Result<Answer<Sampled>, AskError>> + '_ {
+        let key = self.reserve_key();
+        self.sample_keyed(key, question)
+    }
+
+    async fn sample_keyed(
+        &self,
+        key: Option<Result<String, AskError>>,
+        question: Sampling,
+    ) -> Result<Answer<Sampled>, AskError> {
         if !self.supports_sampling() {
             return Err(AskError::MissingCapability {
                 capability: "sampling",
@@ -324,9 +337,9 @@ impl Ask {
                 }
             }
             ProtocolEra::Mrtr => {
-                let (key, answer) = self
-                    .round_trip()?
-                    .next_input(&self.call.config, || Ok(question.into_input_request()))?;
+                let (key, answer) =
+                    self.round_trip()?
+                        .next_input(&self.call.config, key, || Ok(question.into_input_request()))?;
                 read_sampled(answer, &format!("inputResponses.{key}.")).map(Answer::Accepted)
             }
         }
@@ -358,7 +371,15 @@ impl Ask {
     /// Ok(format!("{} roots", roots.len()))
     /// # }
     /// ```
-    pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+    pub fn roots(&self) -> impl Future<Output = Result<Vec<Root>, AskError>> + '_ {
+        let key = self.reserve_key();
+        self.roots_keyed(key)
+    }
+
+    async fn roots_keyed(
+        &self,
+        key: Option<Result<String, AskError>>,
+    ) -> Result<Vec<Root>, AskError> {
         if !self.supports_roots() {
             return Err(AskError::MissingCapability {
                 capability: "roots",
@@ -375,11 +396,81 @@ impl Ask {
                 }
             }
             ProtocolEra::Mrtr => {
-                let (key, answer) = self
-                    .round_trip()?
-                    .next_input(&self.call.config, || Ok(roots_input_request()))?;
+                let (key, answer) =
+                    self.round_trip()?
+                        .next_input(&self.call.config, key, || Ok(roots_input_request()))?;
                 read_roots(&answer, &format!("inputResponses.{key}."))
             }
+        }
+    }
+
+    /// Asks several questions in one round and returns their answers in the same order: on
+    /// 2026-07-28 the questions still unanswered leave together in one `input_required`
+    /// result (one `inputRequests` entry each, one sealed state), so the client answers them
+    /// all in a single retry; on a 2025 session they are sent to the client at once and the
+    /// call waits for every answer.
+    ///
+    /// `questions` is a tuple of two to six question futures ([`Questions`]), made before
+    /// this call and not awaited: `ask.key(…)` names each as usual (a key is taken when the
+    /// question is made). A question that fails fails the whole round (the first failure in
+    /// the tuple's order wins); so does a missing capability, before anything is asked. An
+    /// `async` block in the tuple asks its own questions one after the other, its first
+    /// unanswered one joining the round.
+    ///
+    /// ```
+    /// # use interlude_server::{Answer, Ask, AskError, Sampling};
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Name {
+    ///     /// Your name
+    ///     name: String,
+    /// }
+    ///
+    /// # async fn tool(ask: Ask) -> Result<String, AskError> {
+    /// let (name, greeting, roots) = ask
+    ///     .all((
+    ///         ask.key("user_name").form::<Name>("What is your name?"),
+    ///         ask.key("greeting").sample(Sampling::new(50).user("Generate a greeting")),
+    ///         ask.key("client_roots").roots(),
+    ///     ))
+    ///     .await?;
+    /// let name = match name {
+    ///     Answer::Accepted(n) => n.name,
+    ///     Answer::Declined | Answer::Cancelled => "stranger".into(),
+    /// };
+    /// let greeting = match greeting {
+    ///     Answer::Accepted(s) => s.text().unwrap_or_default(),
+    ///     Answer::Declined | Answer::Cancelled => "Hello".into(),
+    /// };
+    /// Ok(format!("{greeting}, {name}! ({} roots)", roots.len()))
+    /// # }
+    /// ```
+    pub async fn all<Q: Questions>(&self, questions: Q) -> Result<Q::Answers, AskError> {
+        let gathering = self.call.era == ProtocolEra::Mrtr;
+        if gathering {
+            self.round_trip()?.start_gathering();
+        }
+        let joined = questions.join().await;
+        let asked = if gathering {
+            self.round_trip()?.finish_gathering(&self.call.config)
+        } else {
+            None
+        };
+        match (joined, asked) {
+            (Err(AskError::InputRequired(_)), Some(asked)) | (Ok(_), Some(asked)) => Err(asked),
+            (Err(AskError::InputRequired(question)), None) => {
+                Err(AskError::InputRequired(question))
+            }
+            (Err(e), _) => Err(e),
+            (Ok(answers), None) => Ok(answers),
+        }
+    }
+
+    /// On 2026-07-28, the key of the question being made now (the name [`Ask::key`] gave it,
+    /// else the next by order); `None` on a push-era call, which has no keys.
+    fn reserve_key(&self) -> Option<Result<String, AskError>> {
+        match self.call.era {
+            ProtocolEra::Push => None,
+            ProtocolEra::Mrtr => Some(self.round_trip().and_then(|mut rt| rt.reserve_key())),
         }
     }
 
@@ -394,12 +485,19 @@ impl Ask {
     ///
     /// `T`'s fields become the form (see [`interlude_schema::Elicit`]). On accept, defaults are
     /// applied, the content is validated and deserialized into `T`.
-    pub async fn form<T: Elicit>(&self, message: impl Into<String>) -> Result<Answer<T>, AskError> {
-        let prepared = prepared::<T>()?;
-        let answer = self
-            .ask(message.into(), &prepared.form, Some(&prepared.wire), None)
-            .await?;
-        typed(answer)
+    pub fn form<T: Elicit>(
+        &self,
+        message: impl Into<String>,
+    ) -> impl Future<Output = Result<Answer<T>, AskError>> + '_ {
+        let key = self.reserve_key();
+        let message = message.into();
+        async move {
+            let prepared = prepared::<T>()?;
+            let answer = self
+                .ask(key, message, &prepared.form, Some(&prepared.wire), None)
+                .await?;
+            typed(answer)
+        }
     }
 
     /// Whether the client renders questions in the server's app views (app-rendered
@@ -431,44 +529,61 @@ impl Ask {
     /// }
     /// # }
     /// ```
-    pub async fn form_in_view<T: Elicit>(
-        &self,
+    pub fn form_in_view<'a, T: Elicit>(
+        &'a self,
         message: impl Into<String>,
-        view: &str,
-    ) -> Result<Answer<T>, AskError> {
-        let prepared = prepared::<T>()?;
-        let view = self.supports_app_elicitation().then_some(view);
-        let answer = self
-            .ask(message.into(), &prepared.form, Some(&prepared.wire), view)
-            .await?;
-        typed(answer)
+        view: &'a str,
+    ) -> impl Future<Output = Result<Answer<T>, AskError>> + 'a {
+        let key = self.reserve_key();
+        let message = message.into();
+        async move {
+            let prepared = prepared::<T>()?;
+            let view = self.supports_app_elicitation().then_some(view);
+            let answer = self
+                .ask(key, message, &prepared.form, Some(&prepared.wire), view)
+                .await?;
+            typed(answer)
+        }
     }
 
     /// Asks with an explicit schema and returns the validated content (defaults applied).
-    pub async fn form_with_schema(
-        &self,
+    pub fn form_with_schema<'a>(
+        &'a self,
         message: impl Into<String>,
-        schema: &FormSchema,
-    ) -> Result<Answer<Content>, AskError> {
-        self.ask(message.into(), schema, None, None).await
+        schema: &'a FormSchema,
+    ) -> impl Future<Output = Result<Answer<Content>, AskError>> + 'a {
+        let key = self.reserve_key();
+        self.ask_owned(key, message.into(), schema, None)
     }
 
     /// [`Ask::form_with_schema`], shown in this server's app view `view` where the client
     /// renders questions in views (see [`Ask::form_in_view`]).
-    pub async fn form_with_schema_in_view(
-        &self,
+    pub fn form_with_schema_in_view<'a>(
+        &'a self,
         message: impl Into<String>,
-        schema: &FormSchema,
-        view: &str,
-    ) -> Result<Answer<Content>, AskError> {
+        schema: &'a FormSchema,
+        view: &'a str,
+    ) -> impl Future<Output = Result<Answer<Content>, AskError>> + 'a {
+        let key = self.reserve_key();
         let view = self.supports_app_elicitation().then_some(view);
-        self.ask(message.into(), schema, None, view).await
+        self.ask_owned(key, message.into(), schema, view)
+    }
+
+    async fn ask_owned(
+        &self,
+        key: Option<Result<String, AskError>>,
+        message: String,
+        schema: &FormSchema,
+        view: Option<&str>,
+    ) -> Result<Answer<Content>, AskError> {
+        self.ask(key, message, schema, None, view).await
     }
 
     /// Asks with `schema` (`wire` is its wire form when the caller has it already; computed
     /// here otherwise, and only when a request is actually sent), in view `view` when given.
     async fn ask(
         &self,
+        key: Option<Result<String, AskError>>,
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
@@ -486,13 +601,14 @@ impl Ask {
             ProtocolEra::Push => {
                 crate::push::elicit_form(&self.call, message, schema, wire, view).await?
             }
-            ProtocolEra::Mrtr => self.next_round_trip_answer(message, schema, wire, view)?,
+            ProtocolEra::Mrtr => self.next_round_trip_answer(key, message, schema, wire, view)?,
         };
         check_result(schema, result)
     }
 
     fn next_round_trip_answer(
         &self,
+        key: Option<Result<String, AskError>>,
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
@@ -502,7 +618,7 @@ impl Ask {
             .round_trip
             .lock()
             .map_err(|_| AskError::RequestState("state lock poisoned".into()))?;
-        rt.next_answer(&self.call.config, message, schema, wire, view)
+        rt.next_answer(&self.call.config, key, message, schema, wire, view)
     }
 }
 

@@ -19,6 +19,8 @@ pub struct AskConfig {
     pub(crate) timeout: Option<Duration>,
     /// The seed-000 interactions this server created, per client.
     pub(crate) interactions: Arc<Interactions>,
+    /// 2026-07-28: answers of a call without `requestState` are taken.
+    pub(crate) stateless_answers: bool,
 }
 
 /// The default lifetime of a sealed `requestState`: a person may take a while to answer, but an
@@ -55,6 +57,7 @@ impl AskConfig {
             state_ttl: DEFAULT_STATE_TTL,
             timeout: None,
             interactions: Arc::default(),
+            stateless_answers: false,
         }
     }
 
@@ -73,6 +76,27 @@ impl AskConfig {
     /// Sets how long a sealed `requestState` remains valid (default one hour).
     pub fn with_state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = ttl;
+        self
+    }
+
+    /// 2026-07-28: whether a call that carries no `requestState` may still answer questions,
+    /// through `inputResponses` under their keys (off by default).
+    ///
+    /// Off, an answer is only taken for a question the sealed state of the previous round says
+    /// was asked; a first call's `inputResponses` are ignored and its questions go out. On, a
+    /// client that answers before it is asked — it knows the key, say `user_name` — gets the
+    /// call done in one round: the answer is checked like any other (a form's against its
+    /// schema), keys no question uses are ignored, and from then on the answers travel sealed
+    /// as usual. It gives a client nothing it could not give anyway (the answers are its own),
+    /// but it does let a call finish without the server ever seeing the question go out. URL
+    /// questions never take such an answer: their flow must have been started by the server.
+    ///
+    /// ```
+    /// let config = interlude_server::AskConfig::new().with_stateless_answers(true);
+    /// # let _ = config;
+    /// ```
+    pub fn with_stateless_answers(mut self, allowed: bool) -> Self {
+        self.stateless_answers = allowed;
         self
     }
 }

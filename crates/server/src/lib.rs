@@ -117,6 +117,7 @@ mod roots;
 mod round_trip;
 mod sampling;
 mod stdio;
+mod together;
 pub mod url;
 mod wire;
 
@@ -189,6 +190,7 @@ pub use result::{PromptResult, ToolResult, respond, respond_prompt};
 pub use roots::Root;
 pub use sampling::{Sampled, Sampling};
 pub use stdio::{StdinReader, StdoutWriter, stdio};
+pub use together::Questions;
 
 /// The README's "As a server author" example, compiled as it is shown there.
 #[cfg(doctest)]

@@ -42,9 +42,9 @@ struct SealedState {
     /// Answers of earlier rounds, by question key.
     #[serde(default)]
     answers: BTreeMap<String, Value>,
-    /// The key the previous round asked.
+    /// The keys the previous round asked (one, or several for [`Ask::all`](crate::Ask::all)).
     #[serde(default)]
-    pending: Option<String>,
+    pending: BTreeSet<String>,
     /// The URL flow each URL question started, by question key (its id names it in the
     /// server's store; the seal keeps a client from swapping in another).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -60,14 +60,14 @@ struct SealedState {
 
 /// What every state is sealed with as associated data: the call itself is in the payload (so
 /// that a state of another call can be told apart from a forged one).
-const STATE_CONTEXT: &[u8] = b"interlude/ask/state/v2";
+const STATE_CONTEXT: &[u8] = b"interlude/ask/state/v3";
 
 impl SealedState {
     /// The state to seal for the next round, asking `pending`.
-    fn next_round(&self, binding: &[u8], pending: String) -> SealedState {
+    fn next_round(&self, binding: &[u8], pending: BTreeSet<String>) -> SealedState {
         SealedState {
             answers: self.answers.clone(),
-            pending: Some(pending),
+            pending,
             flows: self.flows.clone(),
             call: crate::url::store::base64url(binding),
             claims: self.claims.clone(),
@@ -102,6 +102,12 @@ struct Rounds {
     named: Option<String>,
     /// The keys this run of the handler asked (or read) so far.
     asked: BTreeSet<String>,
+    /// Answers a call without a `requestState` carried, taken when the server allows it
+    /// ([`AskConfig::with_stateless_answers`]).
+    unsealed: Option<InputResponses>,
+    /// Inside [`Ask::all`](crate::Ask::all): the questions of this round, asked together when
+    /// it ends instead of one by one.
+    gathering: Option<Vec<(String, InputRequest)>>,
 }
 
 /// What a round trip is bound to: a tool call or a prompt request, by name.
@@ -137,16 +143,43 @@ impl RoundTrip {
         }
     }
 
+    /// The key of the next question, taken when the question is made (not when it is first
+    /// polled): questions made together for [`Ask::all`](crate::Ask::all) keep their names.
+    pub(crate) fn reserve_key(&mut self) -> Result<String, AskError> {
+        self.0
+            .get_or_insert_with(|| Box::new(Rounds::empty()))
+            .next_key()
+    }
+
+    /// From now on, unanswered questions are gathered instead of asked.
+    pub(crate) fn start_gathering(&mut self) {
+        self.0
+            .get_or_insert_with(|| Box::new(Rounds::empty()))
+            .gathering = Some(Vec::new());
+    }
+
+    /// Ends gathering: the `input_required` result asking every gathered question at once, or
+    /// `None` when they were all answered.
+    pub(crate) fn finish_gathering(&mut self, config: &AskConfig) -> Option<AskError> {
+        let rounds = self.0.as_mut()?;
+        let gathered = rounds.gathering.take()?;
+        if gathered.is_empty() {
+            return None;
+        }
+        Some(rounds.seal(config, gathered))
+    }
+
     /// The client's answer to the next question (its key and the raw JSON), or the
     /// `input_required` result that asks `request()` under that key.
     pub(crate) fn next_input(
         &mut self,
         config: &AskConfig,
+        key: Option<Result<String, AskError>>,
         request: impl FnOnce() -> Result<InputRequest, AskError>,
     ) -> Result<(String, Value), AskError> {
         self.0
             .get_or_insert_with(|| Box::new(Rounds::empty()))
-            .next_input(config, request)
+            .next_input(config, key, request)
     }
 
     /// The answer to the next question, a URL one: `start` starts its flow (only when the
@@ -172,17 +205,17 @@ impl RoundTrip {
         url: String,
     ) -> AskError {
         let rounds = self.0.get_or_insert_with(|| Box::new(Rounds::empty()));
-        let binding = rounds.binding.clone();
-        match rounds.open(config) {
+        let flow = match rounds.open(config) {
             Ok(state) => {
                 state.answers.remove(&key);
-                let Some(flow) = state.flows.get(&key).cloned() else {
-                    return AskError::RequestState(format!("no flow for question {key}"));
-                };
-                url_question(config, &binding, state, key, flow, message, url)
+                match state.flows.get(&key).cloned() {
+                    Some(flow) => flow,
+                    None => return AskError::RequestState(format!("no flow for question {key}")),
+                }
             }
-            Err(e) => e,
-        }
+            Err(e) => return e,
+        };
+        rounds.url_question(config, key, flow, message, url)
     }
 
     /// Records that this round took the outcome of URL question `key`'s flow with `token`: a
@@ -202,6 +235,7 @@ impl RoundTrip {
     pub(crate) fn next_answer(
         &mut self,
         config: &AskConfig,
+        key: Option<Result<String, AskError>>,
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
@@ -211,7 +245,7 @@ impl RoundTrip {
         // push-era one ever do so, it starts from an empty state bound to nothing.
         self.0
             .get_or_insert_with(|| Box::new(Rounds::empty()))
-            .next_answer(config, message, schema, wire, view)
+            .next_answer(config, key, message, schema, wire, view)
     }
 }
 
@@ -243,6 +277,8 @@ impl Rounds {
             next_question: 0,
             named: None,
             asked: BTreeSet::new(),
+            unsealed: None,
+            gathering: None,
         }
     }
 
@@ -255,6 +291,8 @@ impl Rounds {
             next_question: 0,
             named: None,
             asked: BTreeSet::new(),
+            unsealed: None,
+            gathering: None,
         }
     }
 
@@ -279,16 +317,27 @@ impl Rounds {
         Ok(key)
     }
 
-    /// Seals the state for the round asking `requests` (under `key`, the one its answer is
-    /// read from next time): the `input_required` result to return.
-    fn ask(
-        config: &AskConfig,
-        binding: &[u8],
-        state: &SealedState,
-        key: String,
-        request: InputRequest,
-    ) -> AskError {
-        let sealed = state.next_round(binding, key.clone());
+    /// The `input_required` result asking `request` under `key` — or, while gathering for
+    /// [`Ask::all`](crate::Ask::all), the question kept for the end of the round and a
+    /// placeholder the caller drops.
+    fn question(&mut self, config: &AskConfig, key: String, request: InputRequest) -> AskError {
+        match self.gathering.as_mut() {
+            Some(gathered) => {
+                gathered.push((key, request));
+                AskError::InputRequired(Box::new(InputRequiredResult::new(None, None)))
+            }
+            None => self.seal(config, vec![(key, request)]),
+        }
+    }
+
+    /// Seals the state for the round asking `requests` (under their keys, the ones their
+    /// answers are read from next time): the `input_required` result to return.
+    fn seal(&mut self, config: &AskConfig, requests: Vec<(String, InputRequest)>) -> AskError {
+        let pending = requests.iter().map(|(key, _)| key.clone()).collect();
+        let sealed = match &self.state {
+            Some(state) => state.next_round(&self.binding, pending),
+            None => SealedState::default().next_round(&self.binding, pending),
+        };
         let request_state = match config.codec.seal_json_with(
             &sealed,
             &SealOptions::new()
@@ -298,9 +347,12 @@ impl Rounds {
             Ok(s) => s,
             Err(e) => return AskError::RequestState(e.to_string()),
         };
-        let mut requests = BTreeMap::new();
-        requests.insert(key, request);
-        tracing::debug!(era = "mrtr", "returning input_required");
+        let requests: BTreeMap<String, InputRequest> = requests.into_iter().collect();
+        tracing::debug!(
+            era = "mrtr",
+            questions = requests.len(),
+            "returning input_required"
+        );
         AskError::InputRequired(Box::new(InputRequiredResult::new(
             Some(requests),
             Some(request_state),
@@ -310,16 +362,25 @@ impl Rounds {
     fn next_input(
         &mut self,
         config: &AskConfig,
+        key: Option<Result<String, AskError>>,
         request: impl FnOnce() -> Result<InputRequest, AskError>,
     ) -> Result<(String, Value), AskError> {
-        let key = self.next_key()?;
-        let binding = self.binding.clone();
+        let key = match key {
+            Some(key) => key?,
+            None => self.next_key()?,
+        };
         let state = self.open(config)?;
         if let Some(answer) = state.answers.get(&key) {
             return Ok((key, answer.clone()));
         }
+        if let Some(answer) = self.unsealed.as_ref().and_then(|u| u.get(&key)).cloned()
+            && let Some(state) = self.state.as_mut()
+        {
+            state.answers.insert(key.clone(), answer.clone());
+            return Ok((key, answer));
+        }
         let request = request()?;
-        Err(Self::ask(config, &binding, state, key, request))
+        Err(self.question(config, key, request))
     }
 
     fn open(&mut self, config: &AskConfig) -> Result<&mut SealedState, AskError> {
@@ -341,11 +402,18 @@ impl Rounds {
                     state
                 }
             };
-            if let (Some(pending), Some(responses)) =
-                (state.pending.take(), self.input_responses.take())
-                && let Some(answer) = responses.get(&pending)
-            {
-                state.answers.insert(pending, answer.clone());
+            let pending = std::mem::take(&mut state.pending);
+            match self.input_responses.take() {
+                // Only what the previous round asked is taken; anything else is ignored.
+                Some(responses) if self.request_state.is_some() => {
+                    for key in pending {
+                        if let Some(answer) = responses.get(&key) {
+                            state.answers.insert(key, answer.clone());
+                        }
+                    }
+                }
+                Some(responses) if config.stateless_answers => self.unsealed = Some(responses),
+                _ => {}
             }
             self.state = Some(state);
         }
@@ -361,7 +429,6 @@ impl Rounds {
         start: impl FnOnce() -> Result<(String, String), AskError>,
     ) -> Result<UrlRound, AskError> {
         let key = self.next_key()?;
-        let binding = self.binding.clone();
         let state = self.open(config)?;
         if let (Some(answer), Some(flow)) = (state.answers.get(&key), state.flows.get(&key)) {
             let result = serde_json::from_value::<ElicitResult>(answer.clone()).map_err(|e| {
@@ -378,20 +445,50 @@ impl Rounds {
             });
         }
         let (flow, url) = start()?;
-        Err(url_question(
-            config, &binding, state, key, flow, message, url,
-        ))
+        Err(self.url_question(config, key, flow, message, url))
+    }
+
+    /// The `input_required` result asking URL question `key` about `flow`, with the state
+    /// sealed.
+    fn url_question(
+        &mut self,
+        config: &AskConfig,
+        key: String,
+        flow: String,
+        message: String,
+        url: String,
+    ) -> AskError {
+        match self.open(config) {
+            Ok(state) => {
+                state.flows.insert(key.clone(), flow);
+            }
+            Err(e) => return e,
+        }
+        // 2026-07-28 URL requests carry no `elicitationId`; rmcp's type always writes one, empty.
+        let params = ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message,
+            url,
+            elicitation_id: String::new(),
+        };
+        tracing::debug!(era = "mrtr", "asking for a URL flow");
+        self.question(
+            config,
+            key,
+            InputRequest::Elicitation(ElicitRequest::new(params)),
+        )
     }
 
     fn next_answer(
         &mut self,
         config: &AskConfig,
+        key: Option<Result<String, AskError>>,
         message: String,
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
         view: Option<&str>,
     ) -> Result<ElicitResult, AskError> {
-        let (key, answer) = self.next_input(config, || {
+        let (key, answer) = self.next_input(config, key, || {
             let meta = view.map(|uri| {
                 let mut meta = rmcp::model::RequestMetaObject::new();
                 add_view(&mut meta, uri);
@@ -414,32 +511,4 @@ impl Rounds {
             )])
         })
     }
-}
-
-/// The `input_required` result asking URL question `key` about `flow`, with the state sealed.
-fn url_question(
-    config: &AskConfig,
-    binding: &[u8],
-    state: &mut SealedState,
-    key: String,
-    flow: String,
-    message: String,
-    url: String,
-) -> AskError {
-    state.flows.insert(key.clone(), flow);
-    // 2026-07-28 URL requests carry no `elicitationId`; rmcp's type always writes one, empty.
-    let params = ElicitRequestParams::UrlElicitationParams {
-        meta: None,
-        message,
-        url,
-        elicitation_id: String::new(),
-    };
-    tracing::debug!(era = "mrtr", "asking for a URL flow");
-    Rounds::ask(
-        config,
-        binding,
-        state,
-        key,
-        InputRequest::Elicitation(ElicitRequest::new(params)),
-    )
 }

@@ -113,6 +113,27 @@ impl Server {
         done(format!("{sampled} / {} roots", roots.len()))
     }
 
+    #[tool(description = "A name, a greeting and the roots, asked in one round")]
+    async fn together(&self, ask: Ask) -> ToolResult {
+        let (name, greeting, roots) = ask
+            .all((
+                ask.key("user_name").form::<Name>("What is your name?"),
+                ask.key("greeting")
+                    .sample(Sampling::new(50).user("Generate a greeting")),
+                ask.key("client_roots").roots(),
+            ))
+            .await?;
+        let name = match name {
+            Answer::Accepted(n) => n.name,
+            Answer::Declined | Answer::Cancelled => "-".into(),
+        };
+        let greeting = match greeting {
+            Answer::Accepted(s) => s.text().unwrap_or_default(),
+            Answer::Declined | Answer::Cancelled => "-".into(),
+        };
+        done(format!("{name}: {greeting} / {} roots", roots.len()))
+    }
+
     #[tool(description = "Uses one key twice (a server bug)")]
     async fn twice(&self, ask: Ask) -> ToolResult {
         ask.key("same").roots().await?;
@@ -696,5 +717,97 @@ async fn a_prompt_asks_in_both_eras() {
         serde_json::to_value(&prompt.messages[0].content).unwrap()["text"],
         "Write about tea."
     );
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn questions_asked_together_leave_in_one_round() {
+    // 2025: all three are sent to the client, the call waits for every answer.
+    let client = connect(Client::full(), ProtocolVersion::V_2025_11_25).await;
+    let text = complete(call(&client, "together", None, None).await);
+    assert_eq!(text, "Alice: The capital of France is Paris. / 1 roots");
+    let mut methods: Vec<String> = client
+        .service()
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap().to_owned())
+        .collect();
+    methods.sort();
+    assert_eq!(
+        methods,
+        ["elicitation/create", "roots/list", "sampling/createMessage"]
+    );
+    client.cancel().await.expect("close");
+
+    // 2026-07-28: one input_required result with the three requests under their keys.
+    let client = connect(Client::full(), ProtocolVersion::V_2026_07_28).await;
+    let ir = input_required(call(&client, "together", None, None).await);
+    let requests = ir.input_requests.as_ref().expect("input requests");
+    let asked: Vec<(&str, Value)> = requests
+        .iter()
+        .map(|(k, r)| {
+            (
+                k.as_str(),
+                serde_json::to_value(r).unwrap()["method"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            ("client_roots", json!("roots/list")),
+            ("greeting", json!("sampling/createMessage")),
+            ("user_name", json!("elicitation/create")),
+        ]
+    );
+    let state = ir.request_state.clone().expect("a sealed state");
+    let name = json!({"action": "accept", "content": {"name": "Alice"}});
+    // Two answers of three: the third is asked again, alone, the two others kept sealed.
+    let partial = json!({"user_name": name, "greeting": sampling_answer()});
+    let ir = input_required(call(&client, "together", Some(partial), Some(state)).await);
+    let (key, _, state) = only_request(&ir);
+    assert_eq!(key, "client_roots");
+    let rest = json!({"client_roots": roots_answer()});
+    let text = complete(call(&client, "together", Some(rest), Some(state)).await);
+    assert_eq!(text, "Alice: The capital of France is Paris. / 1 roots");
+    client.cancel().await.expect("close");
+
+    // A client without roots: the round fails before anything is asked.
+    let mut no_roots = Client::full();
+    no_roots.roots = false;
+    let client = connect(no_roots, ProtocolVersion::V_2026_07_28).await;
+    let e = json_rpc_error(call(&client, "together", None, None).await);
+    assert_eq!(e.code.0, -32021);
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn answers_without_a_state_are_taken_only_when_the_server_allows_it() {
+    let answers = json!({
+        "user_name": {"action": "accept", "content": {"name": "Alice"}},
+        "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}},
+    });
+    // By default the first call's answers are ignored: the question goes out.
+    let client = connect(Client::full(), ProtocolVersion::V_2026_07_28).await;
+    let ir = input_required(call(&client, "greet", Some(answers.clone()), None).await);
+    assert_eq!(only_request(&ir).0, "user_name");
+    client.cancel().await.expect("close");
+
+    let server = Server {
+        ask: AskConfig::new().with_stateless_answers(true),
+    };
+    let client = connect_to(server, Client::full(), ProtocolVersion::V_2026_07_28).await;
+    assert_eq!(
+        complete(call(&client, "greet", Some(answers), None).await),
+        "Hello, Alice!"
+    );
+    // Checked like any answer: a number is not an elicitation result.
+    let e = json_rpc_error(call(&client, "greet", Some(json!({"user_name": 12345})), None).await);
+    assert_eq!(e.code.0, -32602, "{e:?}");
+    // A key no question uses is ignored: the question goes out.
+    let ir = input_required(call(&client, "greet", Some(json!({"wrong_key": {}})), None).await);
+    assert_eq!(only_request(&ir).0, "user_name");
     client.cancel().await.expect("close");
 }
