@@ -2,7 +2,8 @@
 //!
 //! Commands:
 //! - `cargo xtask peers`: install the prerequisites of the real-peer and browser tests (Node 22,
-//!   the pinned npm peers, Debian's chromium and chromium-driver); quick when they are present.
+//!   the pinned npm peers, the pinned Python peers, Debian's chromium and chromium-driver); quick
+//!   when they are present.
 //! - `cargo xtask tidy`: the architecture checks (dependency arrows, no unused dependency, the
 //!   engine's dependency tree, the ARCHITECTURE.md code map, no `mod.rs`, no path outside the
 //!   repository).
@@ -252,6 +253,7 @@ fn test(root: &Path) -> anyhow::Result<()> {
             .args(["test", "--workspace"])
             .env("INTERLUDE_NODE", &peers.node)
             .env("INTERLUDE_NPM_PEERS", &peers.npm)
+            .env("INTERLUDE_PYTHON_PEERS", &peers.python)
             .env("INTERLUDE_REQUIRE_PEERS", "1"))
     })?;
     steps.summary();

@@ -4,6 +4,10 @@
 //!   needs Node ≥ 22; the machine's Node may be older).
 //! - The pinned npm peers of `xtask/peers/package-lock.json` in `.peers/npm`, installed with
 //!   `npm ci` under Node 22; skipped when a stamp says the installed tree matches the lock.
+//! - The pinned Python peers of `xtask/peers/requirements.txt` (the Python SDK `mcp` and its
+//!   dependency tree) in a virtual environment at `.peers/python`, made with the machine's
+//!   `python3 -m venv` and filled with `pip install -r`; skipped when a stamp says the installed
+//!   environment matches the pins and its interpreter imports `mcp`.
 //! - Debian's `chromium` and `chromium-driver` through `apt-get`, when missing.
 //!
 //! Each step is idempotent and cheap when its result is already there. Nothing here starts a
@@ -23,17 +27,21 @@ pub(crate) struct Peers {
     pub(crate) node: PathBuf,
     /// The folder holding `node_modules` with the pinned npm peers.
     pub(crate) npm: PathBuf,
+    /// The virtual environment holding the pinned Python peers.
+    pub(crate) python: PathBuf,
 }
 
-/// The stamp written into `.peers/npm` after a successful `npm ci`.
+/// The stamp written into `.peers/npm` after a successful `npm ci`, and into `.peers/python`
+/// after a successful `pip install`.
 const STAMP: &str = ".interlude-peers-stamp";
 
 /// Installs whatever is missing and returns where the peers are.
 pub(crate) fn install(root: &Path) -> anyhow::Result<Peers> {
     let node = node22(root)?;
     let npm = npm_peers(root, &node)?;
+    let python = python_peers(root)?;
     chromium()?;
-    Ok(Peers { node, npm })
+    Ok(Peers { node, npm, python })
 }
 
 /// Node 22 in `.peers/node22`.
@@ -85,6 +93,7 @@ fn npm_peers(root: &Path, node: &Path) -> anyhow::Result<PathBuf> {
     let stamp_path = dest.join(STAMP);
     let installed = std::fs::read_to_string(&stamp_path).unwrap_or_default();
     let complete = [
+        "@modelcontextprotocol/client",
         "@modelcontextprotocol/conformance",
         "@modelcontextprotocol/ext-apps",
         "@modelcontextprotocol/sdk",
@@ -132,6 +141,63 @@ fn npm_peers(root: &Path, node: &Path) -> anyhow::Result<PathBuf> {
     std::fs::write(&stamp_path, format!("{stamp}\n"))
         .with_context(|| format!("cannot write {}", stamp_path.display()))?;
     Ok(dest)
+}
+
+/// The pinned Python peers in the virtual environment `.peers/python`.
+fn python_peers(root: &Path) -> anyhow::Result<PathBuf> {
+    let requirements = root.join("xtask/peers/requirements.txt");
+    let dest = root.join(".peers/python");
+    let pins = read(&requirements)?;
+    let stamp = format!("{:016x}", fnv1a(&[pins.as_slice()]));
+    let stamp_path = dest.join(STAMP);
+    let python = dest.join("bin/python");
+    let installed = std::fs::read_to_string(&stamp_path).unwrap_or_default();
+    if installed.trim() == stamp && python_runs(&python, "import mcp") {
+        eprintln!("xtask: Python peers up to date in {}", dest.display());
+        return Ok(dest);
+    }
+    eprintln!(
+        "xtask: installing the pinned Python peers into {}",
+        dest.display()
+    );
+    let _ = std::fs::remove_file(&stamp_path);
+    if !python_runs(&python, "") {
+        // Missing, or made by a Python that is gone: (re)made from the machine's python3.
+        run(Command::new("python3")
+            .args(["-m", "venv", "--clear"])
+            .arg(&dest))
+        .context("cannot make the Python peers' virtual environment (is python3 with its venv module installed?)")?;
+    }
+    run(Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--quiet",
+            "-r",
+        ])
+        .arg(&requirements))?;
+    if !python_runs(&python, "import mcp") {
+        bail!(
+            "after installing {}, {} cannot import mcp",
+            requirements.display(),
+            python.display()
+        );
+    }
+    std::fs::write(&stamp_path, format!("{stamp}\n"))
+        .with_context(|| format!("cannot write {}", stamp_path.display()))?;
+    Ok(dest)
+}
+
+/// Whether `python` exists and runs `code` successfully.
+fn python_runs(python: &Path, code: &str) -> bool {
+    python.is_file()
+        && Command::new(python)
+            .args(["-c", code])
+            .output()
+            .is_ok_and(|o| o.status.success())
 }
 
 /// Debian's chromium and chromium-driver (browser tests) and tmux (terminal tests).

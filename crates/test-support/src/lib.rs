@@ -18,7 +18,7 @@
 //! the host sends.
 //!
 //! It also knows where the other real peers are ([`NpmPeers`]: Node 22 and the pinned npm
-//! packages) and what a test does when one is missing ([`missing_peer`]: a note, or a failure
+//! packages; [`PythonPeers`]: the virtual environment with the pinned Python packages) and what a test does when one is missing ([`missing_peer`]: a note, or a failure
 //! under `INTERLUDE_REQUIRE_PEERS=1`).
 //!
 //! A missing browser is an error naming what is missing and how to install it
@@ -61,7 +61,7 @@ use fantoccini::elements::Element;
 use fantoccini::error::{CmdError, NewSessionError};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
-pub use peers::{NpmPeers, missing_peer, peers_required, workspace_root};
+pub use peers::{NpmPeers, PythonPeers, missing_peer, peers_required, workspace_root};
 use serde_json::{Value, json};
 
 /// The default Chromium binary (Debian's `chromium` package).

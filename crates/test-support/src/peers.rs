@@ -1,8 +1,10 @@
 //! Where the real peers of the tests are, and what a test does when one is missing.
 //!
-//! `cargo xtask peers` installs Node 22 under `.peers/node22` and the pinned npm packages under
-//! `.peers/npm`; `INTERLUDE_NODE` and `INTERLUDE_NPM_PEERS` point elsewhere. `cargo xtask test`
-//! sets `INTERLUDE_REQUIRE_PEERS=1`: then a missing peer fails the test instead of skipping it.
+//! `cargo xtask peers` installs Node 22 under `.peers/node22`, the pinned npm packages under
+//! `.peers/npm` and the pinned Python packages in a virtual environment at `.peers/python`;
+//! `INTERLUDE_NODE`, `INTERLUDE_NPM_PEERS` and `INTERLUDE_PYTHON_PEERS` point elsewhere.
+//! `cargo xtask test` sets `INTERLUDE_REQUIRE_PEERS=1`: then a missing peer fails the test
+//! instead of skipping it.
 
 use std::path::{Path, PathBuf};
 
@@ -90,5 +92,63 @@ impl NpmPeers {
     /// A file of an installed package: `<npm>/node_modules/<path>`.
     pub fn package_file(&self, path: &str) -> PathBuf {
         self.npm.join("node_modules").join(path)
+    }
+}
+
+/// The virtual environment holding the pinned Python peers (`.peers/python`, or
+/// `INTERLUDE_PYTHON_PEERS`).
+#[derive(Debug, Clone)]
+pub struct PythonPeers {
+    /// The environment's own interpreter (`<venv>/bin/python`), which imports its packages.
+    pub python: PathBuf,
+    /// The environment's folder.
+    pub venv: PathBuf,
+}
+
+impl PythonPeers {
+    /// Finds the environment and checks that each of `packages` (import names, such as `mcp`)
+    /// is installed in it; `None` (see [`missing_peer`]) when something is missing.
+    ///
+    /// ```no_run
+    /// let peers = interlude_test_support::PythonPeers::locate(&["mcp"]);
+    /// ```
+    pub fn locate(packages: &[&str]) -> Option<PythonPeers> {
+        let venv = std::env::var_os("INTERLUDE_PYTHON_PEERS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace_root().join(".peers/python"));
+        let python = venv.join("bin/python");
+        if !python.is_file() {
+            return missing_peer(&format!(
+                "{} is missing (run `cargo xtask peers`)",
+                python.display()
+            ));
+        }
+        let peers = PythonPeers { python, venv };
+        for package in packages {
+            if peers
+                .site_packages()
+                .iter()
+                .all(|site| !site.join(package).join("__init__.py").is_file())
+            {
+                return missing_peer(&format!(
+                    "the Python package {package} is not installed in {} (run `cargo xtask peers`)",
+                    peers.venv.display()
+                ));
+            }
+        }
+        Some(peers)
+    }
+
+    /// The environment's `lib/python3.*/site-packages` folders (one, unless Python was upgraded
+    /// under it).
+    fn site_packages(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(self.venv.join("lib")) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("python"))
+            .map(|e| e.path().join("site-packages"))
+            .collect()
     }
 }
