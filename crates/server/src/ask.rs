@@ -387,7 +387,12 @@ impl Ask {
         }
         match self.call.era {
             ProtocolEra::Push => {
-                match crate::push::ask_client(&self.call, roots_request()).await? {
+                match crate::push::ask_client(
+                    &self.call,
+                    roots_request(related_to(&self.call.context.id)),
+                )
+                .await?
+                {
                     None => Err(rmcp::ServiceError::Cancelled {
                         reason: Some("the call was cancelled while listing roots".into()),
                     }

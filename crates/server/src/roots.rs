@@ -38,8 +38,12 @@ pub struct Root {
 
 /// The `roots/list` request to push (it has no parameters, so no `_meta` either).
 #[allow(deprecated)] // rmcp marks roots deprecated (SEP-2577); every revision spoken has it.
-pub(crate) fn roots_request() -> ServerRequest {
-    ServerRequest::ListRootsRequest(rmcp::model::ListRootsRequest::default())
+/// The pushed `roots/list`, naming the call it is asked for in `_meta` as every pushed question
+/// does (a client ties it to that call).
+pub(crate) fn roots_request(meta: rmcp::model::RequestMetaObject) -> ServerRequest {
+    let mut request = rmcp::model::ListRootsRequest::default();
+    request.extensions.insert(meta);
+    ServerRequest::ListRootsRequest(request)
 }
 
 /// The `roots/list` question as an `inputRequests` entry.

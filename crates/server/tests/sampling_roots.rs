@@ -466,9 +466,15 @@ async fn roots_are_listed_in_both_eras() {
     let client = connect(Client::full(), ProtocolVersion::V_2025_11_25).await;
     let text = complete(call(&client, "places", None, None).await);
     assert_eq!(text, "file:///test/root (Test Root)");
-    assert_eq!(
-        client.service().seen.lock().unwrap()[0]["method"],
-        "roots/list"
+    let seen = client.service().seen.lock().unwrap().clone();
+    assert_eq!(seen[0]["method"], "roots/list");
+    // Tied to its call by its `_meta`, as every pushed question is.
+    assert!(
+        seen[0]["meta"]
+            .get(interlude_protocol::RELATED_REQUEST_ID_KEY)
+            .is_some(),
+        "{}",
+        seen[0]
     );
     client.cancel().await.expect("close");
 

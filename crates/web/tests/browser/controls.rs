@@ -170,8 +170,7 @@ async fn the_protocol_pane_comes_to_the_person_and_goes_back() {
         && time.as_bytes()[5] == b':'
         && time.as_bytes()[8] == b'.';
     assert!(clock, "not a clock time: {time}");
-    page.click_clear("#protocol button.log-close")
-        .await;
+    page.click_clear("#protocol button.log-close").await;
     let back = page
         .until(
             "(() => { const a = document.activeElement; return a && a.classList.contains('call-messages') ? a.closest('article.call').querySelector('.result')?.textContent : null; })()",
