@@ -823,3 +823,31 @@ fn a_narrow_terminal_breaks_help_between_words() {
     tmux.press(&["Escape"]);
     tmux.wait_for("Cancelled");
 }
+
+/// Declining a sampling request on the terminal: an empty reply offers "Write the reply" and
+/// "Decline"; declined, server-everything hears the spec's "user rejected" error (code -1).
+#[test]
+fn a_sampling_request_can_be_declined() {
+    let Some(tmux) = everything_session() else {
+        return;
+    };
+    tmux.wait_for("to move, Enter to call");
+    tmux.type_text("trigger-sampling-request");
+    tmux.wait_for("> trigger-sampling-request");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Prompt");
+    tmux.type_text("anything");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Max tokens");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Your reply, as the model:");
+    // Nothing typed: Enter ends the (empty) reply; sending is not offered.
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("Write the reply");
+    assert!(!screen.contains("Send this reply"), "{screen}");
+    tmux.press(&["Down"]);
+    tmux.wait_for("> Decline: send no reply");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Declined; \"everything\" was told.");
+    tmux.wait_for("User rejected sampling request");
+}
