@@ -67,8 +67,10 @@ async fn main() -> ExitCode {
 }
 
 async fn serve_stdio() -> anyhow::Result<()> {
+    let (stdin, stdout) = interlude_server::stdio();
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout);
     let server = fixtures::Fixtures::new(fixtures::ask_config())
-        .serve(interlude_server::stdio())
+        .serve(interlude_server::checked(transport))
         .await
         .context("cannot start on stdio")?;
     server.waiting().await.context("the server task failed")?;

@@ -59,9 +59,14 @@ pub async fn serve_stdio() -> Result<(), StdioError> {
     };
     // A client of the User Interaction draft (seed 000) declares it where rmcp's typed
     // capabilities cannot hold it: `normalized` moves it where `Ask` reads it.
+    // A known method whose params do not fit is answered -32602 naming the field (`checked`).
     let (stdin, stdout) = interlude_server::stdio();
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
+        interlude_server::interaction::normalized(stdin),
+        stdout,
+    );
     let service = server
-        .serve((interlude_server::interaction::normalized(stdin), stdout))
+        .serve(interlude_server::checked(transport))
         .await
         .map_err(|e| StdioError::Start(Box::new(e)))?;
     service

@@ -142,3 +142,49 @@ fn a_push_elicitation_carries_the_json_rpc_id_of_its_tool_call() {
         "{results:?}"
     );
 }
+
+/// A request of a known method whose params do not fit it is answered -32602 naming the field
+/// (the toolkit's `checked` transport), not "method not found"; the server goes on serving, in
+/// both eras.
+#[test]
+fn a_known_method_with_misfit_params_is_answered_naming_the_field() {
+    let mut demo = Demo::start();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+    });
+    let cases = [
+        (
+            json!({"name": "github_username", "arguments": {}, "inputResponses": [1], "_meta": meta}),
+            "tools/call",
+            "inputResponses",
+            "`params.inputResponses` of tools/call must be an object, found an array",
+        ),
+        (
+            json!({"name": 12, "_meta": meta}),
+            "tools/call",
+            "name",
+            "`params.name` of tools/call must be a string, found a number",
+        ),
+        (
+            json!({"uri": ["ui://demo/weather"], "_meta": meta}),
+            "resources/read",
+            "uri",
+            "`params.uri` of resources/read must be a string, found an array",
+        ),
+    ];
+    for (i, (params, method, field, said)) in cases.into_iter().enumerate() {
+        demo.send(json!({"jsonrpc": "2.0", "id": i, "method": method, "params": params}));
+        let reply = demo.next();
+        assert_eq!(reply["id"], json!(i), "{reply}");
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+        assert_eq!(reply["error"]["data"]["field"], field, "{reply}");
+        assert_eq!(reply["error"]["message"], said, "{reply}");
+    }
+    // Still serving: a well-formed call is answered.
+    demo.send(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                     "params": {"name": "github_username", "arguments": {}, "_meta": meta}}));
+    let reply = demo.next();
+    assert_eq!(reply["id"], 9, "{reply}");
+    assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
+}

@@ -107,6 +107,7 @@
 pub mod apps;
 mod ask;
 mod call;
+mod checked;
 mod config;
 mod error;
 pub mod interaction;
@@ -122,6 +123,7 @@ pub mod url;
 mod wire;
 
 pub use ask::Ask;
+pub use checked::{Checked, checked};
 pub use config::{AskConfig, AskServer};
 pub use error::AskError;
 pub use interlude_protocol::Answer;
