@@ -35,6 +35,7 @@ pub(crate) async fn serve(
     );
     let router = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(interlude_server::checked_http))
         .layer(axum::middleware::from_fn(session_deleted));
     // Small requests answered at once: no Nagle delay.
     let listener = listener.tap_io(|tcp| {

@@ -68,6 +68,8 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
         .layer(axum::middleware::from_fn(
             interlude_server::interaction::normalize_http,
         ))
+        // A known method whose params do not fit: -32602 naming the field.
+        .layer(axum::middleware::from_fn(interlude_server::checked_http))
         .layer(axum::middleware::from_fn(session_ended));
     if let Some((flows, key)) = &options.flows {
         // Housekeeping: flows past their time expire; finished ones are forgotten after a day.

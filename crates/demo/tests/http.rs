@@ -62,3 +62,43 @@ async fn ending_a_session_answers_no_content() {
     assert_eq!(ended.status, 204, "{ended:?}");
     assert_eq!(notified.status, 202, "{notified:?}");
 }
+
+/// Over HTTP too, a request of a known method whose params do not fit it is answered -32602
+/// naming the field (`interlude_server::checked_http`), not 404 "method not found".
+#[tokio::test]
+async fn a_misfit_request_is_answered_naming_the_field() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let shutdown = CancellationToken::new();
+    tokio::spawn(serve_http(
+        listener,
+        HttpOptions {
+            shutdown: shutdown.child_token(),
+            ..HttpOptions::default()
+        },
+    ));
+    let reply = tokio::task::spawn_blocking(move || {
+        let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"github_username","arguments":{},"inputResponses":[1],"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+        exchange(
+            "POST",
+            &url,
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "github_username"),
+            ],
+            call,
+        )
+        .unwrap()
+    })
+    .await
+    .unwrap();
+    shutdown.cancel();
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let body: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+    assert_eq!(body["id"], 7, "{body}");
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    assert_eq!(body["error"]["data"]["field"], "inputResponses", "{body}");
+}

@@ -87,6 +87,64 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Checked<T> {
     }
 }
 
+/// The most of a request body [`checked_http`] reads to judge it; a larger one passes to rmcp as
+/// it is (which has its own limit).
+const MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// [`checked`] for a streamable HTTP endpoint, as an axum middleware: a POSTed request of a known
+/// method whose params do not fit it is answered `200` with the JSON-RPC error (-32602 naming the
+/// field), and never reaches rmcp; everything else passes untouched. It reads each POST body once
+/// more than rmcp does.
+///
+/// ```no_run
+/// # fn mcp_service() -> axum::Router { axum::Router::new() }
+/// let app = axum::Router::new()
+///     .nest("/mcp", mcp_service())
+///     .layer(axum::middleware::from_fn(interlude_server::checked_http));
+/// # let _ = app;
+/// ```
+pub async fn checked_http(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request.method() != http::Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return axum::response::IntoResponse::into_response((
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!("cannot read the request: {e}"),
+            ));
+        }
+    };
+    if let Ok(ClientJsonRpcMessage::Request(request)) =
+        serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)
+        && let ClientRequest::CustomRequest(custom) = &request.request
+        && let Some(error) = misfit(custom)
+    {
+        tracing::info!(method = %custom.method, "refused a request whose params do not fit: {}", error.message);
+        let reply = ServerJsonRpcMessage::Error(JsonRpcError {
+            jsonrpc: JsonRpcVersion2_0,
+            id: Some(request.id.clone()),
+            error,
+        });
+        let body = serde_json::to_vec(&reply).unwrap_or_default();
+        return axum::response::IntoResponse::into_response((
+            http::StatusCode::OK,
+            [(http::header::CONTENT_TYPE, "application/json")],
+            body,
+        ));
+    }
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
+}
+
 /// What each known method's params must hold where a client is likely to go wrong: the field
 /// and the JSON type it must have. A field not listed is judged by rmcp's own reading.
 fn fields_of(method: &str) -> Option<&'static [(&'static str, Shape)]> {
