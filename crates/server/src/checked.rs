@@ -110,6 +110,11 @@ pub async fn checked_http(
     if request.method() != http::Method::POST {
         return next.run(request).await;
     }
+    let wire_2026 = request
+        .headers()
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("2026"));
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
         Ok(bytes) => bytes,
@@ -123,7 +128,7 @@ pub async fn checked_http(
     if let Ok(ClientJsonRpcMessage::Request(request)) =
         serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)
         && let ClientRequest::CustomRequest(custom) = &request.request
-        && let Some(error) = misfit(custom)
+        && let Some(error) = misfit_on(custom, wire_2026)
     {
         tracing::info!(method = %custom.method, "refused a request whose params do not fit: {}", error.message);
         let reply = ServerJsonRpcMessage::Error(JsonRpcError {
@@ -192,6 +197,24 @@ enum Shape {
 /// The -32602 error for custom request `request` when its method is one rmcp knows (so its
 /// params did not fit), naming the field when one of the usual ones is of the wrong type.
 fn misfit(request: &CustomRequest) -> Option<ErrorData> {
+    misfit_on(request, false)
+}
+
+/// [`misfit`], `wire_2026` saying the transport already knows the request is on the 2026-07-28
+/// wire (an HTTP request's `MCP-Protocol-Version` header).
+fn misfit_on(request: &CustomRequest, wire_2026: bool) -> Option<ErrorData> {
+    // Methods the 2026-07-28 revision removed are unknown on that wire: "method not found" is
+    // the right answer there, and rmcp gives it.
+    const REMOVED_IN_2026: [&str; 5] = [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ];
+    if REMOVED_IN_2026.contains(&request.method.as_str()) && (wire_2026 || speaks_2026(request)) {
+        return None;
+    }
     let fields = fields_of(&request.method)?;
     let method = &request.method;
     let params = match &request.params {
@@ -241,6 +264,18 @@ fn misfit(request: &CustomRequest) -> Option<ErrorData> {
     ))
 }
 
+/// Whether the request says it speaks a 2026 revision (its `_meta` names the protocol version,
+/// as every request on the 2026-07-28 wire does).
+fn speaks_2026(request: &CustomRequest) -> bool {
+    request
+        .params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str)
+        .is_some_and(|v| v.starts_with("2026"))
+}
+
 fn invalid(message: String, field: &str) -> ErrorData {
     ErrorData::new(
         ErrorCode::INVALID_PARAMS,
@@ -286,6 +321,15 @@ mod tests {
         assert_eq!(error.data, Some(json!({"field": "name"})));
         let error = misfit(&custom("resources/read", json!([]))).unwrap();
         assert_eq!(error.data, Some(json!({"field": "params"})));
+    }
+
+    #[test]
+    fn a_method_removed_in_2026_is_left_to_say_not_found_on_that_wire() {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        assert!(misfit(&custom("logging/setLevel", json!({"_meta": meta}))).is_none());
+        assert!(misfit(&custom("initialize", json!({"_meta": meta}))).is_none());
+        // On a 2025 session it is a known method whose params do not fit.
+        assert!(misfit(&custom("logging/setLevel", json!({"level": 3}))).is_some());
     }
 
     #[test]
