@@ -68,7 +68,10 @@ async fn main() -> ExitCode {
 
 async fn serve_stdio() -> anyhow::Result<()> {
     let (stdin, stdout) = interlude_server::stdio();
-    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout);
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
+        interlude_server::checked_lines(stdin),
+        stdout,
+    );
     let server = fixtures::Fixtures::new(fixtures::ask_config())
         .serve(interlude_server::checked(transport))
         .await

@@ -61,8 +61,9 @@ pub async fn serve_stdio() -> Result<(), StdioError> {
     // capabilities cannot hold it: `normalized` moves it where `Ask` reads it.
     // A known method whose params do not fit is answered -32602 naming the field (`checked`).
     let (stdin, stdout) = interlude_server::stdio();
+    // A line that is no JSON is answered -32700 (`checked_lines`).
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
-        interlude_server::interaction::normalized(stdin),
+        interlude_server::interaction::normalized(interlude_server::checked_lines(stdin)),
         stdout,
     );
     let service = server

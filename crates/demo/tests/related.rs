@@ -188,3 +188,40 @@ fn a_known_method_with_misfit_params_is_answered_naming_the_field() {
     assert_eq!(reply["id"], 9, "{reply}");
     assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
 }
+
+/// A line that is no JSON-RPC message is answered, not dropped (`checked_lines`): -32700 with
+/// `id: null` for what is not JSON, nests deeper than 128 or holds a number beyond a 64-bit
+/// float; -32600 for a line longer than 8 MiB. The server goes on serving.
+#[test]
+fn lines_that_are_no_message_are_answered() {
+    let mut demo = Demo::start();
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "a".repeat(9 * 1024 * 1024)
+    );
+    let lines = [
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"n":1e400}}}"#.to_owned(), -32700, "beyond a 64-bit float"),
+        ("not json at all".to_owned(), -32700, "not JSON"),
+        (deep, -32700, "nested more than 128 deep"),
+        (huge, -32600, "longer than"),
+    ];
+    for (line, code, said) in lines {
+        writeln!(demo.stdin, "{line}").unwrap();
+        let reply = demo.next();
+        assert_eq!(reply["error"]["code"], code, "{reply}");
+        assert!(reply["id"].is_null(), "{reply}");
+        assert!(
+            reply["error"]["message"].as_str().unwrap().contains(said),
+            "{reply}"
+        );
+    }
+    demo.send(json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "0"}}
+    }));
+    let init = demo.next();
+    assert_eq!(init["id"], 0, "{init}");
+    assert!(init["result"].is_object(), "{init}");
+}

@@ -9,6 +9,12 @@
 //! array`) and `error.data.field`; the server never sees it. Every other message passes through
 //! untouched.
 //!
+//! A line that is not JSON at all (`1e400`, nesting deeper than 128, garbage) or longer than
+//! [`MAX_LINE`] never reaches rmcp as a message (its codec drops it, and the client waits for
+//! ever): [`checked_lines`] wraps a byte stream and turns each such line into a marker the
+//! [`Checked`] transport answers — -32700 (parse error) or -32600 (too large), with `id: null`,
+//! as JSON-RPC asks.
+//!
 //! What it does not do: judge params that parse (the server's handlers do), or touch a request
 //! of a method rmcp does not know (a server's own custom methods).
 
@@ -67,6 +73,21 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Checked<T> {
             let ClientRequest::CustomRequest(custom) = &request.request else {
                 return Some(message);
             };
+            // A line that was no message: answered with `id: null`.
+            if custom.method == UNREADABLE {
+                let error = unreadable_error(custom);
+                tracing::info!(
+                    "refused a line that is no JSON-RPC message: {}",
+                    error.message
+                );
+                let reply = ServerJsonRpcMessage::Error(JsonRpcError {
+                    jsonrpc: JsonRpcVersion2_0,
+                    id: None,
+                    error,
+                });
+                let _ = self.inner.send(reply).await;
+                continue;
+            }
             let Some(error) = misfit(custom) else {
                 return Some(message);
             };
@@ -85,6 +106,253 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Checked<T> {
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
     }
+}
+
+/// The longest line [`checked_lines`] passes on; a longer one is answered -32600 and dropped.
+pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
+/// The method of the marker line [`checked_lines`] puts in place of a line that is no message.
+const UNREADABLE: &str = "interlude/unreadable-line";
+
+/// The error for a marker line: its code and message, as [`checked_lines`] wrote them.
+fn unreadable_error(marker: &CustomRequest) -> ErrorData {
+    let params = marker.params.as_ref();
+    let code = params
+        .and_then(|p| p.get("code"))
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(ErrorCode::PARSE_ERROR.0);
+    let message = params
+        .and_then(|p| p.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("the line is not a JSON-RPC message")
+        .to_owned();
+    ErrorData::new(ErrorCode(code), message, None)
+}
+
+/// A server's input as lines, each line that is not JSON (or is longer than [`MAX_LINE`])
+/// replaced by a marker that [`Checked`] answers -32700 (or -32600); see the module
+/// documentation. Wrap the reader half of a stdio (or any byte-stream) transport with it, and
+/// the transport with [`checked`].
+///
+/// ```no_run
+/// # async fn run<S: rmcp::ServerHandler>(server: S) -> Result<(), Box<dyn std::error::Error>> {
+/// use rmcp::ServiceExt;
+/// use rmcp::transport::async_rw::AsyncRwTransport;
+/// let (stdin, stdout) = interlude_server::stdio();
+/// let transport = AsyncRwTransport::new_server(interlude_server::checked_lines(stdin), stdout);
+/// server.serve(interlude_server::checked(transport)).await?.waiting().await?;
+/// # Ok(()) }
+/// ```
+pub fn checked_lines<R>(reader: R) -> CheckedLines<R> {
+    CheckedLines {
+        inner: reader,
+        line: Vec::new(),
+        out: Vec::new(),
+        sent: 0,
+        skipping: false,
+        done: false,
+    }
+}
+
+/// See [`checked_lines`].
+#[derive(Debug)]
+pub struct CheckedLines<R> {
+    inner: R,
+    /// The line being read (not yet complete).
+    line: Vec<u8>,
+    /// Bytes ready for the reader, and how many of them it took.
+    out: Vec<u8>,
+    sent: usize,
+    /// The rest of a line that was too long is being thrown away.
+    skipping: bool,
+    done: bool,
+}
+
+impl<R> CheckedLines<R> {
+    /// Adds `bytes` and moves the complete lines to `out`, each checked. Only the new bytes are
+    /// searched for newlines: a long line costs its length once, not once per chunk.
+    fn take_lines(&mut self, bytes: &[u8]) {
+        let mut bytes = bytes;
+        while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
+            let (head, tail) = bytes.split_at(end + 1);
+            bytes = tail;
+            if std::mem::take(&mut self.skipping) {
+                self.line.clear();
+                continue;
+            }
+            let mut line = std::mem::take(&mut self.line);
+            line.extend_from_slice(head);
+            self.check(&line);
+        }
+        if !self.skipping {
+            self.line.extend_from_slice(bytes);
+        }
+        if !self.skipping && self.line.len() > MAX_LINE {
+            self.line.clear();
+            self.skipping = true;
+            self.marker(
+                ErrorCode::INVALID_REQUEST.0,
+                &format!("the line is longer than {MAX_LINE} bytes"),
+            );
+        } else if self.skipping {
+            self.line.clear();
+        }
+    }
+
+    /// `line` (with its newline) to `out` as it is when it is JSON, a marker otherwise.
+    fn check(&mut self, line: &[u8]) {
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        if body.iter().all(u8::is_ascii_whitespace) {
+            self.out.extend_from_slice(line);
+            return;
+        }
+        let judged = serde_json::from_slice::<serde::de::IgnoredAny>(body)
+            .map_err(|e| format!("the line is not JSON: {e}"))
+            .and_then(|_| beyond_a_value(body));
+        match judged {
+            Ok(()) => self.out.extend_from_slice(line),
+            Err(why) => self.marker(ErrorCode::PARSE_ERROR.0, &why),
+        }
+    }
+
+    fn marker(&mut self, code: i32, message: &str) {
+        let marker = json!({
+            "jsonrpc": "2.0", "id": UNREADABLE, "method": UNREADABLE,
+            "params": {"code": code, "message": message},
+        });
+        if let Ok(mut bytes) = serde_json::to_vec(&marker) {
+            bytes.push(b'\n');
+            self.out.extend_from_slice(&bytes);
+        }
+    }
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for CheckedLines<R> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        loop {
+            if let Some(ready) = this.out.get(this.sent..).filter(|r| !r.is_empty()) {
+                let n = ready.len().min(buf.remaining());
+                buf.put_slice(ready.get(..n).unwrap_or_default());
+                this.sent += n;
+                if this.sent == this.out.len() {
+                    this.out.clear();
+                    this.sent = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.done {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 8192];
+            let mut read = tokio::io::ReadBuf::new(&mut chunk);
+            match std::pin::Pin::new(&mut this.inner).poll_read(cx, &mut read) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(())) if read.filled().is_empty() => {
+                    // The end: a last line without its newline is checked as it is.
+                    this.done = true;
+                    let last = std::mem::take(&mut this.line);
+                    if !last.is_empty() && !this.skipping {
+                        this.check(&last);
+                    }
+                }
+                Poll::Ready(Ok(())) => {
+                    let n = read.filled().len();
+                    this.take_lines(chunk.get(..n).unwrap_or_default());
+                }
+            }
+        }
+    }
+}
+
+/// The deepest nesting a message may have (what `serde_json` reads into a value).
+const MAX_DEPTH: usize = 128;
+
+/// What well-formed JSON can still hold that no JSON value can be read from (so rmcp would drop
+/// the line): nesting deeper than [`MAX_DEPTH`], or a number beyond a 64-bit float (`1e400`).
+/// One pass, nothing allocated.
+fn beyond_a_value(body: &[u8]) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut i = 0;
+    while let Some(&b) = body.get(i) {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("the line is nested more than {MAX_DEPTH} deep"));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                // A number: its integer digits, and its exponent if it has one.
+                let start = i;
+                let mut digits = 0i64;
+                let mut seen_point = false;
+                let mut exponent: i64 = 0;
+                let mut exponent_sign = 1i64;
+                let mut in_exponent = false;
+                let mut leading = true;
+                i += usize::from(b == b'-');
+                while let Some(&c) = body.get(i) {
+                    match c {
+                        b'0'..=b'9' if in_exponent => {
+                            exponent = exponent
+                                .saturating_mul(10)
+                                .saturating_add(i64::from(c - b'0'));
+                        }
+                        b'0'..=b'9' if !seen_point => {
+                            if !(leading && c == b'0') {
+                                leading = false;
+                                digits += 1;
+                            }
+                        }
+                        b'0'..=b'9' => {}
+                        b'.' => seen_point = true,
+                        b'e' | b'E' => in_exponent = true,
+                        b'+' if in_exponent => {}
+                        b'-' if in_exponent => exponent_sign = -1,
+                        _ => break,
+                    }
+                    i += 1;
+                }
+                // The power of ten of its leading digit; a 64-bit float ends near 1.8e308.
+                if digits - 1 + exponent_sign * exponent > 308 {
+                    let shown = String::from_utf8_lossy(
+                        body.get(start..i.min(start + 40)).unwrap_or_default(),
+                    )
+                    .into_owned();
+                    return Err(format!(
+                        "the line has a number beyond a 64-bit float: {shown}"
+                    ));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 /// The most of a request body [`checked_http`] reads to judge it; a larger one passes to rmcp as
@@ -330,6 +598,27 @@ mod tests {
         assert!(misfit(&custom("initialize", json!({"_meta": meta}))).is_none());
         // On a 2025 session it is a known method whose params do not fit.
         assert!(misfit(&custom("logging/setLevel", json!({"level": 3}))).is_some());
+    }
+
+    #[test]
+    fn json_no_value_can_be_read_from_is_named() {
+        assert!(beyond_a_value(br#"{"a": [1, 2.5e3, -0.1, 1e308, "1e999", {"b": null}]}"#).is_ok());
+        let deep = format!("{}{}", "[".repeat(129), "]".repeat(129));
+        assert!(
+            beyond_a_value(deep.as_bytes())
+                .unwrap_err()
+                .contains("nested")
+        );
+        let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert!(beyond_a_value(ok.as_bytes()).is_ok());
+        assert!(
+            beyond_a_value(br#"{"n": 1e400}"#)
+                .unwrap_err()
+                .contains("1e400")
+        );
+        let long = format!("{{\"n\": {}}}", "9".repeat(400));
+        assert!(beyond_a_value(long.as_bytes()).is_err());
+        assert!(beyond_a_value(br#"{"s": "\"[[[[", "n": 1E-400}"#).is_ok());
     }
 
     #[test]

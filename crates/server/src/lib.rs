@@ -123,7 +123,7 @@ pub mod url;
 mod wire;
 
 pub use ask::Ask;
-pub use checked::{Checked, checked, checked_http};
+pub use checked::{Checked, CheckedLines, MAX_LINE, checked, checked_http, checked_lines};
 pub use config::{AskConfig, AskServer};
 pub use error::AskError;
 pub use interlude_protocol::Answer;
