@@ -16,6 +16,10 @@ const VERDICT_TEXT = {
 // Requests this page consented to and whose link it has not opened yet.
 const consentedHere = new Map(); // request id -> time of consent (ms)
 
+// Links the person said they were done with ("I am done in the browser"), by server and link:
+// a server that asks again for the same link says the flow is not finished yet.
+const saidDone = new Set(); // `${server} ${full link}`
+
 function host(link) {
   return h('span', { class: 'link-host' },
     link.hostPrefix ? h('span', { class: 'link-sub' }, link.hostPrefix) : null,
@@ -61,6 +65,8 @@ export function renderLinkAsk(req, api) {
       if (!waiting) {
         consentedHere.set(req.id, Date.now());
         status.textContent = 'Checking where the link points…';
+      } else {
+        saidDone.add(`${req.server} ${link.full}`);
       }
       api.answer(req.id, 'accept');
     },
@@ -74,10 +80,16 @@ export function renderLinkAsk(req, api) {
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
       h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
     h('div', { class: 'ask-body' },
-      h('p', { class: 'ask-message' }, req.message),
-      linkFacts(link),
+      // Waiting, the card says only what is new: where to finish, and whether the server
+      // already heard "done" for this link (it asks again while its flow is unfinished).
+      waiting ? null : h('p', { class: 'ask-message' }, req.message),
       waiting
-        ? h('p', { class: 'ask-note' }, 'You opened this link earlier in the same call. Finish there, then tell the server you are done.')
+        ? h('dl', { class: 'link-facts' }, h('dt', {}, 'Site'), h('dd', {}, host(link)))
+        : linkFacts(link),
+      waiting
+        ? h('p', { class: 'ask-note waiting-note' }, saidDone.has(`${req.server} ${link.full}`)
+          ? `${req.serverTitle || req.server} says the flow is not finished yet. Finish on ${link.domain || 'the site'} in the tab that opened, then press “I am done” again.`
+          : `The link is open in your browser. ${req.serverTitle || req.server} goes on once you finish there: press “I am done” then.`)
         : warnings(link),
       h('p', { class: 'ask-note' }, fromView
         ? 'The app hears only whether the link was opened, not what you do there.'

@@ -458,3 +458,39 @@ async fn a_look_alike_link_is_named_in_ascii_and_declined_by_default() {
     page.result_containing("lookalike", "sign_in", "Decline")
         .await;
 }
+
+/// 2026-07-28, "I am done" pressed before the flow is finished: the server asks again, and the
+/// card says so — the flow is not finished yet — instead of the same card again in silence. The
+/// waiting card names the site once, not the message and the link a second time (issue 23).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn done_too_early_says_the_flow_is_not_finished() {
+    let (page, _origin) = harness_with_flows().await;
+    page.call_from_sidebar("demo", "weather_api_key").await;
+    let (card, first) = page.focused_card("demo", None).await;
+    page.press_primary(&card).await;
+    // The flow's tab opened beside this one; the person comes back without finishing there.
+    let (card, second) = page.focused_card("demo", Some(&first)).await;
+    let note = card
+        .find(Locator::Css(".waiting-note"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(note.contains("The link is open in your browser"), "{note}");
+    assert!(
+        card.find(Locator::Css(".ask-message")).await.is_err(),
+        "the waiting card repeats the server's message"
+    );
+    page.press_primary(&card).await;
+    let (card, _) = page.focused_card("demo", Some(&second)).await;
+    let note = card
+        .find(Locator::Css(".waiting-note"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(note.contains("says the flow is not finished yet"), "{note}");
+    page.artifact("url-done-too-early").await;
+}
