@@ -717,6 +717,21 @@ fn a_seed_000_prompt_is_asked_as_a_form_and_named_as_the_draft() {
     quit(&tmux);
 }
 
+/// Calls server-everything's `trigger-sampling-request` with `prompt` (the token limit left at
+/// its default) and waits for the reply's prompt; returns the screen then.
+fn ask_for_sampling(tmux: &Tmux, prompt: &str) -> String {
+    tmux.wait_for("to move, Enter to call");
+    tmux.type_text("trigger-sampling-request");
+    tmux.wait_for("> trigger-sampling-request");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Prompt");
+    tmux.type_text(prompt);
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Max tokens");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Your reply, as the model:")
+}
+
 /// Sampling answered by a person on the terminal, with server-everything's
 /// `trigger-sampling-request` (a real npm peer over stdio): the conversation, the system prompt
 /// and the server's wishes as lines, the reply typed line by line (an empty line ends it), then
@@ -726,16 +741,7 @@ fn a_sampling_request_is_answered_with_the_reply_typed() {
     let Some(tmux) = everything_session() else {
         return;
     };
-    tmux.wait_for("to move, Enter to call");
-    tmux.type_text("trigger-sampling-request");
-    tmux.wait_for("> trigger-sampling-request");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("? Prompt");
-    tmux.type_text("the capital of France?");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("? Max tokens");
-    tmux.press(&["Enter"]);
-    let screen = tmux.wait_for("Your reply, as the model:");
+    let screen = ask_for_sampling(&tmux, "the capital of France?");
     for shown in [
         "Reply as the model to a conversation of 1 message.",
         "System prompt:",
@@ -831,16 +837,7 @@ fn a_sampling_request_can_be_declined() {
     let Some(tmux) = everything_session() else {
         return;
     };
-    tmux.wait_for("to move, Enter to call");
-    tmux.type_text("trigger-sampling-request");
-    tmux.wait_for("> trigger-sampling-request");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("? Prompt");
-    tmux.type_text("anything");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("? Max tokens");
-    tmux.press(&["Enter"]);
-    tmux.wait_for("Your reply, as the model:");
+    ask_for_sampling(&tmux, "anything");
     // Nothing typed: Enter ends the (empty) reply; sending is not offered.
     tmux.press(&["Enter"]);
     let screen = tmux.wait_for("Write the reply");
