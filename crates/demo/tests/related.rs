@@ -191,7 +191,8 @@ fn a_known_method_with_misfit_params_is_answered_naming_the_field() {
 
 /// A line that is no JSON-RPC message is answered, not dropped (`checked_lines`): -32700 with
 /// `id: null` for what is not JSON, nests deeper than 128 or holds a number beyond a 64-bit
-/// float; -32600 for a line longer than 8 MiB. The server goes on serving.
+/// float; -32600 for a line longer than 8 MiB, JSON that is not an object, an object without
+/// `"jsonrpc": "2.0"` or without a method, a result or an error. The server goes on serving.
 #[test]
 fn lines_that_are_no_message_are_answered() {
     let mut demo = Demo::start();
@@ -205,6 +206,9 @@ fn lines_that_are_no_message_are_answered() {
         ("not json at all".to_owned(), -32700, "not JSON"),
         (deep, -32700, "nested more than 128 deep"),
         (huge, -32600, "longer than"),
+        ("[1, 2]".to_owned(), -32600, "must be a JSON object"),
+        (r#"{"id": 1, "method": "ping"}"#.to_owned(), -32600, "`jsonrpc` must be"),
+        (r#"{"jsonrpc": "2.0", "id": 4}"#.to_owned(), -32600, "a `method`, a `result` or an `error`"),
     ];
     for (line, code, said) in lines {
         writeln!(demo.stdin, "{line}").unwrap();

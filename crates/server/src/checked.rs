@@ -208,12 +208,25 @@ impl<R> CheckedLines<R> {
             self.out.extend_from_slice(line);
             return;
         }
-        let judged = serde_json::from_slice::<serde::de::IgnoredAny>(body)
-            .map_err(|e| format!("the line is not JSON: {e}"))
-            .and_then(|_| beyond_a_value(body));
+        // What no JSON value can be read from first (too deep, `1e400`): a parse error, whatever
+        // the shape around it.
+        let judged = beyond_a_value(body)
+            .map_err(|why| (ErrorCode::PARSE_ERROR.0, why))
+            .and_then(|()| match serde_json::from_slice::<Envelope<'_>>(body) {
+                Ok(envelope) => envelope.judge(),
+                // JSON, but not an object: no message at all.
+                Err(e) if e.classify() == serde_json::error::Category::Data => Err((
+                    ErrorCode::INVALID_REQUEST.0,
+                    "a JSON-RPC message must be a JSON object".to_owned(),
+                )),
+                Err(e) => Err((
+                    ErrorCode::PARSE_ERROR.0,
+                    format!("the line is not JSON: {e}"),
+                )),
+            });
         match judged {
             Ok(()) => self.out.extend_from_slice(line),
-            Err(why) => self.marker(ErrorCode::PARSE_ERROR.0, &why),
+            Err((code, why)) => self.marker(code, &why),
         }
     }
 
@@ -270,6 +283,37 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for CheckedLines<R> {
                 }
             }
         }
+    }
+}
+
+/// What a line must have to be a JSON-RPC message at all; everything else in it is skipped
+/// unread.
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<std::borrow::Cow<'a, str>>,
+    method: Option<serde::de::IgnoredAny>,
+    result: Option<serde::de::IgnoredAny>,
+    error: Option<serde::de::IgnoredAny>,
+}
+
+impl Envelope<'_> {
+    /// Whether it is a JSON-RPC 2.0 request, notification or response: the code and the words
+    /// of -32600 when not.
+    fn judge(&self) -> Result<(), (i32, String)> {
+        if self.jsonrpc.as_deref() != Some("2.0") {
+            return Err((
+                ErrorCode::INVALID_REQUEST.0,
+                "`jsonrpc` must be \"2.0\"".to_owned(),
+            ));
+        }
+        if self.method.is_none() && self.result.is_none() && self.error.is_none() {
+            return Err((
+                ErrorCode::INVALID_REQUEST.0,
+                "a JSON-RPC message has a `method`, a `result` or an `error`".to_owned(),
+            ));
+        }
+        Ok(())
     }
 }
 
