@@ -707,7 +707,8 @@ impl DemoServer {
             .form::<Newsletter>("Which topics should the newsletter cover?")
             .await?;
         Ok(outcome(answer, |n| {
-            format!("Subscribed to {:?}.", n.topics)
+            let topics: Vec<String> = n.topics.iter().map(|t| format!("{t:?}")).collect();
+            format!("Subscribed to {}.", topics.join(", "))
         }))
     }
 
@@ -733,20 +734,25 @@ impl DemoServer {
             .form::<Registration>("Register for MCP Summit 2026. Fields marked * are required.")
             .await?;
         Ok(outcome(answer, |r| {
+            // Said as a person reads it: no `Some(…)`, lists joined, "none" for what was left out.
+            let workshops: Vec<String> = r.workshops.iter().map(|w| format!("{w:?}")).collect();
             format!(
-                "Registered {} <{}>: website={:?}, arrival={}, talk_slot={:?}, guests={}, budget={:?}, ticket={:?}, country={:?}, workshops={:?}, newsletter={}, meal={:?}.",
+                "Registered {} <{}>: website {}, arrival {}, talk slot {}, {} guest{}, budget {}, ticket {:?}, from {:?}, workshops {}, newsletter {}, meal {}.",
                 r.name,
                 r.email,
-                r.website,
+                r.website.as_deref().unwrap_or("none"),
                 r.arrival,
-                r.talk_slot,
+                r.talk_slot.as_deref().unwrap_or("none"),
                 r.guests,
-                r.budget,
+                if r.guests == 1 { "" } else { "s" },
+                r.budget
+                    .map_or_else(|| "none".to_owned(), |b| b.to_string()),
                 r.ticket,
                 r.country,
-                r.workshops,
-                r.newsletter,
+                workshops.join(", "),
+                if r.newsletter { "yes" } else { "no" },
                 r.meal
+                    .map_or_else(|| "no preference".to_owned(), |m| format!("{m:?}"))
             )
         }))
     }

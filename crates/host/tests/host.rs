@@ -398,7 +398,7 @@ async fn every_seed_example_round_trips_typed_values() {
             [
                 "Hello, @octocat!",
                 "Favourite genre: HipHop.",
-                "Subscribed to [Research, Events].",
+                "Subscribed to Research, Events.",
                 "Deleted 3 drafts."
             ],
             "{version}"
