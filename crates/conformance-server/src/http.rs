@@ -36,7 +36,7 @@ pub(crate) async fn serve(
     let router = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn(interlude_server::checked_http))
-        .layer(axum::middleware::from_fn(session_deleted));
+        .layer(axum::middleware::from_fn(interlude_server::session_ended));
     // Small requests answered at once: no Nagle delay.
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
@@ -46,18 +46,4 @@ pub(crate) async fn serve(
     axum::serve(listener, router)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await
-}
-
-/// A `DELETE` of a session that rmcp answers `202 Accepted` is answered `204 No Content`: the
-/// session is over by then, and clients expect 200 or 204.
-async fn session_deleted(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let delete = request.method() == axum::http::Method::DELETE;
-    let mut response = next.run(request).await;
-    if delete && response.status() == axum::http::StatusCode::ACCEPTED {
-        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
-    }
-    response
 }

@@ -70,7 +70,7 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
         ))
         // A known method whose params do not fit: -32602 naming the field.
         .layer(axum::middleware::from_fn(interlude_server::checked_http))
-        .layer(axum::middleware::from_fn(session_ended));
+        .layer(axum::middleware::from_fn(interlude_server::session_ended));
     if let Some((flows, key)) = &options.flows {
         // Housekeeping: flows past their time expire; finished ones are forgotten after a day.
         let sweeper = flows.clone();
@@ -102,19 +102,4 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
     axum::serve(listener, router)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await
-}
-
-/// A session's `DELETE /mcp` answered `202 Accepted` (rmcp's choice) becomes `204 No Content`:
-/// the session is gone when the answer leaves, and clients (the Python SDK among them) expect
-/// 200 or 204 there and warn on anything else.
-async fn session_ended(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let delete = request.method() == axum::http::Method::DELETE;
-    let mut response = next.run(request).await;
-    if delete && response.status() == axum::http::StatusCode::ACCEPTED {
-        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
-    }
-    response
 }

@@ -220,14 +220,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Normalized<R> {
         use std::task::Poll;
         let this = self.get_mut();
         loop {
-            if let Some(ready) = this.out.get(this.sent..).filter(|r| !r.is_empty()) {
-                let n = ready.len().min(buf.remaining());
-                buf.put_slice(ready.get(..n).unwrap_or_default());
-                this.sent += n;
-                if this.sent == this.out.len() {
-                    this.out.clear();
-                    this.sent = 0;
-                }
+            if crate::wire::hand_out(&mut this.out, &mut this.sent, buf) {
                 return Poll::Ready(Ok(()));
             }
             if this.lines_left == 0 {

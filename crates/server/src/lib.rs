@@ -117,6 +117,7 @@ mod result;
 mod roots;
 mod round_trip;
 mod sampling;
+mod session_end;
 mod stdio;
 mod together;
 pub mod url;
@@ -191,6 +192,7 @@ pub use interlude_server_macros::asking;
 pub use result::{PromptResult, ToolResult, respond, respond_prompt};
 pub use roots::Root;
 pub use sampling::{Sampled, Sampling};
+pub use session_end::session_ended;
 pub use stdio::{StdinReader, StdoutWriter, stdio};
 pub use together::Questions;
 

@@ -87,6 +87,27 @@ pub(crate) fn check_result(
     }
 }
 
+/// For a reader that rewrites lines (`interaction::Normalized`, `checked::CheckedLines`): puts
+/// what is ready in `out` (from `sent` on) into `buf`, forgetting it once all of it is taken.
+/// Whether anything was handed out.
+pub(crate) fn hand_out(
+    out: &mut Vec<u8>,
+    sent: &mut usize,
+    buf: &mut tokio::io::ReadBuf<'_>,
+) -> bool {
+    let Some(ready) = out.get(*sent..).filter(|r| !r.is_empty()) else {
+        return false;
+    };
+    let n = ready.len().min(buf.remaining());
+    buf.put_slice(ready.get(..n).unwrap_or_default());
+    *sent += n;
+    if *sent == out.len() {
+        out.clear();
+        *sent = 0;
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
