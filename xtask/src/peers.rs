@@ -93,6 +93,7 @@ fn npm_peers(root: &Path, node: &Path) -> anyhow::Result<PathBuf> {
     let stamp_path = dest.join(STAMP);
     let installed = std::fs::read_to_string(&stamp_path).unwrap_or_default();
     let complete = [
+        "@mcp-ui/server",
         "@modelcontextprotocol/client",
         "@modelcontextprotocol/conformance",
         "@modelcontextprotocol/ext-apps",

@@ -47,6 +47,7 @@
 //!     if m["method"] == "ui/notifications/tool-input")));
 //! ```
 
+mod classic;
 mod from_view;
 mod types;
 
@@ -83,8 +84,8 @@ pub struct ViewBridge {
     context: Map<String, Value>,
     /// Requests forwarded to the server and not answered yet, by proxy number.
     to_server: HashMap<u64, Forwarded>,
-    /// Questions to the person: number → the view's request id.
-    to_person: HashMap<u64, Value>,
+    /// Questions to the person: number → who in the view waits for the answer.
+    to_person: HashMap<u64, Asker>,
     next: u64,
     /// The id of the host's `ui/resource-teardown` request, and the deadline.
     teardown: Option<(u64, u64)>,
@@ -96,13 +97,26 @@ pub struct ViewBridge {
     /// The number of the `elicitation/create` handed to the view ([`ViewBridge::ask`]) and not
     /// answered yet: only its answer is taken.
     question: Option<u64>,
+    /// The view spoke MCP-UI's `postMessage` protocol and has said it is ready
+    /// (`ui-lifecycle-iframe-ready`, or its first message of that protocol).
+    classic_ready: bool,
+}
+
+/// Who in a view waits for an answer: a JSON-RPC request (by its id) or an MCP-UI action
+/// message (by its `messageId`, which it may lack). Each is answered in its own protocol.
+#[derive(Debug, Clone, PartialEq)]
+enum Asker {
+    /// A JSON-RPC request's id.
+    Rpc(Value),
+    /// An MCP-UI message's `messageId`, if it had one.
+    Classic(Option<Value>),
 }
 
 /// A request of the view forwarded to its server.
 #[derive(Debug, Clone)]
 struct Forwarded {
-    /// The view's id for it (its answer goes back under this id).
-    id: Value,
+    /// Who asked (its answer goes back to it, in its protocol).
+    to: Asker,
     /// The `_meta.progressToken` the view sent with it, if any: the server's progress for the
     /// forwarded request reaches the view under this token.
     progress_token: Option<Value>,
@@ -143,6 +157,7 @@ impl ViewBridge {
             next: 1,
             teardown: None,
             question: None,
+            classic_ready: false,
             calls,
             model_context: None,
             to_view: HashMap::new(),
@@ -211,7 +226,11 @@ impl ViewBridge {
     }
 
     fn send(&mut self, message: Value, out: &mut Vec<BridgeEffect>) {
-        let method = message.get("method").and_then(Value::as_str).map_or_else(
+        let named = message
+            .get("method")
+            .or_else(|| message.get("type"))
+            .and_then(Value::as_str);
+        let method = named.map_or_else(
             || {
                 if message.get("error").is_some() {
                     "error".to_owned()
@@ -224,7 +243,10 @@ impl ViewBridge {
         out.push(BridgeEffect::Traffic(Traffic {
             way: Way::Out,
             method,
-            id: message.get("id").cloned(),
+            id: message
+                .get("id")
+                .or_else(|| message.get("messageId"))
+                .cloned(),
             refused: None,
         }));
         out.push(BridgeEffect::ToView(message));
@@ -239,6 +261,20 @@ impl ViewBridge {
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
             out,
         );
+    }
+
+    /// Answers whoever asked, in the protocol it asked in.
+    fn answer_to(
+        &mut self,
+        to: Asker,
+        reply: Result<Value, (i32, String)>,
+        out: &mut Vec<BridgeEffect>,
+    ) {
+        match (to, reply) {
+            (Asker::Rpc(id), Ok(result)) => self.reply(id, result, out),
+            (Asker::Rpc(id), Err((code, message))) => self.error(id, code, message, out),
+            (Asker::Classic(message_id), reply) => self.classic_response(message_id, reply, out),
+        }
     }
 
     /// The call's complete arguments (sent once; later ones are ignored).
@@ -519,32 +555,26 @@ impl ViewBridge {
         reply: Result<Value, (i32, String)>,
     ) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
-        let Some(Forwarded { id, .. }) = self.to_server.remove(&proxy) else {
+        let Some(Forwarded { to, .. }) = self.to_server.remove(&proxy) else {
             return out;
         };
         if matches!(self.phase, ViewPhase::Closed) {
             return out;
         }
-        match reply {
-            Ok(result) => self.reply(id, result, &mut out),
-            Err((code, message)) => self.error(id, code, message, &mut out),
-        }
+        self.answer_to(to, reply, &mut out);
         out
     }
 
     /// The person answered question `question`: `Ok(result)` for the view, or why not.
     pub fn answer(&mut self, question: u64, reply: Result<Value, String>) -> Vec<BridgeEffect> {
         let mut out = Vec::new();
-        let Some(id) = self.to_person.remove(&question) else {
+        let Some(to) = self.to_person.remove(&question) else {
             return out;
         };
         if matches!(self.phase, ViewPhase::Closed) {
             return out;
         }
-        match reply {
-            Ok(result) => self.reply(id, result, &mut out),
-            Err(why) => self.error(id, codes::DENIED, why, &mut out),
-        }
+        self.answer_to(to, reply.map_err(|why| (codes::DENIED, why)), &mut out);
         out
     }
 }

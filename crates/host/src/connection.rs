@@ -20,8 +20,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use interlude_engine::{CallId, ServerId};
+use interlude_engine::{CallId, ServerId, url_safety};
 use interlude_protocol::ProtocolEra;
+use interlude_protocol::apps::UiDialect;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest,
     Implementation, JsonObject, ProtocolVersion, ServerResult, Tool,
@@ -38,6 +39,7 @@ mod mrtr;
 mod required;
 
 use crate::child::{ChildTransport, LogTo};
+use crate::embedded::EmbeddedContent;
 use crate::failure::{self, EndReason};
 use crate::handler::{HostClient, list_resources};
 use crate::host::config::{HostError, ProtocolChoice};
@@ -46,7 +48,7 @@ use crate::host::shared::Shared;
 use crate::host::views::opening::{Opening, ViewFor, prefetch};
 use crate::http_client::{HttpClient, ServerStream};
 use crate::progress::now_ms;
-use crate::registry::{CallRecord, CallStatus, ServerIdentity};
+use crate::registry::{CallRecord, CallStatus, ExternalSite, ServerIdentity};
 use crate::spec::ServerSpec;
 use crate::tap::{CallTag, Declare, Tap};
 use crate::timer::PauseGate;
@@ -681,9 +683,12 @@ impl Connection {
         arguments: Option<JsonObject>,
     ) -> Result<CallOutcome, HostError> {
         let shared = &self.inner.shared;
-        if shared.config.declare.apps {
+        let apps = shared.config.declare.apps;
+        if apps {
             self.open_view(call, name, arguments.as_ref());
         }
+        // Kept for the views its result may embed (their render data names the input).
+        let embedded_input = if apps { arguments.clone() } else { None };
         let run = async {
             // Boxed once, here: the loop's future is kilobytes, and every future that holds it
             // by value (the timeout, the select below, `call_tool`'s, its caller's) would copy it
@@ -706,11 +711,104 @@ impl Connection {
         };
         // Cancelling drops the call's future: its `tools/call` tells the server, its pending
         // request is withdrawn.
-        tokio::select! {
+        let outcome = tokio::select! {
             outcome = run => outcome,
             () = cancelled.cancelled() => Err(HostError::Cancelled {
                 server: self.inner.info.name.clone(),
             }),
+        };
+        if apps && let Ok(done) = &outcome {
+            self.open_embedded_views(call, name, embedded_input, &done.result);
+        }
+        outcome
+    }
+
+    /// Opens a view for each UI resource call `call`'s result embeds (MCP-UI's way of sending
+    /// one; [`crate::embedded`]): HTML at once, from the result itself; a web page judged by the
+    /// URL rules and framed only once the person chooses to; what cannot be shown (Remote DOM,
+    /// an unreadable body, a refused page) as a failed view that says why. A resource the tool
+    /// already shows as its declared view is not opened twice.
+    fn open_embedded_views(
+        &self,
+        call: CallId,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        result: &CallToolResult,
+    ) {
+        let Ok(serde_json::Value::Array(content)) = serde_json::to_value(&result.content) else {
+            return;
+        };
+        let found = crate::embedded::embedded_views(&content);
+        if found.is_empty() {
+            return;
+        }
+        let shared = &self.inner.shared;
+        let Some(record) = shared.registry().server(self.inner.id) else {
+            return;
+        };
+        let declared = record.tool_ui(tool).and_then(|ui| ui.resource_uri.clone());
+        let capabilities = self.inner.peer.peer_info().map(|i| i.capabilities.clone());
+        for item in found {
+            if declared.as_deref() == Some(item.uri.as_str()) {
+                continue;
+            }
+            let mut opening = Opening::new(
+                &record,
+                capabilities.as_ref(),
+                shared.next_view(),
+                item.uri.clone(),
+                ViewFor::Embedded {
+                    call,
+                    tool: tool.to_owned(),
+                    arguments: arguments.clone(),
+                    index: item.index,
+                },
+                &shared.config.apps,
+                &shared.config.client_name,
+            );
+            let view = opening.record().id;
+            let update = match &item.content {
+                EmbeddedContent::Html { html, dialect } => {
+                    Ok(opening.ready_embedded(html, *dialect, item.meta.as_ref()))
+                }
+                EmbeddedContent::ExternalUrl { url } => {
+                    let check = url_safety::check_url(url, &shared.config.engine.url_policy);
+                    let refused = (check.verdict == url_safety::Verdict::Refuse).then(|| {
+                        let why: Vec<String> =
+                            check.reasons.iter().map(ToString::to_string).collect();
+                        format!("the page {url} is refused: {}", why.join("; "))
+                    });
+                    opening.set_site(ExternalSite {
+                        url: url.clone(),
+                        check,
+                        framed: false,
+                    });
+                    match refused {
+                        Some(reason) => Err(reason),
+                        None => Ok(opening.ready_embedded("", UiDialect::Apps, item.meta.as_ref())),
+                    }
+                }
+                EmbeddedContent::RemoteDom { framework, .. } => Err(format!(
+                    "this is a Remote DOM view{}, which Interlude does not render: its script \
+                     draws with a component library the host would have to run on its own page",
+                    framework
+                        .as_deref()
+                        .map(|f| format!(" (for {f})"))
+                        .unwrap_or_default()
+                )),
+                EmbeddedContent::Unusable { reason } => Err(reason.clone()),
+            };
+            shared.submit(HostInput::View(ViewUpdate::Start(Box::new(
+                opening.record(),
+            ))));
+            shared.submit(HostInput::View(match update {
+                Ok(ready) => ready,
+                Err(reason) => ViewUpdate::Failed {
+                    view,
+                    reason,
+                    request: None,
+                },
+            }));
         }
     }
 

@@ -627,6 +627,22 @@ impl Host {
         }));
     }
 
+    /// The person chose to show the web page embedded view `id` carries (an external URL in a
+    /// tool result), framed in the sandbox without its own origin's rights: its host name is
+    /// looked up, and the page is framed ([`ExternalSite::framed`](crate::ExternalSite)) only if
+    /// the addresses pass the URL rules; otherwise the view fails and says why. Nothing happens
+    /// for a view without a page, a refused one, or one already framed.
+    ///
+    /// ```no_run
+    /// # fn run(host: &interlude_host::Host, view: interlude_host::ViewId) {
+    /// host.show_site(view);
+    /// # }
+    /// ```
+    pub fn show_site(&self, id: ViewId) {
+        self.shared
+            .submit(HostInput::View(ViewUpdate::ShowSite { view: id }));
+    }
+
     /// Closes app view `id` (the person closed it): `ui/resource-teardown`, then its frame goes.
     pub fn close_view(&self, id: ViewId) {
         self.shared.submit(HostInput::View(ViewUpdate::Close {

@@ -41,6 +41,7 @@
 mod arguments;
 mod child;
 mod connection;
+pub mod embedded;
 mod eras;
 mod failure;
 mod handler;
@@ -82,8 +83,8 @@ pub use interlude_protocol::apps::UiDialect;
 pub use interlude_schema as schema;
 pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
 pub use registry::{
-    CallRecord, CallStatus, FileOffer, HostEvent, HostSnapshot, OfferedFile, ServerApps,
-    ServerIdentity, ServerLog, ServerRecord, ServerState, ViewRecord, ViewState,
+    CallRecord, CallStatus, ExternalSite, FileOffer, HostEvent, HostSnapshot, OfferedFile,
+    ServerApps, ServerIdentity, ServerLog, ServerRecord, ServerState, ViewRecord, ViewState,
 };
 pub use request_record::{LinkState, RequestRecord, RequestState, RequestStatus};
 pub use resolve::Resolver;

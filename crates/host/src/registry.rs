@@ -368,6 +368,13 @@ pub struct ViewRecord {
     pub tool: String,
     /// Its resource.
     pub resource_uri: String,
+    /// Where its call's result carried it, when the server embedded it there (MCP-UI's way:
+    /// the index in the result's `content`); `None` for a view the tool declares
+    /// (`_meta.ui.resourceUri`) and for a question's view.
+    pub embedded: Option<usize>,
+    /// The web page it shows, for an embedded external URL: framed only once the person
+    /// chose to ([`Host::show_site`](crate::Host::show_site)).
+    pub site: Option<ExternalSite>,
     /// Where it stands.
     pub state: ViewState,
     /// Its HTML, once its resource is read (the surface serves it to the view's frame).
@@ -392,8 +399,12 @@ pub struct ViewRecord {
     pub height: Option<u32>,
     /// The display mode it is shown in.
     pub display_mode: String,
-    /// What it put in the conversation (`ui/message`), in order.
+    /// What it put in the conversation (`ui/message`, MCP-UI's `prompt`), in order.
     pub messages: Vec<serde_json::Value>,
+    /// What it asked to have done (MCP-UI's `intent`: name and parameters), the last 20.
+    pub intents: VecDeque<(String, serde_json::Value)>,
+    /// Its notices for the person (MCP-UI's `notify`), the last 20.
+    pub notices: VecDeque<String>,
     /// What it last said a model should know (`ui/update-model-context`).
     pub model_context: Option<serde_json::Value>,
     /// Its latest log lines (level, data), the last 50.
@@ -410,6 +421,17 @@ pub struct ViewRecord {
     pub opened_at_ms: u64,
     /// See [`ViewRecord::opened_at_ms`].
     pub live_at_ms: Option<u64>,
+}
+
+/// A web page a server embedded in a tool result (an external URL), as the host judged it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternalSite {
+    /// The page's address.
+    pub url: String,
+    /// The URL rules' verdict on it, with how to show it (the registrable domain apart).
+    pub check: interlude_engine::url_safety::UrlCheck,
+    /// The person chose to show it framed (sandboxed, without its own origin's rights).
+    pub framed: bool,
 }
 
 /// Everything the host knows, at one moment, in creation order.

@@ -62,6 +62,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/views/{id}/message", post(view_message))
         .route("/api/views/{id}/context", post(view_context))
         .route("/api/views/{id}/close", post(view_close))
+        .route("/api/views/{id}/site", post(view_site))
         .route(
             "/api/views/{id}/downloads/{question}",
             get(view_download_files),
@@ -340,6 +341,22 @@ async fn view_close(
         return bad_request("the path must name a view id");
     };
     app.inner.host.close_view(view);
+    StatusCode::ACCEPTED.into_response()
+}
+
+/// The person chose to show the web page an embedded view carries, framed.
+async fn view_site(
+    State(app): State<WebApp>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    let Some(view) = view_id(&id) else {
+        return bad_request("the path must name a view id");
+    };
+    let has_site = app.inner.host.view(view).is_some_and(|v| v.site.is_some());
+    if !has_site {
+        return bad_request("`id`: this view shows no web page");
+    }
+    app.inner.host.show_site(view);
     StatusCode::ACCEPTED.into_response()
 }
 

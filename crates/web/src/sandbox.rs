@@ -295,12 +295,37 @@ async fn document(
         return refuse(StatusCode::FORBIDDEN, "not the host page's origin");
     };
     let key = app.inner.sandbox.key(view.id.0);
+    drop(csp);
+    // An embedded web page: framed only once the person chose to, from its own origin.
+    if let Some(site) = &view.site {
+        let origin = site.check.display.as_ref().map(|d| match d.port {
+            Some(port) => format!("{}://{}:{port}", d.scheme, d.host_ascii),
+            None => format!("{}://{}", d.scheme, d.host_ascii),
+        });
+        let (true, Some(origin)) = (site.framed, origin) else {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "the person has not chosen to show this page",
+            );
+        };
+        let Ok(proxy_csp) = HeaderValue::from_str(&format!(
+            "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-src {origin}; \
+             base-uri 'none'; form-action 'none'; object-src 'none'"
+        )) else {
+            return refuse(StatusCode::INTERNAL_SERVER_ERROR, "unusable policy");
+        };
+        let body = SANDBOX_HTML
+            .replace("{{HOST}}", &attribute(&page))
+            .replace("{{VIEW}}", &attribute(&site.url))
+            .replace("{{ALLOW}}", "")
+            .replace("{{SITE}}", "1");
+        return html_response(proxy_csp, body);
+    }
     // The proxy's own policy, stricter than any view's: its script, its one frame, nothing else.
     let proxy_csp = HeaderValue::from_static(
         "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-src 'self'; \
          base-uri 'none'; form-action 'none'; object-src 'none'",
     );
-    drop(csp);
     // The page framed the view: a view that renders a question must start from now on.
     app.host().view_loading(view.id);
     let body = SANDBOX_HTML
@@ -309,7 +334,8 @@ async fn document(
             "{{VIEW}}",
             &attribute(&format!("/view.html?view={}&k={key}", view.id.0)),
         )
-        .replace("{{ALLOW}}", &attribute(&view.allow));
+        .replace("{{ALLOW}}", &attribute(&view.allow))
+        .replace("{{SITE}}", "");
     html_response(proxy_csp, body)
 }
 
@@ -323,7 +349,8 @@ async fn view_document(
         Ok(found) => found,
         Err((status, why)) => return refuse(status, why),
     };
-    let Some(html) = &view.html else {
+    // A web page is framed from its own address, never served from here.
+    let (None, Some(html)) = (&view.site, &view.html) else {
         return refuse(StatusCode::NOT_FOUND, "the view is not open");
     };
     // A view written for ChatGPT's Apps SDK gets `window.openai`, before any script of its own.

@@ -406,8 +406,17 @@ struct ViewEntry {
     /// Its resource declared other sites it talks to.
     external: bool,
     refused_domains: Vec<String>,
-    /// What it put in the conversation (`ui/message`): the content blocks' text.
+    /// Where its call's result carried it (MCP-UI: the index in the result's `content`).
+    embedded: Option<usize>,
+    /// The web page it shows (an embedded external URL), judged by the URL rules, and whether
+    /// the person chose to show it framed.
+    site: Option<SiteEntry>,
+    /// What it put in the conversation (`ui/message`, MCP-UI's `prompt`): content blocks.
     messages: Vec<Value>,
+    /// What it asked to have done (MCP-UI's `intent`): `{intent, params}`.
+    intents: Vec<Value>,
+    /// Its notices (MCP-UI's `notify`).
+    notices: Vec<String>,
     /// Its last log lines.
     logs: Vec<Value>,
     model_context: Option<Value>,
@@ -417,6 +426,16 @@ struct ViewEntry {
     /// The view's own tools (`{name, description}`), and its latest results.
     app_tools: Vec<Value>,
     app_tool_results: Vec<Value>,
+}
+
+/// An embedded web page, as the person sees it before choosing to show it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SiteEntry {
+    /// The link as a consent screen shows it (its `stage` is always `consent`).
+    link: LinkEntry,
+    /// The person chose to show it framed.
+    framed: bool,
 }
 
 /// Where an app view stands, as the page reads it.
@@ -545,7 +564,8 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
         resource_uri: v.resource_uri.clone(),
         state,
         error,
-        src: (state == ViewStateEntry::Open)
+        // An embedded web page is framed only once the person chose to.
+        src: (state == ViewStateEntry::Open && v.site.as_ref().is_none_or(|s| s.framed))
             .then(|| sandbox.src(v))
             .flatten(),
         origin: sandbox.origin(v),
@@ -555,7 +575,18 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
         prefers_border: v.prefers_border,
         external: v.external,
         refused_domains: v.refused_domains.clone(),
+        embedded: v.embedded,
+        site: v.site.as_ref().map(|site| SiteEntry {
+            link: link_entry(&site.url, &site.check, UrlStage::Consent, None, false),
+            framed: site.framed,
+        }),
         messages: v.messages.clone(),
+        intents: v
+            .intents
+            .iter()
+            .map(|(intent, params)| serde_json::json!({"intent": intent, "params": params}))
+            .collect(),
+        notices: v.notices.iter().cloned().collect(),
         logs: v
             .logs
             .iter()

@@ -6,7 +6,7 @@ use interlude_protocol::apps::{BRIDGE_VERSION, Method, UiDialect, Visibility, ca
 use serde_json::{Map, Value, json};
 
 use super::types::{BridgeEffect, PersonQuestion, ServerMethod, Traffic, ViewPhase, Way, codes};
-use super::{Forwarded, ToView, ViewBridge};
+use super::{Asker, Forwarded, ToView, ViewBridge};
 
 impl ViewBridge {
     /// A message from the view (or its sandbox proxy) at `now_ms`. `tools` tells which tools the
@@ -34,6 +34,11 @@ impl ViewBridge {
             refuse(&mut out, "?", None, "not a JSON object".into());
             return out;
         };
+        // MCP-UI's protocol: plain objects with a `type`, no JSON-RPC.
+        if !object.contains_key("jsonrpc") && object.get("type").is_some_and(Value::is_string) {
+            self.classic_message(object, now_ms, tools, &mut out);
+            return out;
+        }
         let id = object.get("id").filter(|id| !id.is_null()).cloned();
         if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             refuse(
@@ -282,7 +287,7 @@ impl ViewBridge {
                     return Err(invalid("url", "a string"));
                 };
                 let question = self.number();
-                self.to_person.insert(question, id);
+                self.to_person.insert(question, Asker::Rpc(id));
                 out.push(BridgeEffect::Ask {
                     question,
                     what: PersonQuestion::OpenLink {
@@ -299,7 +304,7 @@ impl ViewBridge {
                     return Err(invalid("contents", "a non-empty array of resources"));
                 }
                 let question = self.number();
-                self.to_person.insert(question, id);
+                self.to_person.insert(question, Asker::Rpc(id));
                 out.push(BridgeEffect::Ask {
                     question,
                     what: PersonQuestion::Download {
@@ -373,40 +378,20 @@ impl ViewBridge {
                 {
                     return Err(invalid("arguments", "an object"));
                 }
-                match tools(name) {
-                    None => {
-                        return Err((
-                            codes::INVALID_PARAMS,
-                            format!("tool `{name}` is not a tool of {}", self.config.server_name),
-                        ));
-                    }
-                    Some(v) if !v.app => {
-                        return Err((
-                            codes::INVALID_PARAMS,
-                            format!(
-                                "tool `{name}` is not callable from a view (its visibility leaves out \"app\")"
-                            ),
-                        ));
-                    }
-                    Some(_) => {}
-                }
-                if !self
-                    .calls
-                    .take(self.config.call_burst, self.config.calls_per_minute, now_ms)
-                {
-                    return Err((
-                        codes::DENIED,
-                        "too many tool calls from this view; wait a moment".into(),
-                    ));
-                }
-                self.forward(id, ServerMethod::ToolsCall, params.clone(), out);
+                self.may_call(name, now_ms, tools)?;
+                self.forward(Asker::Rpc(id), ServerMethod::ToolsCall, params.clone(), out);
                 Ok(())
             }
             Method::ResourcesRead => {
                 if get("uri").and_then(Value::as_str).is_none() {
                     return Err(invalid("uri", "a string"));
                 }
-                self.forward(id, ServerMethod::ResourcesRead, params.clone(), out);
+                self.forward(
+                    Asker::Rpc(id),
+                    ServerMethod::ResourcesRead,
+                    params.clone(),
+                    out,
+                );
                 Ok(())
             }
             Method::ResourcesList | Method::ResourceTemplatesList | Method::PromptsList => {
@@ -431,7 +416,7 @@ impl ViewBridge {
                     ));
                 }
                 self.forward(
-                    id,
+                    Asker::Rpc(id),
                     wire,
                     if params.is_null() {
                         json!({})
@@ -454,9 +439,46 @@ impl ViewBridge {
         }
     }
 
-    fn forward(
+    /// The gate of a view's tool call: a tool of its own server whose visibility includes the
+    /// app, within the rate limit.
+    pub(super) fn may_call(
         &mut self,
-        id: Value,
+        name: &str,
+        now_ms: u64,
+        tools: &dyn Fn(&str) -> Option<Visibility>,
+    ) -> Result<(), (i32, String)> {
+        match tools(name) {
+            None => {
+                return Err((
+                    codes::INVALID_PARAMS,
+                    format!("tool `{name}` is not a tool of {}", self.config.server_name),
+                ));
+            }
+            Some(v) if !v.app => {
+                return Err((
+                    codes::INVALID_PARAMS,
+                    format!(
+                        "tool `{name}` is not callable from a view (its visibility leaves out \"app\")"
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+        if !self
+            .calls
+            .take(self.config.call_burst, self.config.calls_per_minute, now_ms)
+        {
+            return Err((
+                codes::DENIED,
+                "too many tool calls from this view; wait a moment".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn forward(
+        &mut self,
+        to: Asker,
         method: ServerMethod,
         params: Value,
         out: &mut Vec<BridgeEffect>,
@@ -469,7 +491,7 @@ impl ViewBridge {
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
             .cloned();
         self.to_server
-            .insert(proxy, Forwarded { id, progress_token });
+            .insert(proxy, Forwarded { to, progress_token });
         out.push(BridgeEffect::ToServer {
             proxy,
             method,
@@ -491,20 +513,7 @@ impl ViewBridge {
                 // A view with tools of its own: the host learns them at once.
                 out.extend(self.list_view_tools());
             }
-            Method::SizeChanged => {
-                let dimension = |key: &str| {
-                    params
-                        .get(key)
-                        .and_then(Value::as_f64)
-                        .filter(|v| v.is_finite() && *v >= 0.0)
-                        .map(|v| v.ceil().min(f64::from(u32::MAX)) as u32)
-                };
-                let height = dimension("height").map(|h| h.min(self.config.max_height));
-                let width = dimension("width");
-                if height.is_some() || width.is_some() {
-                    out.push(BridgeEffect::Resize { width, height });
-                }
-            }
+            Method::SizeChanged => out.extend(self.resize(params)),
             Method::RequestTeardown => out.push(BridgeEffect::TeardownRequested),
             Method::ToolsListChanged => out.extend(self.list_view_tools()),
             Method::Log => {
@@ -524,7 +533,7 @@ impl ViewBridge {
                 let proxy = self
                     .to_server
                     .iter()
-                    .find(|(_, f)| Some(&f.id) == target)
+                    .find(|(_, f)| matches!(&f.to, Asker::Rpc(id) if Some(id) == target))
                     .map(|(p, _)| *p);
                 if let Some(proxy) = proxy {
                     self.to_server.remove(&proxy);
@@ -561,6 +570,21 @@ impl ViewBridge {
             // The rest are host-to-view names a view has no business sending.
             _ => {}
         }
+    }
+
+    /// A view's new size (`width`, `height` in `params`), the height clamped to the host's
+    /// maximum; nothing when it names neither.
+    pub(super) fn resize(&self, params: &Value) -> Option<BridgeEffect> {
+        let dimension = |key: &str| {
+            params
+                .get(key)
+                .and_then(Value::as_f64)
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .map(|v| v.ceil().min(f64::from(u32::MAX)) as u32)
+        };
+        let height = dimension("height").map(|h| h.min(self.config.max_height));
+        let width = dimension("width");
+        (height.is_some() || width.is_some()).then_some(BridgeEffect::Resize { width, height })
     }
 
     /// What `ui/initialize` answers: the protocol version, who the host is, what it offers the
@@ -646,7 +670,7 @@ impl ViewBridge {
 const NAME_SHOWN: usize = 100;
 
 /// `name` as it may be echoed and logged: whole when short, else its start and its length.
-fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn shown(name: &str) -> std::borrow::Cow<'_, str> {
     match name.char_indices().nth(NAME_SHOWN) {
         None => std::borrow::Cow::Borrowed(name),
         Some((end, _)) => std::borrow::Cow::Owned(format!(
@@ -658,7 +682,7 @@ fn shown(name: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// What kind of JSON value `v` is, for a sentence.
-fn kind_of(v: &Value) -> &'static str {
+pub(super) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -66,6 +66,9 @@ pub struct ViewConfig {
     /// live. Set by the engine when it binds the view to its request; `false` for a call's
     /// view.
     pub renders_question: bool,
+    /// What a view speaking MCP-UI's protocol gets as render data besides the call and the
+    /// context: its resource's `mcpui.dev/ui-initial-render-data` (empty for others).
+    pub render_data: Map<String, Value>,
 }
 
 impl ViewConfig {
@@ -90,6 +93,7 @@ impl ViewConfig {
             calls_per_minute: 120,
             max_height: 6_000,
             renders_question: false,
+            render_data: Map::new(),
         }
     }
 }
@@ -228,6 +232,16 @@ pub enum BridgeEffect {
     DisplayMode(String),
     /// `ui/message`: a message the view puts in the conversation on the person's behalf.
     Message(Value),
+    /// MCP-UI's `intent`: something the view asks to have done (shown to the person; nothing
+    /// is sent to a model).
+    Intent {
+        /// What it asks for.
+        intent: String,
+        /// Its parameters (an object).
+        params: Value,
+    },
+    /// MCP-UI's `notify`: a notice for the person.
+    Notice(String),
     /// `ui/update-model-context`: what a model would be told of the view's state now (the last
     /// one replaces the earlier ones).
     ModelContext(Value),

@@ -71,6 +71,10 @@ impl<S: Surface> ViewCore for Core<S> {
         Core::now_ms(self)
     }
 
+    fn resolver(&self) -> crate::resolve::Resolver {
+        self.resolver.clone()
+    }
+
     fn spawn(
         &self,
         task: impl std::future::Future<Output = ()> + Send + 'static,

@@ -165,6 +165,14 @@ pub(crate) enum ViewUpdate {
     },
     /// Close it.
     Close { view: ViewId, reason: String },
+    /// The person chose to show the web page an embedded view carries, framed: its host name
+    /// is looked up first.
+    ShowSite { view: ViewId },
+    /// The page's host name was looked up: framed if the addresses pass the URL rules.
+    SiteResolved {
+        view: ViewId,
+        addresses: Vec<std::net::IpAddr>,
+    },
     /// The person saved (or not) the files it offered.
     Download {
         view: ViewId,

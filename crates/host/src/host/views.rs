@@ -13,7 +13,7 @@ use std::sync::Arc;
 use interlude_engine::bridge::{BridgeEffect, PersonQuestion, ServerMethod};
 use interlude_engine::{
     AppFormInput, CallId, Declared, ElicitParams, Incoming, Input, RequestId, ServerId, ViewId,
-    ViewInput,
+    ViewInput, url_safety,
 };
 use interlude_protocol::ProtocolEra;
 use rmcp::model::{
@@ -100,6 +100,8 @@ pub(crate) trait ViewCore: Sized {
     fn run(&mut self, input: Input, now_ms: u64, sink: &AnswerSink);
     /// Milliseconds since the host started (the engine's clock).
     fn now_ms(&self) -> u64;
+    /// How the host looks up host names (a framed page's, before it is framed).
+    fn resolver(&self) -> crate::resolve::Resolver;
     /// Runs `task` where the host's tasks run; `None` when nothing can run it.
     fn spawn(
         &self,
@@ -181,6 +183,69 @@ pub(crate) trait ViewCore: Sized {
                 }
             }
             ViewUpdate::Close { view, reason } => self.teardown_view(view, &reason, sink),
+            ViewUpdate::ShowSite { view } => {
+                let host = self.record(|r| {
+                    let v = r.view(view)?;
+                    let site = v.site.as_ref().filter(|s| !s.framed)?;
+                    (v.state == ViewState::Open
+                        && site.check.verdict != url_safety::Verdict::Refuse)
+                        .then(|| site.check.display.as_ref().map(|d| d.host_ascii.clone()))?
+                });
+                let Some(host) = host else {
+                    return;
+                };
+                let resolver = self.resolver();
+                let hub = sink.hub.clone();
+                let lookup = async move {
+                    // An IP literal in brackets is looked up without them.
+                    let name = host
+                        .trim_start_matches('[')
+                        .trim_end_matches(']')
+                        .to_owned();
+                    let addresses = resolver.lookup(name).await;
+                    hub.submit(HostInput::View(ViewUpdate::SiteResolved {
+                        view,
+                        addresses,
+                    }));
+                };
+                if self.spawn(lookup).is_none() {
+                    sink.hub.submit(HostInput::View(ViewUpdate::SiteResolved {
+                        view,
+                        addresses: Vec::new(),
+                    }));
+                }
+            }
+            ViewUpdate::SiteResolved { view, addresses } => {
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        let Some(site) = v.site.as_mut() else {
+                            return;
+                        };
+                        let check = site.check.with_resolved(&addresses);
+                        if check.verdict == url_safety::Verdict::Refuse {
+                            let why: Vec<String> =
+                                check.reasons.iter().map(ToString::to_string).collect();
+                            v.state = ViewState::Failed {
+                                reason: format!(
+                                    "the page {} is refused: {}",
+                                    site.url,
+                                    why.join("; ")
+                                ),
+                            };
+                        } else {
+                            site.framed = true;
+                        }
+                        site.check = check;
+                    })
+                });
+                let failed = event.as_ref().is_some_and(|e| {
+                    matches!(e, HostEvent::ViewChanged(v) if matches!(v.state, ViewState::Failed { .. }))
+                });
+                self.tell(event, sink);
+                if failed {
+                    self.teardown_view(view, "its page was refused", sink);
+                }
+            }
             ViewUpdate::Download {
                 view,
                 question,
@@ -360,6 +425,28 @@ pub(crate) trait ViewCore: Sized {
             }
             BridgeEffect::Message(content) => {
                 let event = self.record(|r| r.change_view(view, |v| v.messages.push(content)));
+                self.tell(event, sink);
+            }
+            BridgeEffect::Intent { intent, params } => {
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        if v.intents.len() >= 20 {
+                            v.intents.pop_front();
+                        }
+                        v.intents.push_back((intent, params));
+                    })
+                });
+                self.tell(event, sink);
+            }
+            BridgeEffect::Notice(notice) => {
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        if v.notices.len() >= 20 {
+                            v.notices.pop_front();
+                        }
+                        v.notices.push_back(notice);
+                    })
+                });
                 self.tell(event, sink);
             }
             BridgeEffect::ModelContext(context) => {

@@ -2,7 +2,7 @@
 // server-sent-events stream. Every decision (validation, queueing, what reaches a server) is made
 // in Rust; this file draws and relays.
 
-import { h, replace, pretty, uid } from './dom.js';
+import { copyButton, h, replace, pretty, uid } from './dom.js';
 import { buildFields } from './form.js';
 import { rendererOf, unrenderable } from './kinds.js';
 import { logServer, refreshLog, showCallMessages, toggleLog, whenClosed } from './log.js';
@@ -357,13 +357,6 @@ async function callTool(server, tool, args) {
 
 // ---- timeline ----------------------------------------------------------------------------
 /** Copies `text` and says so on `button` for a moment. */
-function copyButton(label, text) {
-  return h('button', { type: 'button', class: 'ghost copy', 'aria-label': label, onclick: (e) => {
-    const b = e.currentTarget;
-    navigator.clipboard?.writeText(text()).then(() => { b.textContent = 'Copied'; setTimeout(() => { b.textContent = 'Copy'; }, 1200); }, () => { b.textContent = 'Copy failed'; });
-  } }, 'Copy');
-}
-
 /** `12.3 s`, `2 min 5 s`, `140 ms`. */
 function duration(ms) {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
@@ -398,9 +391,10 @@ function renderResult(call) {
   if (call.error) return h('div', { class: 'result is-error' }, h('div', { class: 'result-label' }, 'Error'), h('div', { class: 'text' }, call.error));
   const r = call.result || {};
   const parts = [];
-  for (const c of r.content || []) {
+  for (const [index, c] of (r.content || []).entries()) {
     if (c.type === 'text') parts.push(h('div', { class: 'text' }, c.text));
     else if (c.type === 'image' && /^image\/(png|jpeg|gif|webp)$/.test(c.mimeType || '')) parts.push(h('img', { src: `data:${c.mimeType};base64,${c.data}`, alt: 'Image returned by the tool' }));
+    else if (c.type === 'resource' && embeddedView(call, index)) parts.push(embeddedNote(c, embeddedView(call, index)));
     else if (c.type === 'resource') parts.push(h('pre', {}, `${c.resource?.uri || ''}\n${c.resource?.text ?? '(binary)'}`));
     else parts.push(h('pre', {}, pretty(c)));
   }
@@ -417,6 +411,24 @@ function renderResult(call) {
     h('div', { class: 'result-head' }, h('div', { class: 'result-label' }, err ? 'Tool error' : 'Result'),
       copyButton(`Copy the result of ${call.tool}`, () => (texts.length && texts.length === (r.content || []).length && r.structuredContent == null ? texts.join('\n') : JSON.stringify(r, null, 2)))),
     parts.length ? parts : h('div', { class: 'text' }, '(empty result)'));
+}
+
+/** The view the host opened for the UI resource at `index` of `call`'s result, if any. */
+function embeddedView(call, index) {
+  return (state.views || []).find((v) => v.call === call.id && v.embedded === index);
+}
+
+/** Where an embedded UI resource went: its view below, or why it is not shown (its source in a
+ * fold, never rendered as a page here). */
+function embeddedNote(c, v) {
+  const uri = c.resource?.uri || '';
+  const source = c.resource?.text ?? (c.resource?.blob !== undefined ? '(base64)' : '');
+  if (v.state === 'failed') {
+    return h('div', { class: 'embedded-note' },
+      h('div', { class: 'what' }, `A view (${uri}) the server sent is not shown: ${v.error}.`),
+      source ? h('details', {}, h('summary', {}, 'Its source'), h('pre', {}, source)) : null);
+  }
+  return h('div', { class: 'embedded-note what' }, v.site ? `A web page (${uri}), below.` : `Shown as a view below (${uri}).`);
 }
 
 const STATUS_TEXT = { running: 'running', done: 'done', 'tool-error': 'tool error', failed: 'failed', cancelled: 'cancelled' };

@@ -51,3 +51,11 @@ export function askWho(req, id) {
     h('span', { class: 'ask-title' }, said),
     said !== req.server ? h('span', { class: 'chip ask-name', title: 'The name this host knows it by' }, req.server) : null);
 }
+
+/** A Copy button: `text()` goes to the clipboard, and the button says whether it did. */
+export function copyButton(label, text) {
+  return h('button', { type: 'button', class: 'ghost copy', 'aria-label': label, onclick: (e) => {
+    const b = e.currentTarget;
+    navigator.clipboard?.writeText(text()).then(() => { b.textContent = 'Copied'; setTimeout(() => { b.textContent = 'Copy'; }, 1200); }, () => { b.textContent = 'Copy failed'; });
+  } }, 'Copy');
+}

@@ -20,7 +20,7 @@ const consentedHere = new Map(); // request id -> time of consent (ms)
 // a server that asks again for the same link says the flow is not finished yet.
 const saidDone = new Set(); // `${server} ${full link}`
 
-function host(link) {
+export function host(link) {
   return h('span', { class: 'link-host' },
     link.hostPrefix ? h('span', { class: 'link-sub' }, link.hostPrefix) : null,
     link.domain ? h('mark', { class: 'link-domain' }, link.domain) : null,
@@ -28,7 +28,7 @@ function host(link) {
     link.port ? h('span', { class: 'link-sub' }, `:${link.port}`) : null);
 }
 
-function warnings(link) {
+export function warnings(link) {
   const items = link.reasons.map((r) => h('li', { class: `reason ${r.verdict}`, dataset: { code: r.code } }, r.message));
   return h('div', { class: `link-verdict ${link.verdict}` },
     h('p', {}, VERDICT_TEXT[link.verdict] || link.verdict),
@@ -36,7 +36,7 @@ function warnings(link) {
 }
 
 /** What the link is, as the person must see it before consenting. */
-function linkFacts(link) {
+export function linkFacts(link) {
   return h('dl', { class: 'link-facts' },
     h('dt', {}, 'Site'), h('dd', {}, host(link)),
     link.hostAscii ? [h('dt', {}, 'Spelled'), h('dd', { class: 'mono' }, link.hostAscii)] : null,

@@ -7,7 +7,8 @@
 // from that view's sandbox origin; a message for a view is posted to its frame with that origin
 // as the target, so it reaches nothing else.
 
-import { askWho, h, replace } from './dom.js';
+import { askWho, copyButton, h, replace } from './dom.js';
+import { linkFacts, warnings } from './link.js';
 
 const views = new Map(); // view id -> { li, frame, origin, body, sig }
 
@@ -36,7 +37,7 @@ export function viewItem(v, api) {
     // plain form) is the host's; it has no header of its own.
     const li = h(v.request !== null && v.request !== undefined ? 'div' : 'li', { class: 'app-view', dataset: { view: v.id } },
       v.request !== null && v.request !== undefined ? null : h('header', { class: 'app-head' },
-        h('span', { class: 'app-title' }, h('span', { class: 'chip' }, 'app'), ` ${v.server} › ${v.tool}`),
+        h('span', { class: 'app-title' }, h('span', { class: 'chip', title: v.embedded !== null && v.embedded !== undefined ? 'Embedded in the tool’s result (MCP-UI)' : null }, v.site ? 'web page' : v.embedded !== null && v.embedded !== undefined ? 'ui resource' : 'app'), ` ${v.server} › ${v.tool}`),
         h('span', { class: 'app-uri mono' }, v.resourceUri),
         h('button', { type: 'button', class: 'ghost app-inline', 'aria-label': `Back inline: the app view of ${v.tool}`, onclick: () => api.post(`/api/views/${v.id}/mode`, { mode: 'inline' }) }, 'Back inline'),
         h('button', { type: 'button', class: 'ghost app-close', 'aria-label': `Close the app view of ${v.tool}`, onclick: () => api.post(`/api/views/${v.id}/close`, {}) }, 'Close')),
@@ -62,7 +63,7 @@ export function viewItem(v, api) {
     entry.box.append(entry.frame);
     entry.sig = '';
   }
-  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.logs, v.error, v.external, v.refusedDomains, v.downloads, v.appTools, v.appToolResults]);
+  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.intents, v.notices, v.site, v.logs, v.error, v.external, v.refusedDomains, v.downloads, v.appTools, v.appToolResults]);
   if (sig !== entry.sig) {
     entry.sig = sig;
     const li = entry.li;
@@ -73,6 +74,8 @@ export function viewItem(v, api) {
     replace(entry.body,
       v.state === 'loading' ? h('div', { class: 'what' }, 'Loading the app…') : null,
       v.state === 'failed' ? h('div', { class: 'server-error' }, `The app could not open: ${v.error}`) : null,
+      v.site && !v.site.framed && v.state === 'open' ? siteChoice(v, api) : null,
+      (v.notices || []).map((n) => h('div', { class: 'app-notice', role: 'status' }, h('strong', {}, 'Notice from the app: '), n)),
       v.external ? h('div', { class: 'what' }, 'This app talks to other sites its server declared.') : null,
       v.refusedDomains?.length ? h('div', { class: 'what' }, `Refused in its declaration: ${v.refusedDomains.join('; ')}`) : null,
       (v.downloads || []).map((d) => h('div', { class: 'app-download', dataset: { question: d.question } },
@@ -88,12 +91,45 @@ export function viewItem(v, api) {
           onclick: () => api.post(`/api/views/${v.id}/tool`, { name: t.name, arguments: {} }) }, t.name))) : null,
       (v.appToolResults || []).map((r) => h('div', { class: 'app-tool-result mono' }, `${r.name} → `,
         r.error ? `error: ${r.error}` : (r.result?.content || []).map((c) => (c.type === 'text' ? c.text : JSON.stringify(c))).join(' ') || JSON.stringify(r.result?.structuredContent ?? r.result))),
-      (v.messages || []).map((m) => h('div', { class: 'app-message' }, h('strong', {}, 'The app says, as you: '),
-        (Array.isArray(m) ? m : [m]).map((b) => (b && b.type === 'text' ? b.text : JSON.stringify(b))).join(' '))),
+      (v.messages || []).map((m) => {
+        const text = (Array.isArray(m) ? m : [m]).map((b) => (b && b.type === 'text' ? b.text : JSON.stringify(b))).join(' ');
+        return h('div', { class: 'app-message' }, h('strong', {}, 'The app asks to say, as you: '), text, ' ',
+          copyButton('Copy what the app asks to say', () => text),
+          h('span', { class: 'what' }, ' (nothing is sent to a model)'));
+      }),
+      (v.intents || []).map((i) => {
+        const params = JSON.stringify(i.params);
+        return h('div', { class: 'app-intent' }, h('strong', {}, 'The app asks to do: '), h('span', { class: 'mono' }, i.intent),
+          params !== '{}' ? h('span', { class: 'mono' }, ` ${params}`) : null, ' ',
+          copyButton('Copy what the app asks to do', () => `${i.intent} ${params}`),
+          h('span', { class: 'what' }, ' (nothing is sent to a model)'));
+      }),
       (v.logs || []).length ? h('details', { class: 'app-logs' }, h('summary', {}, `Log (${v.logs.length})`),
         v.logs.map((l) => h('div', { class: 'mono' }, `${l.level}: ${typeof l.data === 'string' ? l.data : JSON.stringify(l.data)}`))) : null);
   }
   return entry.li;
+}
+
+/** An embedded web page not shown yet: the page as the URL rules see it, and the person's
+ * choice — show it here (framed in the sandbox, without its own origin's rights) or open it in
+ * a tab of their own. A flagged page is named by its ASCII form on both buttons. */
+function siteChoice(v, api) {
+  const link = v.site.link;
+  const flagged = link.verdict === 'flag';
+  const named = flagged ? (link.hostAscii || link.domain) : (link.domain || link.hostPrefix);
+  return h('div', { class: 'site-choice' },
+    h('p', { class: 'ask-message' }, `The result of ${v.tool} carries a web page. It is not shown until you choose.`),
+    linkFacts(link),
+    warnings(link),
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', class: flagged ? 'site-show' : 'primary site-show', onclick: (e) => {
+        e.currentTarget.disabled = true;
+        api.post(`/api/views/${v.id}/site`, {});
+      } }, `Show ${named || 'the page'} here`),
+      h('button', { type: 'button', class: 'site-open', onclick: () => {
+        window.open(link.full, '_blank', 'noopener,noreferrer');
+      } }, `Open ${named || 'the page'} in a new tab`)),
+    h('p', { class: 'ask-note' }, 'Shown here, the page runs sandboxed: it cannot reach this host or its cookies; it may ask for its server’s tools like any view.'));
 }
 
 /** The card of a question a server asks in its app view (app-rendered elicitation): the view

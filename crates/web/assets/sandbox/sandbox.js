@@ -10,6 +10,8 @@
 //   its header) into an inner frame with the sandbox flags and permissions the host granted;
 //   from it the proxy accepts messages of that frame and this origin only.
 // - `ui/notifications/sandbox-*` messages are the proxy's own and never reach the view.
+// - An embedded web page (`data-site`) is framed from its own address without allow-same-origin
+//   (an opaque origin): what it posts counts because it comes from the inner frame's window.
 (() => {
   'use strict';
   const hostOrigin = document.documentElement.dataset.host;
@@ -25,10 +27,14 @@
   const PROXY = 'ui/notifications/sandbox-';
 
   const own = document.documentElement.dataset.view;
-  if (!own || !own.startsWith('/view.html?')) return;
+  // An embedded web page the person chose to show: framed from its own address, without the
+  // rights of its origin (no allow-same-origin), so it is opaque and reaches nothing of ours.
+  const site = document.documentElement.dataset.site === '1';
+  if (!own || !(site ? /^https?:\/\//.test(own) : own.startsWith('/view.html?'))) return;
   const start = () => {
     inner = document.createElement('iframe');
-    inner.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms');
+    inner.setAttribute('sandbox', site ? 'allow-scripts allow-forms' : 'allow-scripts allow-same-origin allow-forms');
+    if (site) inner.setAttribute('referrerpolicy', 'no-referrer');
     const allow = document.documentElement.dataset.allow;
     if (allow) inner.setAttribute('allow', allow);
     inner.setAttribute('title', 'App view');
@@ -42,9 +48,11 @@
     if (event.source === window.parent) {
       if (event.origin !== hostOrigin) return;
       if (message && typeof message.method === 'string' && message.method.startsWith(PROXY)) return;
-      if (inner && inner.contentWindow) inner.contentWindow.postMessage(message, window.location.origin);
+      // A framed page's origin is opaque: it can only be addressed as '*' (it is the one
+      // window in our inner frame).
+      if (inner && inner.contentWindow) inner.contentWindow.postMessage(message, site ? '*' : window.location.origin);
     } else if (inner && event.source === inner.contentWindow) {
-      if (event.origin !== window.location.origin) return;
+      if (!site && event.origin !== window.location.origin) return;
       if (message && typeof message.method === 'string' && message.method.startsWith(PROXY)) return;
       window.parent.postMessage(message, hostOrigin);
     }

@@ -55,6 +55,10 @@ mod apps;
 /// The published example apps, the three.js scene's pixels.
 mod example_apps;
 
+/// MCP-UI: UI resources embedded in tool results (`@mcp-ui/server`), its message protocol,
+/// external pages behind the person's choice, Remote DOM not rendered.
+mod mcp_ui;
+
 /// server-debug: every view callback and every answer a view can get.
 mod server_debug;
 

@@ -68,6 +68,14 @@ pub(crate) enum ViewFor {
         tool: String,
         arguments: Option<JsonObject>,
     },
+    /// A UI resource the result of call `call` of tool `tool` carried, at `index` in its
+    /// content (MCP-UI's way): the view shows it beside the call.
+    Embedded {
+        call: CallId,
+        tool: String,
+        arguments: Option<JsonObject>,
+        index: usize,
+    },
     /// The app-rendered form `request` (raised by call `call` of tool `tool`, when known): the
     /// view renders it.
     Request {
@@ -99,17 +107,23 @@ impl Opening {
         apps: &AppsConfig,
         client_name: &str,
     ) -> Opening {
-        let (call, request, tool, arguments) = match purpose {
+        let (call, request, tool, arguments, embedded) = match purpose {
             ViewFor::Call {
                 call,
                 tool,
                 arguments,
-            } => (Some(call), None, tool, arguments),
+            } => (Some(call), None, tool, arguments, None),
+            ViewFor::Embedded {
+                call,
+                tool,
+                arguments,
+                index,
+            } => (Some(call), None, tool, arguments, Some(index)),
             ViewFor::Request {
                 request,
                 call,
                 tool,
-            } => (call, Some(request), tool.unwrap_or_default(), None),
+            } => (call, Some(request), tool.unwrap_or_default(), None, None),
         };
         let tool_json = server
             .tools
@@ -149,6 +163,7 @@ impl Opening {
             calls_per_minute: apps.calls_per_minute,
             max_height: apps.max_height,
             renders_question: false,
+            render_data: serde_json::Map::new(),
         };
         let record = ViewRecord {
             id: view,
@@ -157,6 +172,8 @@ impl Opening {
             request,
             tool,
             resource_uri: uri,
+            embedded,
+            site: None,
             state: ViewState::Loading,
             html: None,
             dialect: UiDialect::Apps,
@@ -169,6 +186,8 @@ impl Opening {
             height: None,
             display_mode: "inline".into(),
             messages: Vec::new(),
+            intents: Default::default(),
+            notices: Default::default(),
             model_context: None,
             logs: Default::default(),
             downloads: Vec::new(),
@@ -185,6 +204,11 @@ impl Opening {
             listing,
             profile,
         }
+    }
+
+    /// The web page the view shows (an embedded external URL).
+    pub(crate) fn set_site(&mut self, site: crate::registry::ExternalSite) {
+        self.record.site = Some(site);
     }
 
     /// The view's record as it starts (loading).
@@ -208,6 +232,32 @@ impl Opening {
                 &self.record.resource_uri,
             )
             .await;
+        self.ready(prepared)
+    }
+
+    /// The update for an embedded HTML resource: its document and its own `_meta` (its
+    /// `ui.csp` honoured; none declared is the default-deny policy), no read from the server.
+    pub(crate) fn ready_embedded(
+        &mut self,
+        html: &str,
+        dialect: UiDialect,
+        meta: Option<&JsonObject>,
+    ) -> ViewUpdate {
+        if let Some(data) = meta
+            .and_then(|m| m.get("mcpui.dev/ui-initial-render-data"))
+            .and_then(Value::as_object)
+        {
+            self.config.render_data = data.clone();
+        }
+        let prepared = ResourceUi::from_meta(None, meta)
+            .map(|ui| {
+                Arc::new(Prepared {
+                    html: html.into(),
+                    dialect,
+                    ui,
+                })
+            })
+            .map_err(|e| format!("{}: {e}", self.record.resource_uri));
         self.ready(prepared)
     }
 
