@@ -229,6 +229,17 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     }
     let outcome = outcome?;
     println!("{}", serde_json::to_string_pretty(&outcome.result)?);
+    // A view in the result (MCP-UI's way of sending one) is data here: say what it is.
+    if let Ok(serde_json::Value::Array(content)) = serde_json::to_value(&outcome.result.content) {
+        for view in interlude_host::embedded::embedded_views(&content) {
+            eprintln!(
+                "interlude: the result carries {} at content[{}] ({}); `interlude connect` shows it",
+                view.content.describe(),
+                view.index,
+                view.uri
+            );
+        }
+    }
 
     // What became of every request the call raised, from the host's record of the call.
     let requests = host

@@ -150,6 +150,48 @@ fn interlude_call_everything_tool(peers: &Peers, tool: &str, extra: &[&std::ffi:
     )
 }
 
+/// A server written with `@mcp-ui/server` 6.1.0 (npm peer) returns a UI resource in its
+/// result: `interlude call` prints the result as it came, and says on stderr that it carries a
+/// view (which `interlude connect` shows), for HTML and for a Remote DOM resource alike.
+#[test]
+fn interlude_call_says_a_result_carries_a_view() {
+    let Some(peers) = NpmPeers::locate(&[
+        "@mcp-ui/server/dist/index.mjs",
+        "@modelcontextprotocol/sdk/dist/esm/server/index.js",
+    ]) else {
+        return;
+    };
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/tests/test_data/mcp_ui_server.mjs");
+    let server = format!("{} {}", shell_quote(&peers.node), shell_quote(&script));
+    for (tool, says) in [
+        (
+            "show_hello",
+            "carries an HTML view at content[1] (ui://classic/hello)",
+        ),
+        (
+            "show_remote_dom",
+            "carries a Remote DOM view for react, which Interlude does not render at content[1]",
+        ),
+    ] {
+        let out = run(
+            Command::new(env!("CARGO_BIN_EXE_interlude"))
+                .args(["call", &server, tool])
+                .env("INTERLUDE_NPM_PEERS", &peers.npm),
+            RUN_TIMEOUT,
+        );
+        assert!(out.status.success(), "{out}");
+        assert!(out.stderr.contains(says), "{out}");
+        let result: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert!(
+            result["content"][1]["resource"]["uri"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("ui://classic/")),
+            "the result is printed as it came\n{out}"
+        );
+    }
+}
+
 /// server-everything's `trigger-sampling-request` asks the client for a model's reply
 /// (`sampling/createMessage`); headless, the reply comes from the answers file, and the server
 /// echoes the `CreateMessageResult` it got.

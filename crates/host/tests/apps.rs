@@ -322,3 +322,119 @@ async fn a_tools_view_opens_and_speaks_with_its_server_through_the_bridge() {
     assert_eq!(host.call(call_id).unwrap().views, [id]);
     host.close_all().await;
 }
+
+/// A server written with `@mcp-ui/server` 6.1.0 (npm peer, over stdio) embeds UI resources in
+/// its results: each gets a view of the call, tied to its place in the content. An embedded web
+/// page is framed only once the person chose to, and only if its name resolves outside private
+/// networks (looked up then, through the host's resolver — here a fixed table): a name that
+/// points into a private network fails the view, and says why.
+#[tokio::test]
+async fn embedded_views_open_and_a_page_is_framed_only_where_its_name_points_publicly() {
+    let files = [
+        "@mcp-ui/server/dist/index.mjs",
+        "@modelcontextprotocol/sdk/dist/esm/server/index.js",
+    ];
+    let Some(peers) = NpmPeers::locate(&files) else {
+        return;
+    };
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../web/tests/test_data/mcp_ui_server.mjs");
+    let spec = ServerSpec::Stdio {
+        command: peers.node.to_string_lossy().into_owned(),
+        args: vec![script.to_string_lossy().into_owned()],
+        env: [(
+            "INTERLUDE_NPM_PEERS".to_owned(),
+            peers.npm.to_string_lossy().into_owned(),
+        )]
+        .into(),
+    };
+    let config = HostConfig {
+        declare: Declared::FORM_AND_URL.with_apps(),
+        resolver: interlude_host::Resolver::fixed([
+            ("intranet.example.org", vec!["10.0.0.5".parse().unwrap()]),
+            ("docs.example.org", vec!["93.184.215.14".parse().unwrap()]),
+        ]),
+        ..HostConfig::default()
+    };
+    let host = Host::start(config, HeadlessSurface::new(Answers::Defaults));
+    let conn = host.connect("classic", spec).await.unwrap();
+
+    let hello = conn.call_tool("show_hello", None).await.unwrap();
+    let view_of = |call: interlude_host::CallId| {
+        host.snapshot()
+            .views
+            .iter()
+            .find(|v| v.call == Some(call))
+            .cloned()
+    };
+    let view = view_of(hello.call).expect("a view for the embedded resource");
+    assert_eq!(
+        view.embedded,
+        Some(1),
+        "the resource's place in the content"
+    );
+    assert_eq!(view.resource_uri, "ui://classic/hello");
+    assert!(view.site.is_none());
+    assert!(host.call(hello.call).unwrap().views.contains(&view.id));
+
+    let settle = |call: interlude_host::CallId, framed: bool| {
+        let host = host.clone();
+        async move {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                let snapshot = host.snapshot();
+                let view = snapshot
+                    .views
+                    .iter()
+                    .find(|v| v.call == Some(call))
+                    .cloned();
+                if let Some(v) = view.filter(|v| {
+                    if framed {
+                        v.site.as_ref().is_some_and(|s| s.framed)
+                    } else {
+                        matches!(v.state, interlude_host::ViewState::Failed { .. })
+                    }
+                }) {
+                    return v;
+                }
+                assert!(std::time::Instant::now() < deadline, "{:?}", snapshot.views);
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    };
+    for (url, public) in [
+        ("https://intranet.example.org/wiki", false),
+        ("https://docs.example.org/guide", true),
+    ] {
+        let args = serde_json::json!({ "url": url });
+        let call = conn
+            .call_tool("show_site", args.as_object().cloned())
+            .await
+            .unwrap()
+            .call;
+        let view = view_of(call).unwrap();
+        assert_eq!(
+            view.state,
+            interlude_host::ViewState::Open,
+            "judged, not refused yet"
+        );
+        assert!(
+            !view.site.as_ref().unwrap().framed,
+            "not framed before the person chose"
+        );
+        host.show_site(view.id);
+        let after = settle(call, public).await;
+        if public {
+            assert!(after.site.as_ref().unwrap().framed, "{url}");
+        } else {
+            let interlude_host::ViewState::Failed { reason } = &after.state else {
+                panic!("{url}: {:?}", after.state);
+            };
+            assert!(
+                reason.contains("refused") && reason.contains("private"),
+                "{reason}"
+            );
+        }
+    }
+    host.close_all().await;
+}

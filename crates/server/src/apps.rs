@@ -24,6 +24,31 @@
 //! let meta = tool_meta("ui://weather/dashboard.html", Visibility::DEFAULT);
 //! assert_eq!(meta.0["ui/resourceUri"], "ui://weather/dashboard.html");
 //! ```
+//!
+//! # A view inside a result (MCP-UI's way)
+//!
+//! Older than MCP Apps, and still what `@mcp-ui/server`'s `createUIResource` sends: the tool's
+//! result itself carries the view, as an embedded `ui://` resource. Nothing of this crate is
+//! needed — it is an ordinary embedded resource. Interlude renders it beside the call (and
+//! understands MCP-UI's `postMessage` actions, `tool`, `prompt`, `intent`, `notify`, `link`);
+//! so do Goose, LibreChat and Postman. A `text/uri-list` resource names a web page instead,
+//! which Interlude frames only once the person chooses to. Keep a text item beside it for
+//! hosts that render neither.
+//!
+//! ```
+//! use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+//!
+//! let html = r#"<button onclick="parent.postMessage({type: 'tool',
+//!     payload: {toolName: 'refresh', params: {}}}, '*')">Refresh</button>"#;
+//! let result = CallToolResult::success(vec![
+//!     ContentBlock::text("Your dashboard (a view)."),
+//!     ContentBlock::resource(
+//!         ResourceContents::text(html, "ui://dashboard/1")
+//!             .with_mime_type("text/html;profile=mcp-app"),
+//!     ),
+//! ]);
+//! assert_eq!(result.content.len(), 2);
+//! ```
 
 use std::sync::Arc;
 

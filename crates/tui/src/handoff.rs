@@ -57,17 +57,37 @@ impl fmt::Debug for dyn Handoff {
     }
 }
 
-/// After a call: offers to open each of its app views that is still open in the browser.
+/// After a call: offers to open each of its app views that is still open in the browser (when
+/// there is a page to open them on), and each web page its result embeds; says which views of
+/// its result cannot be shown.
 pub(crate) fn offer_views(
     screen: &Screen,
     host: &Host,
-    handoff: &dyn Handoff,
+    handoff: Option<&dyn Handoff>,
     call: &CallRecord,
 ) -> Result<(), TuiError> {
     for view in call.views.iter().filter_map(|v| host.view(*v)) {
+        if let ViewState::Failed { reason } = &view.state {
+            if view.embedded.is_some() {
+                screen.notice(&format!(
+                    "This result carries a view that is not shown ({}): {}.",
+                    plain_line(&view.resource_uri),
+                    plain_line(reason)
+                ));
+            }
+            continue;
+        }
         if !matches!(view.state, ViewState::Open | ViewState::Loading) {
             continue;
         }
+        // An embedded web page: the person's own browser opens the page itself.
+        if let Some(site) = &view.site {
+            offer_site(screen, site)?;
+            continue;
+        }
+        let Some(handoff) = handoff else {
+            continue;
+        };
         let question = format!(
             "This result has an app view ({}). Open it in the browser?",
             plain_line(&view.resource_uri)
@@ -91,6 +111,47 @@ pub(crate) fn offer_views(
             }
             Err(why) => screen.error(&format!("No page can be opened: {}", plain_line(&why))),
         }
+    }
+    Ok(())
+}
+
+/// Offers to open the web page a result embeds, named as the URL rules show it (a flagged
+/// page by its ASCII form); the default is not to.
+fn offer_site(screen: &Screen, site: &interlude_host::ExternalSite) -> Result<(), TuiError> {
+    use interlude_host::url_safety::Verdict;
+    let display = site.check.display.as_ref();
+    let named = match (site.check.verdict, display) {
+        (Verdict::Flag, Some(d)) => d.host_ascii.clone(),
+        (_, Some(d)) => d
+            .registrable_domain
+            .clone()
+            .unwrap_or_else(|| d.host_unicode.clone()),
+        (_, None) => site.url.clone(),
+    };
+    if site.check.verdict == Verdict::Flag {
+        for reason in &site.check.reasons {
+            screen.notice(&format!(
+                "Look carefully: {}",
+                plain_line(&reason.to_string())
+            ));
+        }
+    }
+    let question = format!(
+        "This result carries a web page on {} ({}). Open it in your browser?",
+        plain_line(&named),
+        plain_line(&site.url)
+    );
+    let open = match Confirm::new(&question)
+        .with_default(false)
+        .with_help_message("it opens in a tab of your own browser, not here")
+        .prompt()
+    {
+        Ok(open) => open,
+        Err(InquireError::OperationCanceled | InquireError::OperationInterrupted) => false,
+        Err(e) => return Err(e.into()),
+    };
+    if open {
+        launch(screen, &site.url);
     }
     Ok(())
 }

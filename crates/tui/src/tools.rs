@@ -388,7 +388,20 @@ fn show_tool_result(screen: &Screen, head: &str, result: &CallToolResult) {
     } else {
         screen.line(styled(Style::Strong, &format!("━━ Result of {head} ━━")));
     }
-    for block in &result.content {
+    // UI resources (MCP-UI's views in a result) are named for what they are, never printed.
+    let views = match serde_json::to_value(&result.content) {
+        Ok(Value::Array(content)) => interlude_host::embedded::embedded_views(&content),
+        _ => Vec::new(),
+    };
+    for (index, block) in result.content.iter().enumerate() {
+        if let Some(view) = views.iter().find(|v| v.index == index) {
+            screen.quoted(&format!(
+                "[{}: {}]",
+                view.content.describe(),
+                plain_line(&view.uri)
+            ));
+            continue;
+        }
         match serde_json::to_value(block) {
             Ok(Value::Object(o)) => match o.get("type").and_then(Value::as_str) {
                 Some("text") => {

@@ -185,14 +185,12 @@ impl Session {
                 }
                 Some(UiEvent::CallEnded(record)) if record.id == id => {
                     tools::show_result(&self.screen, &record);
-                    if let Some(handoff) = &self.handoff {
-                        crate::handoff::offer_views(
-                            &self.screen,
-                            &self.host,
-                            handoff.as_ref(),
-                            &record,
-                        )?;
-                    }
+                    crate::handoff::offer_views(
+                        &self.screen,
+                        &self.host,
+                        self.handoff.as_deref(),
+                        &record,
+                    )?;
                     return Ok(());
                 }
                 Some(UiEvent::Interrupt) => {

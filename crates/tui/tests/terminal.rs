@@ -26,10 +26,12 @@ use std::time::{Duration, Instant};
 
 use interlude_test_support::tmux::{PATIENCE, Tmux};
 
-/// The demo server and the example driving the terminal surface.
+/// The demo server, the example driving the terminal surface, and the CLI (`interlude
+/// connect --tui`: the terminal with a page beside it to hand views to).
 struct Binaries {
     demo: PathBuf,
     tui: PathBuf,
+    cli: PathBuf,
 }
 
 /// `target/<profile>` of this test binary (`target/<profile>/deps/terminal-…`).
@@ -97,6 +99,7 @@ fn binaries() -> &'static Binaries {
         let built = Binaries {
             demo: dir.join("interlude-demo"),
             tui: dir.join("examples").join("tui_demo"),
+            cli: dir.join("interlude"),
         };
         assert!(built.demo.exists(), "{} missing", built.demo.display());
         assert!(built.tui.exists(), "{} missing", built.tui.display());
@@ -847,4 +850,63 @@ fn a_sampling_request_can_be_declined() {
     tmux.press(&["Enter"]);
     tmux.wait_for("Declined; \"everything\" was told.");
     tmux.wait_for("User rejected sampling request");
+}
+
+/// `interlude connect --tui` on a server written with `@mcp-ui/server` 6.1.0 (npm peers, over stdio): a UI
+/// resource in a result is named for what it is, never printed; a Remote DOM one says it is not
+/// shown; an embedded web page with a look-alike name is offered by its ASCII form, after its
+/// warnings, with "no" as the default.
+#[test]
+fn embedded_views_are_named_and_a_look_alike_page_is_offered_by_its_ascii_form() {
+    let files = [
+        "@mcp-ui/server/dist/index.mjs",
+        "@modelcontextprotocol/sdk/dist/esm/server/index.js",
+    ];
+    let Some(peers) = interlude_test_support::NpmPeers::locate(&files) else {
+        return;
+    };
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/tests/test_data/mcp_ui_server.mjs");
+    // `interlude connect --tui`: the terminal with a page beside it, as a person runs it (the
+    // terminal alone records no views: it declares no MCP Apps).
+    let spec = format!("{} {}", quote(&peers.node), quote(&script));
+    let command = format!(
+        "{} connect --tui --port 0 {}; echo \"[tui exited $?]\"; sleep 600",
+        quote(&binaries().cli),
+        quote(Path::new(&spec))
+    );
+    let Some(tmux) = Tmux::start_sized(&command, 120, 40) else {
+        return;
+    };
+    tmux.wait_for("to move, Enter to call");
+    tmux.type_text("show_hello");
+    tmux.wait_for("> show_hello");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("[an HTML view: ui://classic/hello]");
+    assert!(
+        !screen.contains("<button"),
+        "the HTML is not printed:\n{screen}"
+    );
+    // Its view is offered on the page, as an MCP Apps view is; not now.
+    tmux.wait_for("has an app view (ui://classic/hello). Open it in the browser? (y/N)");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Open it in the browser? No");
+    tmux.type_text("show_remote_dom");
+    tmux.wait_for("> show_remote_dom");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("carries a view that is not shown (ui://classic/remote)");
+    tmux.type_text("show_site");
+    tmux.wait_for("> show_site");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Url");
+    tmux.type_text("https://xn--pple-43d.com/login");
+    tmux.press(&["Enter"]);
+    let screen = tmux.wait_for("Open it in your browser? (y/N)");
+    assert!(
+        screen.contains("carries a web page on xn--pple-43d.com"),
+        "named by its ASCII form:\n{screen}"
+    );
+    assert!(screen.contains("Look carefully"), "{screen}");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("Open it in your browser? No");
 }

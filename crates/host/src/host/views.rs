@@ -495,7 +495,15 @@ pub(crate) trait ViewCore: Sized {
                 // The bridge cancelled what it knew in flight; anything left goes too (its
                 // task tells the server when its end is dropped).
                 self.views().in_flight.retain(|(v, _), _| *v != view);
-                let event = self.record(|r| r.change_view(view, |v| v.state = ViewState::Closed));
+                // A view that failed (a page refused after its name was looked up) keeps
+                // saying why.
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        if !matches!(v.state, ViewState::Failed { .. }) {
+                            v.state = ViewState::Closed;
+                        }
+                    })
+                });
                 self.tell(event, sink);
             }
             BridgeEffect::Traffic(traffic) => {

@@ -1,6 +1,6 @@
 // An MCP server written the way MCP-UI's users write one: `@mcp-ui/server` 6.1.0's
 // `createUIResource` inside tool results, on the official TypeScript SDK (1.32.2), over stdio.
-// Both packages are the pinned npm peers (`INTERLUDE_NPM_PEERS`, xtask/peers).
+// Both packages are the pinned npm peers (xtask/peers). Also used by the terminal's tests.
 //
 // Tools:
 // - `show_hello`: a rawHtml view whose buttons send every MCP-UI action (`tool`, `prompt`,
@@ -16,9 +16,10 @@
 
 import { join } from 'node:path';
 import process from 'node:process';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const peers = process.env.INTERLUDE_NPM_PEERS;
+// The peers folder: `INTERLUDE_NPM_PEERS`, else the workspace's `.peers/npm`.
+const peers = process.env.INTERLUDE_NPM_PEERS || fileURLToPath(new URL('../../../../.peers/npm', import.meta.url));
 const load = (path) => import(pathToFileURL(join(peers, 'node_modules', path)).href);
 const { createUIResource } = await load('@mcp-ui/server/dist/index.mjs');
 const { Server } = await load('@modelcontextprotocol/sdk/dist/esm/server/index.js');
