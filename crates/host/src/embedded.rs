@@ -198,10 +198,7 @@ fn classify(mime: &str, resource: &Map<String, Value>) -> EmbeddedContent {
         };
     };
     // `@mcp-ui/server` 6 sends an external URL as an HTML resource whose text is the URL.
-    let trimmed = body.trim();
-    if !trimmed.contains(char::is_whitespace)
-        && let Some(url) = web_url(trimmed)
-    {
+    if let Some(url) = web_url(body.trim()) {
         return EmbeddedContent::ExternalUrl { url };
     }
     EmbeddedContent::Html {
@@ -232,8 +229,12 @@ fn first_web_url(list: &str) -> Option<String> {
         .find_map(web_url)
 }
 
-/// `text` as an absolute `http` or `https` URL, normalised; `None` for anything else.
+/// `text` as an absolute `http` or `https` URL, normalised; `None` for anything else (a URI
+/// holds no whitespace: the parser would quietly encode it).
 fn web_url(text: &str) -> Option<String> {
+    if text.contains(char::is_whitespace) {
+        return None;
+    }
     let url = url::Url::parse(text).ok()?;
     matches!(url.scheme(), "http" | "https")
         .then(|| url.host_str().is_some())

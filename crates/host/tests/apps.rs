@@ -377,6 +377,36 @@ async fn embedded_views_open_and_a_page_is_framed_only_where_its_name_points_pub
     assert!(view.site.is_none());
     assert!(host.call(hello.call).unwrap().views.contains(&view.id));
 
+    // Two resources in one result: a view each, the first under the policy its own
+    // `_meta.ui.csp` declares, the second under the default-deny one.
+    let two = conn.call_tool("show_two", None).await.unwrap();
+    let snapshot = host.snapshot();
+    let views: Vec<_> = snapshot
+        .views
+        .iter()
+        .filter(|v| v.call == Some(two.call))
+        .collect();
+    assert_eq!(views.len(), 2, "{views:?}");
+    let first = views.iter().find(|v| v.embedded == Some(0)).unwrap();
+    let second = views.iter().find(|v| v.embedded == Some(1)).unwrap();
+    assert_eq!(first.resource_uri, "ui://classic/first");
+    assert!(
+        first
+            .csp
+            .as_deref()
+            .is_some_and(|c| c.contains("connect-src https://api.example.com")),
+        "{:?}",
+        first.csp
+    );
+    assert!(
+        second
+            .csp
+            .as_deref()
+            .is_some_and(|c| c.contains("connect-src 'none'")),
+        "{:?}",
+        second.csp
+    );
+
     let settle = |call: interlude_host::CallId, framed: bool| {
         let host = host.clone();
         async move {

@@ -8,6 +8,8 @@
 //   malformed payload, an unknown type, navigating the top window); everything the host sends
 //   back is appended to `#log` as one JSON line, for the test to read inside the frame.
 // - `show_blob`: the same kind of view as a base64 blob.
+// - `show_two`: two views in one result, the first declaring a site (`_meta.ui.csp`) and
+//   initial render data (`mcpui.dev/ui-initial-render-data`).
 // - `echo_back {v}`: what the view's `tool` button calls.
 // - `show_site {url}`: an externalUrl resource (6.1.0 sends it as an HTML resource whose text is
 //   the URL).
@@ -74,6 +76,7 @@ const HELLO = `<!doctype html>
 const tools = [
   { name: 'show_hello', description: 'A classic MCP-UI view (rawHtml, text).', inputSchema: { type: 'object', properties: {} } },
   { name: 'show_blob', description: 'A classic MCP-UI view (rawHtml, blob).', inputSchema: { type: 'object', properties: {} } },
+  { name: 'show_two', description: 'Two views in one result, the first declaring a site it talks to.', inputSchema: { type: 'object', properties: {} } },
   { name: 'echo_back', description: 'Echoes v.', inputSchema: { type: 'object', properties: { v: { type: 'number' } } } },
   {
     name: 'secret_tool',
@@ -105,6 +108,19 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
           content: { type: 'rawHtml', htmlString: '<!doctype html><h2 id="blob">Sent as a blob: héllo</h2>' },
           encoding: 'blob',
         })],
+      };
+    case 'show_two':
+      return {
+        content: [
+          createUIResource({
+            uri: 'ui://classic/first',
+            content: { type: 'rawHtml', htmlString: '<!doctype html><p id="first">first</p>' },
+            encoding: 'text',
+            metadata: { ui: { csp: { connectDomains: ['https://api.example.com'] } } },
+            uiMetadata: { 'initial-render-data': { greeting: 'hi' } },
+          }),
+          createUIResource({ uri: 'ui://classic/second', content: { type: 'rawHtml', htmlString: '<!doctype html><p id="second">second</p>' }, encoding: 'text' }),
+        ],
       };
     case 'echo_back':
       return { content: [{ type: 'text', text: `echo ${args.v}` }], structuredContent: { v: args.v } };
