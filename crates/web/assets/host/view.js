@@ -93,7 +93,7 @@ export function viewItem(v, api) {
         r.error ? `error: ${r.error}` : (r.result?.content || []).map((c) => (c.type === 'text' ? c.text : JSON.stringify(c))).join(' ') || JSON.stringify(r.result?.structuredContent ?? r.result))),
       (v.messages || []).map((m) => {
         const text = (Array.isArray(m) ? m : [m]).map((b) => (b && b.type === 'text' ? b.text : JSON.stringify(b))).join(' ');
-        return h('div', { class: 'app-message' }, h('strong', {}, 'The app asks to say, as you: '), text, ' ',
+        return h('div', { class: 'app-message' }, h('strong', {}, 'The app asks to say, as you: '), h('span', { class: 'said' }, text), ' ',
           copyButton('Copy what the app asks to say', () => text),
           h('span', { class: 'what' }, ' (nothing is sent to a model)'));
       }),

@@ -73,7 +73,7 @@ async fn a_published_app_renders_beside_its_call_and_calls_its_server() {
     page.leave_view().await;
     let said = page
         .until(
-            "document.querySelector('li.app-view .app-message')?.textContent ?? null",
+            "document.querySelector('li.app-view .app-message .said')?.textContent ?? null",
             "the app's message was not shown",
         )
         .await;
@@ -161,7 +161,7 @@ async fn a_hostile_app_is_blocked_at_every_attempt() {
     page.call_from_sidebar("hostile", "show").await;
     let said = page
         .until(
-            "document.querySelector('li.app-view .app-message')?.textContent ?? null",
+            "document.querySelector('li.app-view .app-message .said')?.textContent ?? null",
             "the hostile app never reported",
         )
         .await;
