@@ -14,6 +14,10 @@
 //!   refreshes itself through `weather_refresh`, a tool only views may call, and shows ten
 //!   years of today through the slow `weather_history` (progress, and a Stop that cancels it;
 //!   see [`apps`]);
+//! - `order_card`: a view sent MCP-UI's way, embedded in the tool's result (`ui://demo/order`),
+//!   speaking MCP-UI's `postMessage` actions; its Refresh calls `order_status`;
+//! - `draft_tagline`, `project_folders`: the server asks the client's model for a completion
+//!   (sampling, answered by the person) and for the folders it may work in (roots);
 //! - `weather_forecast`: a tool that cannot go on without that API key — `-32042` on 2025-11-25
 //!   (the host opens the page, waits, calls again), a URL round trip on 2026-07-28; the demo
 //!   forgets the key after each forecast, so every call shows the flow;
@@ -119,6 +123,9 @@ pub fn guide() -> serde_json::Value {
             step("Portfolio review (a question in an app view)", "The server asks in its own view: customer cards with health indicators and a manager picker. The call waits until you answer there; an answer that breaks the form is not sent, and Cancel or the plain form are always outside the view.", "demo", "portfolio_review"),
             step("Portfolio review (2025 era)", "The same question over the push era.", "demo-2025", "portfolio_review"),
             step("A widget written for ChatGPT's Apps SDK", "The same bridge, another dialect: the sandbox gives the widget window.openai.", "demo", "apps_sdk_counter"),
+            step("An order card (MCP-UI, a view inside the result)", "The view rides inside the tool's result, the way @mcp-ui/server sends it, and talks to the host with MCP-UI's messages: Refresh calls the server's order_status; Ask and Order again are shown to you as what the view asks to say or do (nothing goes to a model); Track asks your consent to open a page.", "demo", "order_card"),
+            step("A tagline from “the model” (sampling)", "The server asks the client's model for a completion; here no model is attached, so you read the request and write the reply yourself.", "demo", "draft_tagline"),
+            step("Project folders (roots)", "The server asks which folders it may work in; start with `--root DIR` to give it some.", "demo", "project_folders"),
             step("Enter an API key (URL mode)", "The server sends you to its own page: the key never passes through this host. Consent, open the page, sign in, enter any key; the call goes on when you tell it you are done.", "demo", "weather_api_key"),
             step("Connect a third-party account (URL mode, OAuth)", "The server sends you through its own page to Example Cloud's consent (a provider the demo plays on another port); the tokens stay with the server.", "demo", "connect_cloud_account"),
             step("Verify a payment (URL mode)", "The server shows what you pay on its own page; you confirm or decline there.", "demo", "verify_payment"),
@@ -131,4 +138,35 @@ pub fn guide() -> serde_json::Value {
             step("All enum shapes (2025 era)", "The five enum variants of SEP-1330, including legacy enumNames.", "demo-2025", "test_elicitation_sep1330_enums"),
         ]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A guide step that names no tool of the demo would be a dead button on the page.
+    #[test]
+    fn every_guide_step_calls_a_tool_the_demo_has() {
+        let tools: Vec<String> = crate::tools::tool_names();
+        let guide = super::guide();
+        let steps = guide["steps"].as_array().expect("steps");
+        assert!(steps.len() >= 20, "{}", steps.len());
+        for step in steps {
+            let tool = step["tool"].as_str().expect("a tool");
+            assert!(tools.iter().any(|t| t == tool), "no tool {tool}: {tools:?}");
+            assert!(
+                ["demo", "demo-2025"].contains(&step["server"].as_str().unwrap_or_default()),
+                "{step}"
+            );
+        }
+        for shown in [
+            "order_card",
+            "draft_tagline",
+            "project_folders",
+            "portfolio_review",
+        ] {
+            assert!(
+                steps.iter().any(|s| s["tool"] == shown),
+                "the guide shows {shown}"
+            );
+        }
+    }
 }

@@ -6,7 +6,10 @@ use interlude_server::interaction::InteractionType;
 use interlude_server::url::{FlowError, FlowKind, UrlFlows};
 use interlude_server::{Answer, Ask, AskConfig, AskServer, FormSchema, ToolResult, asking};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ResourceContents, ServerCapabilities,
+    ServerConfig,
+};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -24,6 +27,13 @@ pub(crate) struct CityArgs {
 pub(crate) struct CounterArgs {
     /// The count to show (1 when not given)
     pub(crate) start: Option<i64>,
+}
+
+/// Which order.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct OrderArgs {
+    /// The order number (4242 when not given)
+    pub(crate) order: Option<String>,
 }
 
 /// What to write a tagline for.
@@ -279,6 +289,19 @@ impl Default for DemoServer {
 /// How many years `weather_history` gathers, and how long each takes.
 const HISTORY_YEARS: u32 = 10;
 const HISTORY_STEP: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// The order card's view (MCP-UI: embedded in `order_card`'s result, no `resources/read`).
+const ORDER_CARD: &str = include_str!("../assets/order_card.html");
+const ORDER_CARD_URI: &str = "ui://demo/order";
+
+/// Order #4242 moves one step along each time someone looks, and stays delivered.
+fn order_status_now() -> &'static str {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const STEPS: [&str; 4] = ["packed", "shipped", "out for delivery", "delivered"];
+    static LOOKS: AtomicUsize = AtomicUsize::new(0);
+    let look = LOOKS.fetch_add(1, Ordering::Relaxed);
+    STEPS[look.min(STEPS.len() - 1)]
+}
 
 fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
@@ -669,6 +692,34 @@ impl DemoServer {
         )))
     }
 
+    #[tool(
+        description = "Show order #4242 as a card sent MCP-UI's way: the view rides inside the result (an embedded ui:// resource) and speaks MCP-UI's postMessage actions (tool, prompt, intent, notify, link)."
+    )]
+    async fn order_card(&self) -> ToolResult {
+        let status = order_status_now();
+        Ok(CallToolResult::success(vec![
+            ContentBlock::text(format!("Order #4242: {status}.")),
+            ContentBlock::resource(
+                ResourceContents::text(ORDER_CARD.replace("__STATUS__", status), ORDER_CARD_URI)
+                    .with_mime_type("text/html;profile=mcp-app"),
+            ),
+        ]))
+    }
+
+    #[tool(description = "The status of an order (the order card's Refresh calls it).")]
+    async fn order_status(&self, Parameters(args): Parameters<OrderArgs>) -> ToolResult {
+        let order = args.order.unwrap_or_else(|| "4242".to_owned());
+        if order != "4242" {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "No order #{order} here (the demo knows #4242)."
+            ))]));
+        }
+        let status = order_status_now();
+        let mut result = text(format!("Order #{order}: {status}."));
+        result.structured_content = Some(json!({ "order": order, "status": status }));
+        Ok(result)
+    }
+
     #[tool(description = "Ask the user for their GitHub username (a single required text field).")]
     async fn github_username(&self, ask: Ask) -> ToolResult {
         let answer = ask
@@ -898,4 +949,14 @@ impl ServerHandler for DemoServer {
                 ErrorData::resource_not_found(format!("no resource {}", request.uri), None)
             })
     }
+}
+
+/// The names of the demo's tools.
+#[cfg(test)]
+pub(crate) fn tool_names() -> Vec<String> {
+    TOOLS
+        .list_all()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect()
 }

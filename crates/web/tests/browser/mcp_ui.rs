@@ -475,3 +475,81 @@ async fn a_blob_renders_and_remote_dom_says_what_was_not_rendered() {
     assert_eq!(shown, "Sent as a blob: héllo");
     page.leave_view().await;
 }
+
+/// The demo's order card, written with the server toolkit the MCP-UI way (the view inside
+/// `order_card`'s result, its messages by hand): its Refresh calls the demo's `order_status`
+/// through the bridge and shows what came back, then posts a notice; its Ask is shown as what
+/// the view asks to say, and its Order again as what it asks to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demos_order_card_refreshes_through_its_server() {
+    let page = crate::harness::harness().await;
+    page.call_from_sidebar("demo", "order_card").await;
+    page.wait_for(
+        "li.app-view iframe.app-frame[src]",
+        "the order card's view did not open",
+    )
+    .await;
+    let result = page.text(".call .result").await;
+    assert!(
+        result.contains("Order #4242") && !result.contains("postMessage"),
+        "the text item is shown, not the HTML: {result}"
+    );
+    page.enter_view_at("li.app-view iframe.app-frame").await;
+    let first = page
+        .until(
+            "document.getElementById('status')?.textContent || null",
+            "the card did not render",
+        )
+        .await;
+    assert_ne!(first, "__STATUS__", "the server filled the status in");
+    page.click_in_view("#refresh").await;
+    page.until(
+        "(() => { const t = document.getElementById('heard')?.textContent || ''; return t.includes('refreshed by the server') ? t : null; })()",
+        "the card's Refresh did not come back",
+    )
+    .await;
+    let now = page.text("#status").await;
+    assert!(
+        ["shipped", "out for delivery", "delivered"].contains(&now.as_str()),
+        "a later step than the first look ({first}): {now}"
+    );
+    page.click_in_view("#ask").await;
+    page.click_in_view("#reorder").await;
+    page.leave_view().await;
+    let notice = page
+        .until(
+            "document.querySelector('li.app-view .app-notice')?.textContent ?? null",
+            "the card's notice was not shown",
+        )
+        .await;
+    assert!(
+        notice
+            .as_str()
+            .unwrap_or_default()
+            .contains(&format!("Order #4242 is {now}")),
+        "{notice}"
+    );
+    let said = page
+        .until(
+            "document.querySelector('li.app-view .app-message .said')?.textContent ?? null",
+            "what the card asks to say was not shown",
+        )
+        .await;
+    assert!(
+        said.as_str()
+            .unwrap_or_default()
+            .contains("When will order #4242 arrive"),
+        "{said}"
+    );
+    let intent = page
+        .until(
+            "document.querySelector('li.app-view .app-intent')?.textContent ?? null",
+            "what the card asks to do was not shown",
+        )
+        .await;
+    assert!(
+        intent.as_str().unwrap_or_default().contains("reorder"),
+        "{intent}"
+    );
+    page.artifact("demo-order-card").await;
+}
