@@ -300,7 +300,7 @@ fn order_status_now() -> &'static str {
     const STEPS: [&str; 4] = ["packed", "shipped", "out for delivery", "delivered"];
     static LOOKS: AtomicUsize = AtomicUsize::new(0);
     let look = LOOKS.fetch_add(1, Ordering::Relaxed);
-    STEPS[look.min(STEPS.len() - 1)]
+    STEPS.get(look).copied().unwrap_or("delivered")
 }
 
 fn text(s: impl Into<String>) -> CallToolResult {
