@@ -503,11 +503,18 @@ async fn the_demos_order_card_refreshes_through_its_server() {
         .await;
     assert_ne!(first, "__STATUS__", "the server filled the status in");
     page.click_in_view("#refresh").await;
-    page.until(
-        "(() => { const t = document.getElementById('heard')?.textContent || ''; return t.includes('refreshed by the server') ? t : null; })()",
+    let heard = page.until(
+        "(() => { const t = document.getElementById('heard')?.textContent || ''; return t.includes('refreshed by the server') || t.includes('Refused') ? t : null; })()",
         "the card's Refresh did not come back",
     )
     .await;
+    assert!(
+        heard
+            .as_str()
+            .unwrap_or_default()
+            .contains("refreshed by the server"),
+        "{heard}"
+    );
     let now = page.text("#status").await;
     assert!(
         ["shipped", "out for delivery", "delivered"].contains(&now.as_str()),
