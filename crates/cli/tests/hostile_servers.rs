@@ -168,3 +168,72 @@ fn a_server_that_dies_at_start_is_quoted_from_its_stderr() {
     );
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
+
+/// Runs `interlude call URL misbehave ARGS…` against a hostile HTTP server started for it, on a
+/// runtime of its own (the CLI runs as a child process meanwhile).
+fn call_hostile_http(
+    misbehaviour: interlude_test_support::hostile_http::Misbehaviour,
+    args: &[&str],
+) -> (Output, Duration, usize) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime
+        .block_on(interlude_test_support::hostile_http::HostileHttp::start(
+            misbehaviour,
+        ))
+        .unwrap();
+    let (out, took) = call(server.url(), "misbehave", args);
+    let calls = server.calls();
+    drop(server);
+    (out, took, calls)
+}
+
+/// An HTTP server that answers a call on an event stream whose one event never ends: the host
+/// stops reading at 16 MiB and the call fails saying so, not "closed" — and not after reading
+/// without end.
+#[test]
+fn an_oversized_event_is_cut_off_and_named() {
+    use interlude_test_support::hostile_http::Misbehaviour;
+    let (out, took, calls) = call_hostile_http(Misbehaviour::OversizedEvent, &["--timeout", "60"]);
+    assert_eq!(calls, 1, "the call reached the server");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("the server sent an event larger than 16 MiB, the most the host reads"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}
+
+/// An HTTP server that answers a call with a JSON body that never ends: the host stops reading
+/// at 16 MiB and the call fails saying the answer was too large.
+#[test]
+fn an_oversized_answer_is_cut_off_and_named() {
+    use interlude_test_support::hostile_http::Misbehaviour;
+    let (out, took, calls) = call_hostile_http(Misbehaviour::OversizedBody, &["--timeout", "60"]);
+    assert_eq!(calls, 1, "the call reached the server");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("the server's answer was larger than 16 MiB, the most the host reads"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}
+
+/// An HTTP server that drips its answer a byte at a time (it would take about a minute): the
+/// call ends at its timeout like any call that does not come back, and the host hangs up.
+#[test]
+fn a_slow_drip_answer_ends_at_the_timeout() {
+    use interlude_test_support::hostile_http::Misbehaviour;
+    let (out, took, calls) = call_hostile_http(Misbehaviour::SlowDrip, &["--timeout", "2"]);
+    assert_eq!(calls, 1, "the call reached the server");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("timed out after 2s of active time"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}

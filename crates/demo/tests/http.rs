@@ -102,3 +102,87 @@ async fn a_misfit_request_is_answered_naming_the_field() {
     assert_eq!(body["error"]["code"], -32602, "{body}");
     assert_eq!(body["error"]["data"]["field"], "inputResponses", "{body}");
 }
+
+/// Over HTTP too, a response under an id the server never sent (`"0"`, `0.0`) is refused: `400`
+/// with a -32600 error saying why, before rmcp could take it for the server's request 0.
+#[tokio::test]
+async fn a_response_under_a_look_alike_id_is_refused() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let shutdown = CancellationToken::new();
+    tokio::spawn(serve_http(
+        listener,
+        HttpOptions {
+            shutdown: shutdown.child_token(),
+            ..HttpOptions::default()
+        },
+    ));
+    let replies = tokio::task::spawn_blocking(move || {
+        ["\"0\"", "0.0"].map(|id| {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"accept","content":{{}}}}}}"#
+            );
+            exchange(
+                "POST",
+                &url,
+                &[
+                    ("content-type", "application/json"),
+                    ("accept", "application/json, text/event-stream"),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ],
+                &body,
+            )
+            .unwrap()
+        })
+    })
+    .await
+    .unwrap();
+    shutdown.cancel();
+    for reply in replies {
+        assert_eq!(reply.status, 400, "{reply:?}");
+        let body: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+        assert_eq!(body["error"]["code"], -32600, "{body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("answers none of them"),
+            "{body}"
+        );
+    }
+}
+
+/// A POST body larger than the toolkit reads (4 MiB) is refused with `413`, and the server goes
+/// on serving.
+#[tokio::test]
+async fn an_oversized_post_is_refused_and_the_server_goes_on() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let shutdown = CancellationToken::new();
+    tokio::spawn(serve_http(
+        listener,
+        HttpOptions {
+            shutdown: shutdown.child_token(),
+            ..HttpOptions::default()
+        },
+    ));
+    let (big, after) = tokio::task::spawn_blocking(move || {
+        let headers = [
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+        ];
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"{}","version":"1"}}}}}}"#,
+            "a".repeat(5 * 1024 * 1024)
+        );
+        let big = exchange("POST", &url, &headers, &big).unwrap();
+        let initialize = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let after = exchange("POST", &url, &headers, initialize).unwrap();
+        (big, after)
+    })
+    .await
+    .unwrap();
+    shutdown.cancel();
+    assert_eq!(big.status, 413, "{}", big.status);
+    assert_eq!(after.status, 200, "{after:?}");
+}

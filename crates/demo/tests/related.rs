@@ -229,3 +229,56 @@ fn lines_that_are_no_message_are_answered() {
     assert_eq!(init["id"], 0, "{init}");
     assert!(init["result"].is_object(), "{init}");
 }
+
+/// Issue 21: the server numbers its requests, so an answer under the string `"0"` or the float
+/// `0.0` answers none of them — rmcp alone would take either for 0. Each is refused with
+/// -32600 saying why, the question stays open, and the answer under `0` itself completes the
+/// call.
+#[test]
+fn an_answer_under_a_look_alike_id_settles_nothing() {
+    let mut demo = Demo::start();
+    demo.send(json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "look-alike-ids", "version": "0"}
+        }
+    }));
+    assert!(demo.next()["result"].is_object());
+    demo.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    demo.send(call(json!(7), "github_username"));
+    let question = demo.next();
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let id = question["id"]
+        .as_i64()
+        .expect("the server numbers its requests");
+    for look_alike in [json!(id.to_string()), json!(id as f64)] {
+        let line = json!({
+            "jsonrpc": "2.0", "id": look_alike,
+            "result": {"action": "accept", "content": {"username": "mallory"}}
+        })
+        .to_string();
+        // serde_json writes 0.0 as `0.0`: the float form reaches the server as sent.
+        demo.send(serde_json::from_str(&line).unwrap());
+        let reply = demo.next();
+        assert_eq!(reply["error"]["code"], -32600, "{look_alike}: {reply}");
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("answers none of them"),
+            "{reply}"
+        );
+    }
+    demo.send(json!({
+        "jsonrpc": "2.0", "id": id,
+        "result": {"action": "accept", "content": {"username": "ada"}}
+    }));
+    let done = demo.next();
+    assert_eq!(done["id"], 7, "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Hello, @ada!",
+        "{done}"
+    );
+}

@@ -220,13 +220,14 @@ impl Connection {
                         .map_err(|e| failed(format!("bad value for header `{k}`: {e}")))?;
                     config.custom_headers.insert(header, value);
                 }
+                let ended = EndReason::default();
                 let client = HttpClient::new()
                     .map_err(failed)?
-                    .declaring_user_interaction(crate::interaction::declared(
-                        shared.config.declare,
-                    ));
+                    .declaring_user_interaction(crate::interaction::declared(shared.config.declare))
+                    .noting_to(ended.clone());
                 let extras = TransportExtras {
                     transport_name: Some(transport_name),
+                    ended: Some(ended),
                     server_stream: Some(client.stream_state()),
                     http_client: Some(client.clone()),
                     ..TransportExtras::default()

@@ -115,12 +115,14 @@ pub(crate) fn service(e: &ServiceError, ended: &EndReason) -> String {
             .get()
             .unwrap_or_else(|| "the connection to the server closed before it answered".to_owned()),
         ServiceError::TransportSend(error) => ended.get().unwrap_or_else(|| {
-            unreachable_http(&*error.error).unwrap_or_else(|| {
-                format!(
-                    "the host could not send to the server: {}",
-                    error_chain(&*error.error)
-                )
-            })
+            answer_too_large(&*error.error)
+                .or_else(|| unreachable_http(&*error.error))
+                .unwrap_or_else(|| {
+                    format!(
+                        "the host could not send to the server: {}",
+                        error_chain(&*error.error)
+                    )
+                })
         }),
         ServiceError::UnexpectedResponse => {
             "the server answered with a result of the wrong kind".to_owned()
@@ -260,6 +262,50 @@ fn describe_message(
 /// resolve, no answer in time, a certificate refused — instead of the HTTP client's chain of
 /// wrappers ("Client error: error sending request for url (…)"). `None` when `e` is no such
 /// failure.
+/// The words for a server's answer larger than the host reads (rmcp's limit on an HTTP
+/// response body), if that is what `e` is.
+pub(crate) fn answer_too_large(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    type Wrapped = rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>;
+    let mut current = Some(e);
+    while let Some(c) = current {
+        if let Some(Wrapped::ResponseBodyTooLarge { max_size }) = c.downcast_ref::<Wrapped>() {
+            return Some(format!(
+                "the server's answer was larger than {}, the most the host reads",
+                size(*max_size)
+            ));
+        }
+        current = c.source();
+    }
+    None
+}
+
+/// The words for an event stream rmcp cut off because one event outgrew its limit, if that is
+/// what `e` is (rmcp's error for it is private: it is known by its words).
+pub(crate) fn event_too_large(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let text = error_chain(e);
+    let at = text.find("SSE event exceeded the maximum size of ")?;
+    let rest = text.get(at + "SSE event exceeded the maximum size of ".len()..)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let limit = digits
+        .parse::<usize>()
+        .map_or_else(|_| "the host's limit".to_owned(), size);
+    Some(format!(
+        "the server sent an event larger than {limit}, the most the host reads; the host closed the stream"
+    ))
+}
+
+/// A byte count in words: whole MiB or KiB where it is one.
+fn size(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= 1024 && bytes.is_multiple_of(1024) {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 pub(crate) fn unreachable_http(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     type Wrapped = rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>;
     let mut current = Some(e);

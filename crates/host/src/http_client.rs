@@ -20,6 +20,8 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::{Error as SseError, Sse};
 use tokio::sync::watch;
 
+use crate::failure::EndReason;
+
 /// The state of a connection's standalone server-to-host stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -40,6 +42,8 @@ pub(crate) struct HttpClient {
     /// Write the seed-000 `capabilities.userInteraction` into the `initialize` it posts (after
     /// rmcp's worker has seen the typed request start the session).
     declare_user_interaction: bool,
+    /// Where a stream the host had to cut off says why (rmcp then only reports "closed").
+    ended: EndReason,
 }
 
 impl HttpClient {
@@ -52,7 +56,45 @@ impl HttpClient {
             inner,
             stream: Arc::new(watch::Sender::new(ServerStream::Pending)),
             declare_user_interaction: false,
+            ended: EndReason::default(),
         })
+    }
+
+    /// The same client, noting in `ended` why it cut a server's event stream off.
+    pub(crate) fn noting_to(mut self, ended: EndReason) -> Self {
+        self.ended = ended;
+        self
+    }
+
+    /// `stream`, watched: an event larger than the limit rmcp enforces ends the stream with an
+    /// error, after which rmcp closes the connection saying only that it closed — the reason is
+    /// noted for the failure to name.
+    fn watched(&self, stream: SseStream) -> SseStream {
+        use futures::StreamExt;
+        let ended = self.ended.clone();
+        stream
+            .inspect(move |item| {
+                if let Err(e) = item
+                    && let Some(why) = crate::failure::event_too_large(e)
+                {
+                    tracing::warn!("{why}");
+                    ended.note(why);
+                }
+            })
+            .boxed()
+    }
+
+    /// A POST's answer, its event stream watched.
+    fn watched_answer(
+        &self,
+        answer: Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
+        match answer {
+            Ok(StreamableHttpPostResponse::Sse(stream, session)) => Ok(
+                StreamableHttpPostResponse::Sse(self.watched(stream), session),
+            ),
+            other => other,
+        }
     }
 
     /// The same client, declaring the seed-000 `userInteraction` capability in `initialize`.
@@ -116,9 +158,11 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let message = self.outgoing(message);
-        self.inner
+        let answer = self
+            .inner
             .post_message(uri, message, session_id, auth_header, custom_headers)
-            .await
+            .await;
+        self.watched_answer(answer)
     }
 
     async fn post_message_with_max_sse_event_size(
@@ -131,7 +175,8 @@ impl StreamableHttpClient for HttpClient {
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let message = self.outgoing(message);
-        self.inner
+        let answer = self
+            .inner
             .post_message_with_max_sse_event_size(
                 uri,
                 message,
@@ -140,7 +185,8 @@ impl StreamableHttpClient for HttpClient {
                 custom_headers,
                 max_sse_event_size,
             )
-            .await
+            .await;
+        self.watched_answer(answer)
     }
 
     async fn delete_session(
@@ -170,7 +216,7 @@ impl StreamableHttpClient for HttpClient {
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
             .await;
         self.note_standalone(standalone, &result);
-        result
+        result.map(|stream| self.watched(stream))
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -195,6 +241,6 @@ impl StreamableHttpClient for HttpClient {
             )
             .await;
         self.note_standalone(standalone, &result);
-        result
+        result.map(|stream| self.watched(stream))
     }
 }

@@ -1087,3 +1087,54 @@ async fn roots_are_the_configurations_and_changes_are_told() {
             .unwrap_or_else(|_| panic!("{version}: the server was not told the roots changed"));
     }
 }
+
+/// Issue 21: servers that misbehave over HTTP hold up nothing else. One drips its answer a
+/// byte at a time (about a minute), one answers with an event that never ends; meanwhile a
+/// question of the demo is asked, answered and its call completes, and the record answers. The
+/// endless event is cut off at the host's limit and its call fails saying so; the dripping call
+/// is still waiting when the demo's is done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_http_servers_hold_up_no_other_server() {
+    use interlude_test_support::hostile_http::{HostileHttp, Misbehaviour};
+    let version = ProtocolVersion::V_2025_11_25;
+    let surface = RecordingSurface::new(vec![Step::accept(json!({"username": "ada"}))]);
+    let host = Host::start(pinned(&version), surface.clone());
+    let drip = HostileHttp::start(Misbehaviour::SlowDrip).await.unwrap();
+    let flood = HostileHttp::start(Misbehaviour::OversizedEvent)
+        .await
+        .unwrap();
+    let spec = |url: &str| interlude_host::ServerSpec::Http {
+        url: url.to_owned(),
+        headers: Default::default(),
+    };
+    let dripping = host.connect("drip", spec(drip.url())).await.unwrap();
+    let flooding = host.connect("flood", spec(flood.url())).await.unwrap();
+    let (conn, _server) = demo(&host, "demo", &version).await;
+    let dripping = tokio::spawn(async move { dripping.call_tool("misbehave", None).await });
+    let flooding = tokio::spawn(async move { flooding.call_tool("misbehave", None).await });
+    interlude_test_support::wait_until(
+        "both hostile calls to reach their servers",
+        Duration::from_secs(20),
+        || (drip.calls() == 1 && flood.calls() == 1).then_some(()),
+    )
+    .await
+    .unwrap();
+
+    let answered = conn.call_tool("github_username", None).await.unwrap();
+    assert_eq!(text_of(&answered.result), "Hello, @ada!");
+    assert!(host.snapshot().calls.len() >= 3);
+    assert!(
+        !dripping.is_finished(),
+        "the dripping answer is still coming"
+    );
+    let cut = flooding
+        .await
+        .unwrap()
+        .expect_err("an endless event is no answer");
+    assert!(
+        cut.to_string()
+            .contains("the server sent an event larger than 16 MiB"),
+        "{cut}"
+    );
+    dripping.abort();
+}

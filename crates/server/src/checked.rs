@@ -15,6 +15,10 @@
 //! [`Checked`] transport answers — -32700 (parse error) or -32600 (too large), with `id: null`,
 //! as JSON-RPC asks.
 //!
+//! A client's response whose `id` is a string of digits (`"0"`) or a number in float form (`1.0`)
+//! answers none of the server's requests (it numbers them with integers), though rmcp would
+//! match it to one: both wrappers refuse it with -32600 saying why.
+//!
 //! What it does not do: judge params that parse (the server's handlers do), or touch a request
 //! of a method rmcp does not know (a server's own custom methods).
 
@@ -288,6 +292,7 @@ struct Envelope<'a> {
     method: Option<serde::de::IgnoredAny>,
     result: Option<serde::de::IgnoredAny>,
     error: Option<serde::de::IgnoredAny>,
+    id: Option<Value>,
 }
 
 impl Envelope<'_> {
@@ -306,8 +311,36 @@ impl Envelope<'_> {
                 "a JSON-RPC message has a `method`, a `result` or an `error`".to_owned(),
             ));
         }
+        if self.method.is_none() {
+            response_id_fits(self.id.as_ref())?;
+        }
         Ok(())
     }
+}
+
+/// Whether a client's response may answer one of the server's requests by its `id`. The
+/// server numbers its requests with integers; rmcp would also take the string `"0"` for 0 and
+/// `1.0` for 1, so a response under an id the server never sent could settle its question.
+/// Such a response is refused with -32600 saying why, and settles nothing.
+fn response_id_fits(id: Option<&Value>) -> Result<(), (i32, String)> {
+    let refused = |why: String| Err((ErrorCode::INVALID_REQUEST.0, why));
+    match id {
+        Some(Value::String(text)) if text.trim().parse::<i64>().is_ok() => refused(format!(
+            "the `id` of a response must be the server's own: it numbers its requests, so \
+             {} (a string) answers none of them",
+            Value::String(shown_id(text))
+        )),
+        Some(Value::Number(n)) if n.is_f64() => refused(format!(
+            "the `id` of a response must be the server's own: it numbers its requests with \
+             integers, so {n} answers none of them"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// At most 40 characters of an id, to be echoed.
+fn shown_id(text: &str) -> String {
+    text.chars().take(40).collect()
 }
 
 /// The deepest nesting a message may have (what `serde_json` reads into a value).
@@ -430,6 +463,24 @@ pub async fn checked_http(
             ));
         }
     };
+    // A response under an id the server never sent (`"0"`, `1.0`): refused, as on stdio.
+    if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(&bytes)
+        && envelope.method.is_none()
+        && let Err((code, why)) = response_id_fits(envelope.id.as_ref())
+    {
+        tracing::info!("refused a response: {why}");
+        let reply = ServerJsonRpcMessage::Error(JsonRpcError {
+            jsonrpc: JsonRpcVersion2_0,
+            id: None,
+            error: ErrorData::new(ErrorCode(code), why, None),
+        });
+        let body = serde_json::to_vec(&reply).unwrap_or_default();
+        return axum::response::IntoResponse::into_response((
+            http::StatusCode::BAD_REQUEST,
+            [(http::header::CONTENT_TYPE, "application/json")],
+            body,
+        ));
+    }
     if let Ok(ClientJsonRpcMessage::Request(request)) =
         serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)
         && let ClientRequest::CustomRequest(custom) = &request.request
@@ -656,6 +707,23 @@ mod tests {
         let long = format!("{{\"n\": {}}}", "9".repeat(400));
         assert!(beyond_a_value(long.as_bytes()).is_err());
         assert!(beyond_a_value(br#"{"s": "\"[[[[", "n": 1E-400}"#).is_ok());
+    }
+
+    #[test]
+    fn a_response_under_an_id_the_server_never_sent_is_refused() {
+        for id in [json!("0"), json!(" 12"), json!(1.0), json!(1e0)] {
+            let refused = response_id_fits(Some(&id)).unwrap_err();
+            assert_eq!(refused.0, ErrorCode::INVALID_REQUEST.0, "{id}");
+            assert!(
+                refused.1.contains("answers none of them"),
+                "{id}: {}",
+                refused.1
+            );
+        }
+        for id in [json!(0), json!(7), json!("abc"), json!(null)] {
+            assert!(response_id_fits(Some(&id)).is_ok(), "{id}");
+        }
+        assert!(response_id_fits(None).is_ok());
     }
 
     #[test]

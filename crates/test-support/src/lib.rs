@@ -53,6 +53,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use fantoccini;
 
+pub mod hostile_http;
 pub mod http1;
 mod peers;
 pub mod surface;
