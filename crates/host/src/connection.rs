@@ -32,6 +32,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) mod catalog;
 mod mrtr;
 mod open;
 mod required;

@@ -64,6 +64,7 @@ mod tap;
 mod timer;
 
 pub use arguments::{ArgumentError, check_arguments, parse_arguments};
+pub use connection::catalog::MAX_LISTED;
 pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
 pub use eras::EraMemory;
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};

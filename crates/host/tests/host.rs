@@ -1138,3 +1138,32 @@ async fn hostile_http_servers_hold_up_no_other_server() {
     );
     dripping.abort();
 }
+
+/// Issue 23: what a server offers besides tools. The demo lists its views as resources, reads
+/// one, and has no prompts to list (it declares none, so it is not asked); a resource it does
+/// not have is an error naming it.
+#[tokio::test]
+async fn resources_are_listed_and_read_and_undeclared_prompts_are_none() {
+    for version in &ERAS {
+        let host = Host::start(pinned(version), RecordingSurface::new(Vec::new()));
+        let (conn, _server) = demo(&host, "demo", version).await;
+        let resources = conn.list_resources().await.unwrap();
+        assert!(
+            resources.iter().any(|r| r.uri == "ui://demo/weather"),
+            "{resources:?}"
+        );
+        let read = conn.read_resource("ui://demo/weather").await.unwrap();
+        let Some(rmcp::model::ResourceContents::TextResourceContents { text, .. }) =
+            read.contents.first()
+        else {
+            panic!("the view's HTML as text: {read:?}");
+        };
+        assert!(text.contains("<html"), "{version}");
+        assert!(conn.list_prompts().await.unwrap().is_empty());
+        let missing = conn.read_resource("ui://demo/nowhere").await.unwrap_err();
+        assert!(
+            missing.to_string().contains("ui://demo/nowhere"),
+            "{missing}"
+        );
+    }
+}

@@ -107,6 +107,23 @@ pub(crate) struct RequestBody {
     pub(crate) id: u64,
 }
 
+/// `POST /api/resource`: read a server's resource.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ResourceBody {
+    pub(crate) server: String,
+    pub(crate) uri: String,
+}
+
+/// `POST /api/prompt`: get a server's prompt with its arguments (each a string, as the spec
+/// has them).
+#[derive(Debug, Deserialize)]
+pub(crate) struct PromptBody {
+    pub(crate) server: String,
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) arguments: Option<std::collections::BTreeMap<String, String>>,
+}
+
 /// `POST /api/log-level`: `logging/setLevel` for a server.
 #[derive(Debug, Deserialize)]
 pub(crate) struct LogLevelBody {

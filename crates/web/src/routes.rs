@@ -22,9 +22,9 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::assets;
 use crate::body::{
-    Action, AddServerBody, AnswerBody, Body, CallBody, CancelBody, LogLevelBody, RequestBody,
-    ServerNameBody, TelemetryBody, ValidateBody, ViewContextBody, ViewDownloadBody,
-    ViewMessageBody, ViewModeBody, ViewToolBody,
+    Action, AddServerBody, AnswerBody, Body, CallBody, CancelBody, LogLevelBody, PromptBody,
+    RequestBody, ResourceBody, ServerNameBody, TelemetryBody, ValidateBody, ViewContextBody,
+    ViewDownloadBody, ViewMessageBody, ViewModeBody, ViewToolBody,
 };
 use crate::{CallError, WebApp};
 
@@ -54,6 +54,9 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/plain-form", post(plain_form))
         .route("/api/log", get(protocol_log))
         .route("/api/log-level", post(log_level))
+        .route("/api/catalog", post(catalog))
+        .route("/api/resource", post(read_resource))
+        .route("/api/prompt", post(get_prompt))
         .route("/api/servers", post(add_server))
         .route("/api/servers/retry", post(retry_server))
         .route("/api/servers/remove", post(remove_server))
@@ -492,11 +495,7 @@ async fn cancel(State(app): State<WebApp>, Body(body): Body<CancelBody>) -> Resp
 async fn log_level(State(app): State<WebApp>, Body(body): Body<LogLevelBody>) -> Response {
     let LogLevelBody { server, level } = body;
     let Some(conn) = app.inner.host.connection_named(&server) else {
-        return (
-            StatusCode::NOT_FOUND,
-            Json(json!({"error": format!("no connected server named {server}")})),
-        )
-            .into_response();
+        return no_server(&server);
     };
     match conn.set_log_level(&level).await {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
@@ -506,6 +505,92 @@ async fn log_level(State(app): State<WebApp>, Body(body): Body<LogLevelBody>) ->
             Json(json!({"error": format!("the server refused: {e}")})),
         )
             .into_response(),
+    }
+}
+
+/// The page's 404 for a server name with no live connection.
+fn no_server(name: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"error": format!("no connected server named {name}")})),
+    )
+        .into_response()
+}
+
+/// A request to a server failed: `502`, with the host's sentence.
+fn server_failed(e: &interlude_host::HostError) -> Response {
+    (
+        StatusCode::BAD_GATEWAY,
+        Json(json!({"error": e.to_string()})),
+    )
+        .into_response()
+}
+
+/// `{"server": name}`: what the server offers besides tools — its resources, resource
+/// templates and prompts (each list empty when not declared; a list the server could not give
+/// is empty with its error beside it).
+async fn catalog(State(app): State<WebApp>, Body(body): Body<ServerNameBody>) -> Response {
+    let Some(conn) = app.inner.host.connection_named(&body.name) else {
+        return no_server(&body.name);
+    };
+    let (resources, templates, prompts) = tokio::join!(
+        conn.list_resources(),
+        conn.list_resource_templates(),
+        conn.list_prompts()
+    );
+    let mut errors = serde_json::Map::new();
+    let mut listed = |what: &str, list: Result<Value, interlude_host::HostError>| match list {
+        Ok(v) => v,
+        Err(e) => {
+            errors.insert(what.to_owned(), e.to_string().into());
+            Value::Array(Vec::new())
+        }
+    };
+    let resources = listed(
+        "resources",
+        resources.map(|r| serde_json::to_value(r).unwrap_or_default()),
+    );
+    let templates = listed(
+        "templates",
+        templates.map(|t| serde_json::to_value(t).unwrap_or_default()),
+    );
+    let prompts = listed(
+        "prompts",
+        prompts.map(|p| serde_json::to_value(p).unwrap_or_default()),
+    );
+    Json(json!({
+        "resources": resources,
+        "templates": templates,
+        "prompts": prompts,
+        "errors": errors,
+    }))
+    .into_response()
+}
+
+/// `{"server", "uri"}`: the resource's contents, as the server sent them.
+async fn read_resource(State(app): State<WebApp>, Body(body): Body<ResourceBody>) -> Response {
+    let Some(conn) = app.inner.host.connection_named(&body.server) else {
+        return no_server(&body.server);
+    };
+    match conn.read_resource(&body.uri).await {
+        Ok(read) => Json(read).into_response(),
+        Err(e) => server_failed(&e),
+    }
+}
+
+/// `{"server", "name", "arguments"}`: the prompt's messages, as the server sent them.
+async fn get_prompt(State(app): State<WebApp>, Body(body): Body<PromptBody>) -> Response {
+    let Some(conn) = app.inner.host.connection_named(&body.server) else {
+        return no_server(&body.server);
+    };
+    let arguments = body.arguments.map(|args| {
+        args.into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect::<serde_json::Map<_, _>>()
+    });
+    match conn.get_prompt(&body.name, arguments).await {
+        Ok(prompt) => Json(prompt).into_response(),
+        Err(e) => server_failed(&e),
     }
 }
 

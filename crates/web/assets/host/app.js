@@ -3,6 +3,7 @@
 // in Rust; this file draws and relays.
 
 import { copyButton, h, replace, pretty, uid } from './dom.js';
+import { catalogOf, showCatalog } from './catalog.js';
 import { buildFields } from './form.js';
 import { rendererOf, unrenderable } from './kinds.js';
 import { logServer, refreshLog, showCallMessages, toggleLog, whenClosed } from './log.js';
@@ -34,6 +35,10 @@ const api = {
   /** The server named `name` as the page's state has it. */
   server(name) {
     return state?.servers?.find((s) => s.name === name);
+  },
+  /** The catalog shown changed: the servers' buttons say which is open. */
+  catalogChanged() {
+    renderServers();
   },
   /** The protocol pane on call `call`'s messages. */
   showMessages(server, call) {
@@ -87,7 +92,7 @@ function toolMatches(t) {
 }
 
 function renderServers() {
-  const json = JSON.stringify([state.servers, selectedTool, logServer(), toolFilter]);
+  const json = JSON.stringify([state.servers, selectedTool, logServer(), toolFilter, catalogOf()]);
   if (json === lastServersJson) return;
   lastServersJson = json;
   const filtering = toolFilter.trim() !== '';
@@ -120,6 +125,8 @@ function renderServers() {
       s.status === 'connecting' && s.negotiation ? h('div', { class: 'server-meta negotiation', role: 'status' }, `Negotiating: ${s.negotiation}`) : null,
       s.error ? h('div', { class: 'server-error' }, s.error) : null,
       s.status === 'ready' ? h('div', { class: 'server-actions' },
+        h('button', { type: 'button', class: 'ghost server-catalog', 'aria-pressed': catalogOf() === s.name ? 'true' : 'false',
+          onclick: () => showCatalog($('catalog'), catalogOf() === s.name ? null : s.name, api) }, 'Resources & prompts'),
         h('button', { type: 'button', class: 'ghost server-disconnect', title: 'Close the connection (Retry connects it again)', onclick: () => api.post('/api/servers/disconnect', { name: s.name }), 'aria-label': `Disconnect ${s.name}` }, 'Disconnect')) : null,
       s.status === 'failed' || s.status === 'closed' ? h('div', { class: 'server-actions' },
         h('button', { type: 'button', class: 'ghost server-retry', 'aria-label': `${s.status === 'closed' ? 'Reconnect' : 'Retry'} ${s.name}`, onclick: () => api.post('/api/servers/retry', { name: s.name }) }, s.status === 'closed' ? 'Reconnect' : 'Retry'),

@@ -38,6 +38,9 @@ mod page;
 /// Everyday controls: run again, clear finished, export, disconnect and reconnect.
 mod controls;
 
+/// Resources and prompts: browse, read (text, blob), templates, get a prompt.
+mod catalog;
+
 /// Sampling answered by a person: the conversation, the reply written as the model's, a
 /// decline.
 mod sampling;

@@ -1,0 +1,119 @@
+//! What a server offers besides tools, for a person to browse: its resources and resource
+//! templates (read one), and its prompts (get one with its arguments). Each list asks only a
+//! server that declared the capability (one that did not has none to list), and keeps at most
+//! [`MAX_LISTED`] entries.
+//!
+//! What it does not do yet: subscribe to a resource's updates, or drive the rounds of a
+//! 2026-07-28 `prompts/get` or `resources/read` that answers `input_required` (that answer is
+//! an error here, saying so).
+
+use rmcp::model::{
+    GetPromptRequestParams, GetPromptResult, JsonObject, Prompt, ReadResourceRequestParams,
+    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
+};
+
+use super::Connection;
+use crate::host::config::HostError;
+
+/// The most entries of one list kept (resources, templates or prompts).
+pub const MAX_LISTED: usize = 1000;
+
+impl Connection {
+    /// What the server declared it offers, as its handshake said.
+    fn capabilities(&self) -> Option<ServerCapabilities> {
+        self.inner.peer.peer_info().map(|i| i.capabilities.clone())
+    }
+
+    /// The server's resources (at most [`MAX_LISTED`]); none when it declares no resources.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: interlude_host::Connection) -> Result<(), interlude_host::HostError> {
+    /// for resource in conn.list_resources().await? {
+    ///     println!("{} ({})", resource.name, resource.uri);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, HostError> {
+        if self.capabilities().is_none_or(|c| c.resources.is_none()) {
+            return Ok(Vec::new());
+        }
+        let mut resources = self
+            .inner
+            .peer
+            .list_all_resources()
+            .await
+            .map_err(|e| self.service_error("listing its resources".into(), e))?;
+        resources.truncate(MAX_LISTED);
+        Ok(resources)
+    }
+
+    /// The server's resource templates (at most [`MAX_LISTED`]); none when it declares no
+    /// resources.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, HostError> {
+        if self.capabilities().is_none_or(|c| c.resources.is_none()) {
+            return Ok(Vec::new());
+        }
+        let mut templates = self
+            .inner
+            .peer
+            .list_all_resource_templates()
+            .await
+            .map_err(|e| self.service_error("listing its resource templates".into(), e))?;
+        templates.truncate(MAX_LISTED);
+        Ok(templates)
+    }
+
+    /// Reads the resource at `uri` (`resources/read`).
+    ///
+    /// ```no_run
+    /// # async fn run(conn: interlude_host::Connection) -> Result<(), interlude_host::HostError> {
+    /// let read = conn.read_resource("file:///notes/today.md").await?;
+    /// println!("{} item(s)", read.contents.len());
+    /// # Ok(()) }
+    /// ```
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, HostError> {
+        self.inner
+            .peer
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .map_err(|e| self.service_error(format!("reading `{uri}`"), e))
+    }
+
+    /// The server's prompts (at most [`MAX_LISTED`]); none when it declares no prompts.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, HostError> {
+        if self.capabilities().is_none_or(|c| c.prompts.is_none()) {
+            return Ok(Vec::new());
+        }
+        let mut prompts = self
+            .inner
+            .peer
+            .list_all_prompts()
+            .await
+            .map_err(|e| self.service_error("listing its prompts".into(), e))?;
+        prompts.truncate(MAX_LISTED);
+        Ok(prompts)
+    }
+
+    /// Gets prompt `name` with `arguments` (`prompts/get`): the messages it makes.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: interlude_host::Connection) -> Result<(), interlude_host::HostError> {
+    /// let args = serde_json::json!({"city": "Lisbon"});
+    /// let prompt = conn.get_prompt("plan_trip", args.as_object().cloned()).await?;
+    /// println!("{} message(s)", prompt.messages.len());
+    /// # Ok(()) }
+    /// ```
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<GetPromptResult, HostError> {
+        let mut params = GetPromptRequestParams::new(name);
+        params.arguments = arguments;
+        self.inner
+            .peer
+            .get_prompt(params)
+            .await
+            .map_err(|e| self.service_error(format!("getting the prompt `{name}`"), e))
+    }
+}

@@ -1,0 +1,155 @@
+// What a server offers besides tools, for the person to browse: its resources (read one: text
+// shown with Copy, an image shown, anything else offered as a download), its resource
+// templates (each variable a field; the URI is built as it is typed) and its prompts (each
+// argument a field; Get shows the messages the prompt makes). The host asks the server; this
+// file draws.
+
+import { copyButton, h, replace } from './dom.js';
+
+let open = null; // the server whose catalog is shown
+
+/** Whether the catalog of `server` is the one shown. */
+export function catalogOf() {
+  return open;
+}
+
+/** Shows the catalog of `server` in `el` (or hides it for `null`). */
+export async function showCatalog(el, server, api) {
+  open = server;
+  api.catalogChanged?.();
+  if (!server) {
+    el.hidden = true;
+    replace(el);
+    return;
+  }
+  el.hidden = false;
+  const heading = h('h2', { tabindex: '-1' }, `Resources and prompts of ${server}`);
+  const close = h('button', { type: 'button', class: 'ghost catalog-close', onclick: () => showCatalog(el, null, api) }, 'Close');
+  const body = h('div', { class: 'catalog-body', role: 'status' }, 'Asking the server…');
+  replace(el, h('div', { class: 'catalog-head' }, heading, close), body);
+  el.scrollIntoView({ block: 'nearest' });
+  heading.focus();
+  const r = await api.post('/api/catalog', { name: server });
+  if (open !== server) return;
+  if (!r.ok) {
+    replace(body, h('p', { class: 'server-error', role: 'alert' }, r.data?.error || `The host could not ask (HTTP ${r.status}).`));
+    return;
+  }
+  const { resources = [], templates = [], prompts = [], errors = {} } = r.data || {};
+  body.removeAttribute('role');
+  const shown = h('div', { class: 'catalog-shown', 'aria-live': 'polite' });
+  const failed = (what) => (errors[what] ? h('p', { class: 'server-error', role: 'alert' }, errors[what]) : null);
+  const nothing = !resources.length && !templates.length && !prompts.length && !Object.keys(errors).length;
+  replace(body,
+    nothing ? h('p', { class: 'what' }, `${server} offers no resources and no prompts.`) : null,
+    resources.length || errors.resources ? h('section', { class: 'catalog-resources' },
+      h('h3', {}, `Resources (${resources.length})`), failed('resources'),
+      h('ul', { class: 'catalog-list' }, resources.map((res) => h('li', {},
+        h('button', { type: 'button', class: 'ghost catalog-read', dataset: { uri: res.uri },
+          onclick: () => read(server, res.uri, shown, api) }, res.title || res.name),
+        h('span', { class: 'mono catalog-uri' }, ` ${res.uri}`),
+        res.mimeType ? h('span', { class: 'chip' }, res.mimeType) : null,
+        res.description ? h('div', { class: 'tool-desc' }, res.description) : null)))) : null,
+    templates.length || errors.templates ? h('section', { class: 'catalog-templates' },
+      h('h3', {}, `Resource templates (${templates.length})`), failed('templates'),
+      h('ul', { class: 'catalog-list' }, templates.map((t) => templateItem(server, t, shown, api)))) : null,
+    prompts.length || errors.prompts ? h('section', { class: 'catalog-prompts' },
+      h('h3', {}, `Prompts (${prompts.length})`), failed('prompts'),
+      h('ul', { class: 'catalog-list' }, prompts.map((p) => promptItem(server, p, shown, api)))) : null,
+    shown);
+}
+
+/** The variables of a URI template (`{id}`, `{+path}`, `{?q}` → their names). */
+function variables(template) {
+  return [...template.matchAll(/\{[+#./;?&]?([^}]+)\}/g)].flatMap((m) => m[1].split(',').map((v) => v.replace(/\*$/, '')));
+}
+
+/** `template` with each variable replaced by its value (encoded), for the simple forms. */
+function expand(template, values) {
+  return template.replace(/\{[+#./;?&]?([^}]+)\}/g, (_, names) => names.split(',').map((n) => encodeURIComponent(values[n.replace(/\*$/, '')] || '')).join(','));
+}
+
+function templateItem(server, t, shown, api) {
+  const names = variables(t.uriTemplate);
+  const values = {};
+  const uri = h('span', { class: 'mono catalog-uri' }, t.uriTemplate);
+  const fields = names.map((n) => h('label', { class: 'catalog-arg' }, `${n} `,
+    h('input', { name: n, autocomplete: 'off', oninput: (e) => { values[n] = e.target.value; uri.textContent = expand(t.uriTemplate, values); } })));
+  return h('li', { dataset: { template: t.uriTemplate } },
+    h('strong', {}, t.title || t.name), ' ', uri,
+    t.description ? h('div', { class: 'tool-desc' }, t.description) : null,
+    h('form', { class: 'catalog-form', onsubmit: (e) => { e.preventDefault(); read(server, expand(t.uriTemplate, values), shown, api); } },
+      fields, h('button', { type: 'submit', class: 'ghost' }, 'Read')));
+}
+
+function promptItem(server, p, shown, api) {
+  const args = p.arguments || [];
+  const fields = args.map((a) => h('label', { class: 'catalog-arg', title: a.description || '' }, `${a.name}${a.required ? ' (required)' : ''} `,
+    h('input', { name: a.name, autocomplete: 'off', required: a.required ? true : null })));
+  const form = h('form', { class: 'catalog-form', onsubmit: (e) => {
+    e.preventDefault();
+    const values = {};
+    for (const input of form.querySelectorAll('input')) if (input.value !== '') values[input.name] = input.value;
+    get(server, p.name, values, shown, api);
+  } }, fields, h('button', { type: 'submit', class: 'ghost' }, 'Get'));
+  return h('li', { dataset: { prompt: p.name } },
+    h('strong', {}, p.title || p.name),
+    p.title && p.title !== p.name ? h('span', { class: 'mono' }, ` ${p.name}`) : null,
+    p.description ? h('div', { class: 'tool-desc' }, p.description) : null,
+    form);
+}
+
+async function read(server, uri, shown, api) {
+  replace(shown, h('p', { class: 'what', role: 'status' }, `Reading ${uri}…`));
+  const r = await api.post('/api/resource', { server, uri });
+  if (!r.ok) {
+    replace(shown, h('p', { class: 'server-error', role: 'alert' }, r.data?.error || `HTTP ${r.status}`));
+    return;
+  }
+  const contents = r.data?.contents || [];
+  replace(shown, h('div', { class: 'catalog-result', dataset: { uri } },
+    h('h3', {}, `Read: `, h('span', { class: 'mono' }, uri)),
+    contents.length ? contents.map(content) : h('p', { class: 'what' }, 'The server sent no contents.')));
+  shown.scrollIntoView({ block: 'nearest' });
+}
+
+/** One item of a resource's contents: text, an image, or a download. */
+function content(c) {
+  const mime = c.mimeType || '';
+  const head = h('div', { class: 'catalog-item-head' }, h('span', { class: 'mono' }, c.uri || ''), mime ? h('span', { class: 'chip' }, mime) : null);
+  if (typeof c.text === 'string') {
+    return h('div', { class: 'catalog-item' }, head, copyButton('Copy the text', () => c.text), h('pre', { class: 'mono catalog-text' }, c.text));
+  }
+  if (typeof c.blob === 'string') {
+    const bytes = Math.floor((c.blob.length * 3) / 4);
+    const href = `data:${mime || 'application/octet-stream'};base64,${c.blob}`;
+    const name = (c.uri || 'resource').split('/').filter(Boolean).pop() || 'resource';
+    return h('div', { class: 'catalog-item' }, head,
+      /^image\/(png|jpeg|gif|webp)$/.test(mime) ? h('img', { class: 'catalog-image', src: href, alt: `The image at ${c.uri}` }) : null,
+      h('a', { class: 'catalog-download', href, download: name }, `Download (${bytes} bytes)`));
+  }
+  return h('div', { class: 'catalog-item' }, head, h('pre', { class: 'mono' }, JSON.stringify(c, null, 2)));
+}
+
+async function get(server, name, args, shown, api) {
+  replace(shown, h('p', { class: 'what', role: 'status' }, `Getting ${name}…`));
+  const r = await api.post('/api/prompt', { server, name, arguments: args });
+  if (!r.ok) {
+    replace(shown, h('p', { class: 'server-error', role: 'alert' }, r.data?.error || `HTTP ${r.status}`));
+    return;
+  }
+  const messages = r.data?.messages || [];
+  replace(shown, h('div', { class: 'catalog-result', dataset: { prompt: name } },
+    h('h3', {}, `Prompt: `, h('span', { class: 'mono' }, name)),
+    r.data?.description ? h('p', { class: 'tool-desc' }, r.data.description) : null,
+    messages.map((m) => {
+      const c = m.content || {};
+      const said = c.type === 'text' ? c.text
+        : c.type === 'resource' ? (c.resource?.text ?? `(a resource: ${c.resource?.uri})`)
+          : c.type === 'image' ? null : JSON.stringify(c);
+      return h('div', { class: `catalog-message role-${m.role}` }, h('strong', {}, `${m.role}: `),
+        c.type === 'image' ? h('img', { class: 'catalog-image', src: `data:${c.mimeType};base64,${c.data}`, alt: 'An image of the prompt' }) : h('span', { class: 'said' }, said),
+        said ? copyButton('Copy the message', () => said) : null);
+    })));
+  shown.scrollIntoView({ block: 'nearest' });
+}

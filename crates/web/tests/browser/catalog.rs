@@ -1,0 +1,118 @@
+//! Resources and prompts of a server, browsed on the page: the published server-everything
+//! (npm peer, over stdio) lists its documents, its dynamic text and blob templates and its
+//! prompts; the person reads a document, fills a template's variable and reads what it names
+//! (text, then a blob offered as a download), and gets a prompt with its argument.
+
+use interlude_test_support::NpmPeers;
+
+use crate::harness::{SERVER_EVERYTHING, harness_with, server_everything};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_resources_and_prompts_through_the_page() {
+    let Some(peers) = NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
+    };
+    let page = harness_with(vec![("everything", server_everything(&peers), None)]).await;
+    page.click_clear("li[data-server=\"everything\"] button.server-catalog")
+        .await;
+    // Focus goes to the panel, which lists what the server offers.
+    page.until(
+        "document.activeElement?.closest('#catalog') ? true : null",
+        "focus did not go to the catalog",
+    )
+    .await;
+    page.wait_for(
+        "#catalog .catalog-resources button.catalog-read",
+        "no resources listed",
+    )
+    .await;
+    let listed = page.text("#catalog").await;
+    assert!(listed.contains("architecture.md"), "{listed}");
+    assert!(
+        listed.contains("args-prompt") || listed.contains("Arguments Prompt"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("demo://resource/dynamic/text/{resourceId}"),
+        "{listed}"
+    );
+
+    // A document: its text, with Copy.
+    page.click_clear("#catalog button.catalog-read[data-uri$=\"architecture.md\"]")
+        .await;
+    let text = page
+        .until(
+            "document.querySelector('#catalog .catalog-result .catalog-text')?.textContent || null",
+            "the document was not shown",
+        )
+        .await;
+    assert!(text.as_str().unwrap_or_default().len() > 100, "{text}");
+    page.find("#catalog .catalog-result button.copy").await;
+
+    // A template: the variable is a field; the URI is built from it.
+    let text_template = "#catalog li[data-template=\"demo://resource/dynamic/text/{resourceId}\"]";
+    let field = page
+        .find(&format!("{text_template} input[name=\"resourceId\"]"))
+        .await;
+    field.send_keys("3").await.unwrap();
+    page.click_clear(&format!("{text_template} button[type=\"submit\"]"))
+        .await;
+    let read = page
+        .until(
+            "(() => { const r = document.querySelector('#catalog .catalog-result'); return r && r.dataset.uri === 'demo://resource/dynamic/text/3' ? r.textContent : null; })()",
+            "the template's resource was not read",
+        )
+        .await;
+    assert!(
+        read.as_str().unwrap_or_default().contains("Resource 3"),
+        "{read}"
+    );
+
+    // A blob: offered as a download, with its size.
+    let blob_template = "#catalog li[data-template=\"demo://resource/dynamic/blob/{resourceId}\"]";
+    let field = page
+        .find(&format!("{blob_template} input[name=\"resourceId\"]"))
+        .await;
+    field.send_keys("5").await.unwrap();
+    page.click_clear(&format!("{blob_template} button[type=\"submit\"]"))
+        .await;
+    let download = page
+        .until(
+            "document.querySelector('#catalog .catalog-result a.catalog-download')?.textContent || null",
+            "the blob was not offered",
+        )
+        .await;
+    assert!(
+        download
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Download ("),
+        "{download}"
+    );
+
+    // A prompt with its argument.
+    let prompt = "#catalog li[data-prompt=\"args-prompt\"]";
+    let city = page.find(&format!("{prompt} input[name=\"city\"]")).await;
+    city.send_keys("Lisbon").await.unwrap();
+    page.click_clear(&format!("{prompt} button[type=\"submit\"]"))
+        .await;
+    let said = page
+        .until(
+            "document.querySelector('#catalog .catalog-result[data-prompt] .catalog-message .said')?.textContent || null",
+            "the prompt's messages were not shown",
+        )
+        .await;
+    assert_eq!(
+        said.as_str().unwrap_or_default(),
+        "What's weather in Lisbon?"
+    );
+    page.artifact("catalog").await;
+
+    // Close: the panel goes; the server's button says so.
+    page.click_clear("#catalog button.catalog-close").await;
+    page.wait_gone("#catalog:not([hidden])").await;
+    let pressed = page
+        .js("document.querySelector('li[data-server=\"everything\"] button.server-catalog').getAttribute('aria-pressed')")
+        .await;
+    assert_eq!(pressed, serde_json::json!("false"));
+}
