@@ -56,6 +56,15 @@ pub(crate) fn counter_meta() -> rmcp::model::MetaObject {
 }
 
 const SKIES: [&str; 6] = ["sunny", "cloudy", "rain", "storm", "snow", "fog"];
+
+/// The skies that go with a temperature: snow only at 2 °C or below, no storm in the cold.
+fn skies_at(celsius: i64) -> &'static [&'static str] {
+    if celsius <= 2 {
+        &["sunny", "cloudy", "snow", "fog"]
+    } else {
+        SKIES.get(..4).unwrap_or(&SKIES)
+    }
+}
 const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
 /// A made-up forecast (the structured content of both tools).
@@ -96,13 +105,17 @@ pub(crate) fn forecast(city: &str, issue: u64) -> Forecast {
             .unwrap_or("sunny")
     };
     let temperature = 8 + i64::try_from(seed % 20).unwrap_or(0);
+    // The next five days in order, from today (1970-01-01 was a Thursday).
+    let today = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400);
     let days = (0..5u32)
         .map(|d| {
             let s = seed.rotate_left(d * 7);
             let high = temperature + i64::try_from(s % 7).unwrap_or(0) - 3;
             Day {
-                day: pick(s >> 3, &DAYS),
-                sky: pick(s >> 5, &SKIES),
+                day: pick(today + 3 + u64::from(d), &DAYS),
+                sky: pick(s >> 5, skies_at(high)),
                 high,
                 low: high - 6 - i64::try_from(s % 4).unwrap_or(0),
             }
@@ -112,7 +125,7 @@ pub(crate) fn forecast(city: &str, issue: u64) -> Forecast {
         city: city.to_owned(),
         now: Now {
             temperature,
-            sky: pick(seed >> 7, &SKIES),
+            sky: pick(seed >> 7, skies_at(temperature)),
         },
         days,
         issue,
@@ -160,4 +173,29 @@ fn clock() -> String {
 pub(crate) fn next_issue() -> u64 {
     static ISSUE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     ISSUE.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The days follow each other from today, and no day above 2 °C has snow.
+    #[test]
+    fn a_forecast_reads_like_weather() {
+        for city in ["Lisbon", "Tokyo", "Oslo", "Reykjavik", "Cairo"] {
+            for issue in 0..50 {
+                let f = forecast(city, issue);
+                let at = |d: &Day| DAYS.iter().position(|x| *x == d.day).unwrap_or(99);
+                for pair in f.days.windows(2) {
+                    if let [a, b] = pair {
+                        assert_eq!((at(a) + 1) % 7, at(b), "{city} {issue}: {:?}", f.days);
+                    }
+                }
+                for d in &f.days {
+                    assert!(d.sky != "snow" || d.high <= 2, "{city} {issue}: {d:?}");
+                }
+                assert!(f.now.sky != "snow" || f.now.temperature <= 2);
+            }
+        }
+    }
 }
