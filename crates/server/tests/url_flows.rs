@@ -193,7 +193,8 @@ async fn pages(store: Arc<dyn FlowStore>, ask: &AskConfig) -> (KeyServer, String
         &format!("{origin}/flows"),
         LocalUser::new(UserId::new("ada"), cookie()),
     )
-    .with_server_name("Key Server");
+    // Named as it reads mid-sentence: the pages capitalise it where a sentence starts.
+    .with_server_name("the key server");
     let app = axum::Router::new().nest("/flows", flows.router());
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -456,6 +457,12 @@ async fn push_flow_completes_on_its_page_for_its_user_only() {
     assert_eq!(status, 200);
     assert!(body.contains("type=\"password\""), "{body}");
     assert!(body.contains("OpenAI API key"));
+    assert!(
+        body.contains(
+            "<p>The key server asks for your OpenAI API key. It goes to the key server only"
+        ),
+        "{body}"
+    );
     // A post from another origin is refused.
     assert_eq!(
         ada.post_key(&url, "http://127.0.0.1:1", "sk-x").await.0,

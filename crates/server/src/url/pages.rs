@@ -60,6 +60,15 @@ fn redirect(to: &str) -> Response {
     response
 }
 
+/// `name` where it starts a sentence: its first letter upper case ("the Interlude demo server"
+/// → "The Interlude demo server").
+fn sentence_start(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
 fn gone(why: &str) -> Response {
     page(
         StatusCode::GONE,
@@ -80,7 +89,10 @@ async fn confirmed(flows: &UrlFlows, flow: &Flow, title: &str, decision: Option<
         (Ok(true), Some("confirm")) => page(
             StatusCode::OK,
             "Confirmed",
-            &format!("<p>{server} has your confirmation. You can close this tab.</p>"),
+            &format!(
+                "<p>{} has your confirmation. You can close this tab.</p>",
+                sentence_start(&server)
+            ),
         ),
         (Ok(true), _) => page(
             StatusCode::OK,
@@ -207,7 +219,7 @@ async fn callback(
             &format!(
                 "<p>{} can now use your {title} account. You can close this tab and go back \
                  to your assistant.</p>",
-                escape(&flows.inner.server_name)
+                sentence_start(&escape(&flows.inner.server_name))
             ),
         ),
         Ok(false) => gone("It expired or was already used while you were away."),
@@ -376,6 +388,7 @@ async fn show(
 
 fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
     let server = escape(&flows.inner.server_name);
+    let server_starts = sentence_start(&server);
     match FlowKind::of(flow) {
         Some(FlowKind::OAuth { provider }) => match flows.provider(&provider) {
             Some(p) => match crate::url::oauth::authorize_url(p, flow, &flows.redirect_uri()) {
@@ -388,7 +401,7 @@ fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
             StatusCode::OK,
             &title,
             &format!(
-                "<p>{server} asks you to confirm:</p><p><strong>{}</strong></p>\
+                "<p>{server_starts} asks you to confirm:</p><p><strong>{}</strong></p>\
                  <form method=\"post\">{token}<button type=\"submit\" name=\"decision\" \
                  value=\"confirm\">Confirm</button> <button type=\"submit\" \
                  name=\"decision\" value=\"decline\" class=\"secondary\">Decline</button></form>",
@@ -409,7 +422,7 @@ fn form_page(flows: &UrlFlows, flow: &Flow, error: Option<&str>) -> Response {
                 },
                 &format!("Enter your {}", label),
                 &format!(
-                    "<p>{server} asks for your {label}. It goes to {server} only: your \
+                    "<p>{server_starts} asks for your {label}. It goes to {server} only: your \
                      assistant and the app you use it in never see it.</p>{error}\
                      <form method=\"post\">{token}<label for=\"secret\">{label}</label>\
                      <input id=\"secret\" name=\"secret\" type=\"password\" \
@@ -548,7 +561,7 @@ async fn submit(
             "Saved",
             &format!(
                 "<p>{} has your key. You can close this tab and go back to your assistant.</p>",
-                escape(&flows.inner.server_name)
+                sentence_start(&escape(&flows.inner.server_name))
             ),
         ),
         Ok(false) => page(
