@@ -102,6 +102,7 @@ enum Kind {
     Typed(Params),
     Interaction(InteractionParams),
     ViewLink { view: u8, question: u8, url: Url },
+    Sampling(Params),
 }
 
 #[derive(Debug, Arbitrary)]
@@ -117,7 +118,7 @@ enum Step {
         server: u8,
         call: Option<u8>,
         mrtr: bool,
-        declared: [bool; 5],
+        declared: [bool; 6],
         kind: Kind,
     },
     Answer(u8, Reply),
@@ -179,13 +180,14 @@ fn from_json(v: &Value) -> Vec<Step> {
                 let kind = match s.get("kind").and_then(Value::as_str) {
                     Some("typed") => Kind::Typed(Params(params.clone())),
                     Some("interaction") => Kind::Interaction(InteractionParams(params.clone())),
+                    Some("sampling") => Kind::Sampling(Params(params.clone())),
                     _ => Kind::Json(Params(params.clone())),
                 };
                 return Some(Step::Request {
                     server: n("server"),
                     call: Some(1),
                     mrtr: s.get("mrtr") == Some(&Value::Bool(true)),
-                    declared: [flag(0), flag(1), flag(2), flag(3), flag(4)],
+                    declared: [flag(0), flag(1), flag(2), flag(3), flag(4), flag(5)],
                     kind,
                 });
             }
@@ -202,7 +204,7 @@ fn from_json(v: &Value) -> Vec<Step> {
                     server: 0,
                     call: None,
                     mrtr: false,
-                    declared: [true, true, true, false, false],
+                    declared: [true, true, true, false, false, true],
                     kind: Kind::ViewLink {
                         view: 0,
                         question: n("question"),
@@ -293,6 +295,7 @@ fn run(steps: Vec<Step>) {
                         Err(_) => ElicitParams::Json(p.0),
                     },
                     Kind::Interaction(p) => ElicitParams::Interaction(p.0),
+                    Kind::Sampling(p) => ElicitParams::Sampling(p.0),
                     Kind::ViewLink {
                         view,
                         question,
@@ -325,6 +328,7 @@ fn run(steps: Vec<Step>) {
                         apps: declared[2],
                         app_elicitation: declared[3],
                         user_interaction: declared[4],
+                        sampling: declared[5],
                     },
                     params,
                 })

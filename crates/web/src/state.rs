@@ -145,6 +145,9 @@ pub(crate) enum KindEntry {
         link: LinkEntry,
         /// The server's last progress on the link's flow (a tracked seed-000 `ua`), as text.
         progress: Option<String>,
+        /// The request's fields as the protocol has them (`mode`, `message`, `url`,
+        /// `elicitationId`).
+        wire: Value,
     },
     /// A link an app view asks to have opened: its link, judged, and the view that asks.
     ViewLink { link: LinkEntry, view: u64 },
@@ -744,6 +747,7 @@ pub(crate) fn kind_entry(r: &RequestRecord) -> KindEntry {
         RequestKind::Url(url) => KindEntry::Url {
             link: link_entry(&url.url, &url.check, url.stage, r.link(), r.awaits_link()),
             progress: r.progress().map(ToString::to_string),
+            wire: url_wire(url),
         },
         RequestKind::Sampling(sampling) => KindEntry::Sampling {
             sampling: sampling_entry(sampling),
@@ -795,6 +799,15 @@ fn status_entry(status: &RequestStatus) -> StatusEntry {
             notice: Some(notice.text.clone()),
         },
     }
+}
+
+/// A URL request's fields as the protocol has them.
+fn url_wire(url: &interlude_host::UrlRequest) -> Value {
+    let mut wire = serde_json::json!({"mode": "url", "message": url.message, "url": url.url});
+    if let (Some(id), Some(object)) = (&url.elicitation_id, wire.as_object_mut()) {
+        object.insert("elicitationId".into(), id.clone().into());
+    }
+    wire
 }
 
 fn link_entry(

@@ -161,7 +161,7 @@ export function buildFields(fields, values, { onChange } = {}) {
   };
 }
 
-const ERA_LABEL = {
+export const ERA_LABEL = {
   push: ['2025 · elicitation/create', 'The server is waiting on an open request for your answer.'],
   mrtr: ['2026-07-28 · input required', 'Your answer goes back with the retried tool call (multi round-trip).'],
 };

@@ -5,7 +5,8 @@
 // points, and only a link the host let through is opened — in a new tab of the person's own
 // browser, without an opener or a referrer.
 
-import { askWho, h } from './dom.js';
+import { askWho, h, pretty } from './dom.js';
+import { ERA_LABEL } from './form.js';
 
 const VERDICT_TEXT = {
   allow: 'The host found nothing wrong with this link.',
@@ -76,7 +77,8 @@ export function renderLinkAsk(req, api) {
     h('div', { class: 'ask-head' },
       h('div', {}, h('div', { class: 'ask-from' }, waiting ? 'Waiting for you in the browser' : who),
         askWho(req)),
-      req.method === 'interaction' ? h('span', { class: 'chip draft', title: req.methodLabel }, 'interaction/create · ua · draft') : null,
+      req.method === 'interaction' ? h('span', { class: 'chip draft', title: req.methodLabel }, 'interaction/create · ua · draft')
+        : !fromView && ERA_LABEL[req.era] ? h('span', { class: `chip era-${req.era}` }, ERA_LABEL[req.era][0]) : null,
       req.tool ? h('span', { class: 'chip' }, `tool ${req.tool}`) : null,
       h('button', { type: 'button', class: 'ghost ask-close', 'aria-label': 'Close (cancel this request)', onclick: () => api.answer(req.id, 'cancel') }, '✕')),
     h('div', { class: 'ask-body' },
@@ -95,6 +97,12 @@ export function renderLinkAsk(req, api) {
         ? 'The app hears only whether the link was opened, not what you do there.'
         : 'Secrets you enter on that page go to the server, not through this host.'),
       status,
+      req.wire ? h('details', { class: 'wire' }, h('summary', {}, 'As the protocol has it'),
+        h('div', { class: 'wire-label' }, req.method === 'interaction' ? 'The draft\'s ua, as the host read it' : 'The request, as the server sent it'),
+        h('pre', { class: 'wire-request' }, pretty(req.wire)),
+        h('div', { class: 'wire-label' }, req.era === 'mrtr'
+          ? 'What Open sends: {"action": "accept"} under its key in the retried tools/call\'s inputResponses (Decline and Cancel: "decline", "cancel"); the server learns whether you finished from its own page'
+          : 'What Open sends: {"action": "accept"} in answer to elicitation/create (Decline and Cancel: "decline", "cancel"); the server learns whether you finished from its own page')) : null,
       h('div', { class: 'actions' },
         flagged ? [decline, open] : [open, decline],
         h('button', { type: 'button', class: 'ghost', onclick: () => api.answer(req.id, 'cancel') }, 'Cancel'))));

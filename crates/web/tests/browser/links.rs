@@ -97,6 +97,23 @@ async fn url_flow_through_the_page_2025() {
         "the full link: {text}"
     );
     assert!(text.contains("development origin"), "the dev note: {text}");
+    // Its era, and the request as the protocol has it, as a form's card has them.
+    assert!(
+        text.contains("2025 · elicitation/create"),
+        "the era chip: {text}"
+    );
+    let wire = page
+        .js("JSON.parse(document.querySelector('section.link-ask details.wire pre.wire-request').textContent)")
+        .await;
+    assert_eq!(wire["mode"], "url", "{wire}");
+    assert!(
+        wire["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{origin}/flows/")),
+        "{wire}"
+    );
+    assert!(wire["elicitationId"].is_string(), "{wire}");
     page.artifact("url-consent").await;
     let open = card.find(Locator::Css("button.primary")).await.unwrap();
     assert!(open.text().await.unwrap().starts_with("Open"));
@@ -204,6 +221,11 @@ async fn url_flow_through_the_page_2026() {
     let (page, _origin) = harness_with_flows().await;
     page.call_from_sidebar("demo", "weather_api_key").await;
     let (card, first) = page.focused_card("demo", None).await;
+    let text = card.text().await.unwrap();
+    assert!(
+        text.contains("2026-07-28 · input required"),
+        "the era chip: {text}"
+    );
     page.press_primary(&card).await;
     page.complete_flow_in_new_tab("wx-secret-2026").await;
     let (card, _) = page.focused_card("demo", Some(&first)).await;
