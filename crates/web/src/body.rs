@@ -124,6 +124,14 @@ pub(crate) struct PromptBody {
     pub(crate) arguments: Option<std::collections::BTreeMap<String, String>>,
 }
 
+/// `POST /api/complete`: what a server suggests for a prompt's argument or a template's
+/// variable; `params` is `completion/complete`'s (`ref`, `argument`, `context`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct CompleteBody {
+    pub(crate) server: String,
+    pub(crate) params: rmcp::model::CompleteRequestParams,
+}
+
 /// `POST /api/log-level`: `logging/setLevel` for a server.
 #[derive(Debug, Deserialize)]
 pub(crate) struct LogLevelBody {

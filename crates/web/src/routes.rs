@@ -22,9 +22,9 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::assets;
 use crate::body::{
-    Action, AddServerBody, AnswerBody, Body, CallBody, CancelBody, LogLevelBody, PromptBody,
-    RequestBody, ResourceBody, ServerNameBody, TelemetryBody, ValidateBody, ViewContextBody,
-    ViewDownloadBody, ViewMessageBody, ViewModeBody, ViewToolBody,
+    Action, AddServerBody, AnswerBody, Body, CallBody, CancelBody, CompleteBody, LogLevelBody,
+    PromptBody, RequestBody, ResourceBody, ServerNameBody, TelemetryBody, ValidateBody,
+    ViewContextBody, ViewDownloadBody, ViewMessageBody, ViewModeBody, ViewToolBody,
 };
 use crate::{CallError, WebApp};
 
@@ -57,6 +57,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/catalog", post(catalog))
         .route("/api/resource", post(read_resource))
         .route("/api/prompt", post(get_prompt))
+        .route("/api/complete", post(complete))
         .route("/api/servers", post(add_server))
         .route("/api/servers/retry", post(retry_server))
         .route("/api/servers/remove", post(remove_server))
@@ -574,6 +575,18 @@ async fn read_resource(State(app): State<WebApp>, Body(body): Body<ResourceBody>
     };
     match conn.read_resource(&body.uri).await {
         Ok(read) => Json(read).into_response(),
+        Err(e) => server_failed(&e),
+    }
+}
+
+/// `{"server", "params"}`: the server's suggestions (`values`, `total`, `hasMore`); none from
+/// a server that declares no completions.
+async fn complete(State(app): State<WebApp>, Body(body): Body<CompleteBody>) -> Response {
+    let Some(conn) = app.inner.host.connection_named(&body.server) else {
+        return no_server(&body.server);
+    };
+    match conn.complete(body.params).await {
+        Ok(completion) => Json(completion).into_response(),
         Err(e) => server_failed(&e),
     }
 }

@@ -8,8 +8,9 @@
 //! an error here, saying so).
 
 use rmcp::model::{
-    GetPromptRequestParams, GetPromptResult, JsonObject, Prompt, ReadResourceRequestParams,
-    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
+    CompleteRequestParams, CompletionInfo, GetPromptRequestParams, GetPromptResult, JsonObject,
+    Prompt, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    ServerCapabilities,
 };
 
 use super::Connection;
@@ -115,5 +116,37 @@ impl Connection {
             .get_prompt(params)
             .await
             .map_err(|e| self.service_error(format!("getting the prompt `{name}`"), e))
+    }
+
+    /// What the server suggests for an argument of a prompt or a variable of a resource
+    /// template as far as it is typed (`completion/complete`); nothing when it declares no
+    /// completions.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: interlude_host::Connection) -> Result<(), interlude_host::HostError> {
+    /// use rmcp::model::{ArgumentInfo, CompleteRequestParams, Reference};
+    /// let params = CompleteRequestParams::new(
+    ///     Reference::for_prompt("plan_trip"),
+    ///     ArgumentInfo::new("city", "Lis"),
+    /// );
+    /// for value in conn.complete(params).await?.values {
+    ///     println!("{value}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn complete(
+        &self,
+        params: CompleteRequestParams,
+    ) -> Result<CompletionInfo, HostError> {
+        if self.capabilities().is_none_or(|c| c.completions.is_none()) {
+            return Ok(CompletionInfo::default());
+        }
+        let argument = params.argument.name.clone();
+        self.inner
+            .peer
+            .complete(params)
+            .await
+            .map(|r| r.completion)
+            .map_err(|e| self.service_error(format!("completing `{argument}`"), e))
     }
 }

@@ -69,12 +69,37 @@ function expand(template, values) {
   return template.replace(/\{[+#./;?&]?([^}]+)\}/g, (_, names) => names.split(',').map((n) => encodeURIComponent(values[n.replace(/\*$/, '')] || '')).join(','));
 }
 
+/**
+ * `input` offers what the server suggests for it (`completion/complete`) as the person types:
+ * a datalist filled from the answer, `ref` naming the prompt or template, `others()` the
+ * values already given (the request's context).
+ */
+function suggesting(input, server, ref, name, others, api) {
+  const list = h('datalist', { id: `complete-${Math.random().toString(36).slice(2)}` });
+  input.setAttribute('list', list.id);
+  let timer = null;
+  let asked = 0;
+  const ask = async () => {
+    const mine = ++asked;
+    const r = await api.post('/api/complete', { server, params: { ref, argument: { name, value: input.value }, context: { arguments: others() } } });
+    if (mine !== asked || !r.ok) return;
+    replace(list, (r.data?.values || []).slice(0, 100).map((v) => h('option', { value: v })));
+  };
+  input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(ask, 150); });
+  input.addEventListener('focus', () => { if (!list.children.length) ask(); }, { once: true });
+  return list;
+}
+
 function templateItem(server, t, shown, api) {
   const names = variables(t.uriTemplate);
   const values = {};
   const uri = h('span', { class: 'mono catalog-uri' }, t.uriTemplate);
-  const fields = names.map((n) => h('label', { class: 'catalog-arg' }, `${n} `,
-    h('input', { name: n, autocomplete: 'off', oninput: (e) => { values[n] = e.target.value; uri.textContent = expand(t.uriTemplate, values); } })));
+  const fields = names.map((n) => {
+    const input = h('input', { name: n, autocomplete: 'off', oninput: (e) => { values[n] = e.target.value; uri.textContent = expand(t.uriTemplate, values); } });
+    const others = () => Object.fromEntries(Object.entries(values).filter(([k, v]) => k !== n && v !== ''));
+    return h('label', { class: 'catalog-arg' }, `${n} `, input,
+      suggesting(input, server, { type: 'ref/resource', uri: t.uriTemplate }, n, others, api));
+  });
   return h('li', { dataset: { template: t.uriTemplate } },
     h('strong', {}, t.title || t.name), ' ', uri,
     t.description ? h('div', { class: 'tool-desc' }, t.description) : null,
@@ -84,9 +109,14 @@ function templateItem(server, t, shown, api) {
 
 function promptItem(server, p, shown, api) {
   const args = p.arguments || [];
-  const fields = args.map((a) => h('label', { class: 'catalog-arg', title: a.description || '' }, `${a.name}${a.required ? ' (required)' : ''} `,
-    h('input', { name: a.name, autocomplete: 'off', required: a.required ? true : null })));
-  const form = h('form', { class: 'catalog-form', onsubmit: (e) => {
+  let form = null;
+  const others = (name) => () => Object.fromEntries([...form.querySelectorAll('input')].filter((i) => i.name !== name && i.value !== '').map((i) => [i.name, i.value]));
+  const fields = args.map((a) => {
+    const input = h('input', { name: a.name, autocomplete: 'off', required: a.required ? true : null });
+    return h('label', { class: 'catalog-arg', title: a.description || '' }, `${a.name}${a.required ? ' (required)' : ''} `, input,
+      suggesting(input, server, { type: 'ref/prompt', name: p.name }, a.name, others(a.name), api));
+  });
+  form = h('form', { class: 'catalog-form', onsubmit: (e) => {
     e.preventDefault();
     const values = {};
     for (const input of form.querySelectorAll('input')) if (input.value !== '') values[input.name] = input.value;

@@ -108,6 +108,35 @@ async fn server_everything_resources_and_prompts_through_the_page() {
     );
     page.artifact("catalog").await;
 
+    // Completion: what the server suggests as the person types, the earlier argument given as
+    // context (the team members depend on the department).
+    let team = "#catalog li[data-prompt=\"completable-prompt\"]";
+    // The suggestions of field `name` once they are `expected` (each answer replaces the last).
+    let suggested = |name: &str, expected: &str| {
+        format!(
+            "(() => {{ const i = document.querySelector('{team} input[name=\"{name}\"]'); const l = i && i.list; const got = l ? Array.from(l.options).map((o) => o.value).join(',') : ''; return got === '{expected}' ? got : null; }})()"
+        )
+    };
+    let department = page
+        .find(&format!("{team} input[name=\"department\"]"))
+        .await;
+    department.send_keys("Eng").await.unwrap();
+    page.until(
+        &suggested("department", "Engineering"),
+        "the departments starting Eng were not suggested",
+    )
+    .await;
+    department.clear().await.unwrap();
+    department.send_keys("Sales").await.unwrap();
+    let name = page.find(&format!("{team} input[name=\"name\"]")).await;
+    name.send_keys("").await.unwrap();
+    name.click().await.unwrap();
+    page.until(
+        &suggested("name", "David,Eve,Frank"),
+        "the Sales team was not suggested",
+    )
+    .await;
+
     // Close: the panel goes; the server's button says so.
     page.click_clear("#catalog button.catalog-close").await;
     page.wait_gone("#catalog:not([hidden])").await;
