@@ -33,6 +33,7 @@ use crate::WebApp;
 const SANDBOX_HTML: &str = include_str!("../assets/sandbox/sandbox.html");
 const SANDBOX_JS: &str = include_str!("../assets/sandbox/sandbox.js");
 const OPENAI_JS: &str = include_str!("../assets/sandbox/openai.js");
+const CONSOLE_JS: &str = include_str!("../assets/sandbox/console.js");
 
 /// The sandbox listener's port and the views' keys.
 #[derive(Default)]
@@ -151,6 +152,7 @@ pub(crate) fn router(app: WebApp) -> Router {
         .route("/view.html", get(view_document))
         .route("/sandbox.js", get(script))
         .route("/openai.js", get(openai_script))
+        .route("/console.js", get(console_script))
         .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
         .layer(middleware::from_fn_with_state(
             app.clone(),
@@ -353,32 +355,35 @@ async fn view_document(
     let (None, Some(html)) = (&view.site, &view.html) else {
         return refuse(StatusCode::NOT_FOUND, "the view is not open");
     };
-    // A view written for ChatGPT's Apps SDK gets `window.openai`, before any script of its own.
-    let html = if view.dialect == UiDialect::Skybridge {
-        with_openai(html)
+    // Every view's console goes to its log (`console.js`); a view written for ChatGPT's Apps
+    // SDK also gets `window.openai`; both before any script of its own.
+    let tags = if view.dialect == UiDialect::Skybridge {
+        "<script src=\"/console.js\"></script><script src=\"/openai.js\"></script>"
     } else {
-        html.to_string()
+        "<script src=\"/console.js\"></script>"
     };
-    html_response(csp, html)
+    html_response(csp, with_first(html, tags))
 }
 
-/// `html` with the `window.openai` script first: after `<head>` if there is one, else at the
-/// start.
-fn with_openai(html: &str) -> String {
-    const TAG: &str = "<script src=\"/openai.js\"></script>";
+/// `html` with `tags` first: after `<head>` if there is one, else at the start.
+fn with_first(html: &str, tags: &str) -> String {
     let lower = html.to_ascii_lowercase();
     let after_head = lower.find("<head").and_then(|at| {
         let end = lower.get(at..)?.find('>')?;
         Some(at + end + 1)
     });
     match after_head.and_then(|after| Some((html.get(..after)?, html.get(after..)?))) {
-        Some((before, rest)) => format!("{before}{TAG}{rest}"),
-        None => format!("{TAG}{html}"),
+        Some((before, rest)) => format!("{before}{tags}{rest}"),
+        None => format!("{tags}{html}"),
     }
 }
 
 async fn openai_script() -> Response {
     script_response(OPENAI_JS)
+}
+
+async fn console_script() -> Response {
+    script_response(CONSOLE_JS)
 }
 
 async fn script() -> Response {

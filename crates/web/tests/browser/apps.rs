@@ -444,3 +444,41 @@ async fn an_apps_sdk_widget_renders_through_window_openai() {
     assert_eq!(view.dialect, interlude_protocol::apps::UiDialect::Skybridge);
     assert!(view.live_at_ms.is_some());
 }
+
+/// The console of a view: what it writes with `console.log` and `console.error`, and an error
+/// it does not catch, show in its log on the page, each with its level — before the view has
+/// even finished its handshake, and while the view's own console still works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_views_console_and_its_errors_show_in_its_log() {
+    const VIEW: &str = "ui://console/view.html";
+    let html = r#"<!doctype html><html><head><title>Console</title></head><body>
+<p id="said">…</p>
+<script>
+  console.log('hello from the view', {n: 1});
+  console.error('something went wrong');
+  setTimeout(() => { throw new Error('boom at the end'); }, 0);
+  document.getElementById('said').textContent = 'logged';
+</script></body></html>"#;
+    let tools = vec![
+        in_process::tool("show", "show", json!({"type": "object"}))
+            .with_meta(tool_meta(VIEW, Visibility::DEFAULT)),
+    ];
+    let server = TestServer::new(tools, |_, _| async move { Ok(text_result("shown")) })
+        .with_apps(Apps::new().with(AppResource::new(VIEW, html).unwrap()));
+    let page = harness().await;
+    page.connect_in_process("console", server).await;
+    page.call_from_sidebar("console", "show").await;
+    let log = page
+        .until(
+            "(() => { const d = document.querySelector('li.app-view details.app-logs'); const t = d ? d.textContent : ''; return t.includes('boom at the end') ? t : null; })()",
+            "the view's console did not reach its log",
+        )
+        .await;
+    let log = log.as_str().unwrap_or_default();
+    assert!(log.contains("info: hello from the view {\"n\":1}"), "{log}");
+    assert!(log.contains("error: something went wrong"), "{log}");
+    assert!(
+        log.contains("error: Uncaught Error: boom at the end"),
+        "{log}"
+    );
+}
