@@ -14,6 +14,7 @@ use rmcp::model::{ElicitRequestParams, ElicitationSchema};
 
 use crate::config::Declared;
 use crate::ids::ViewId;
+pub(crate) use crate::params::ElicitParams;
 use serde_json::Value;
 
 mod interaction;
@@ -222,76 +223,6 @@ pub(crate) enum Admitted {
         question: u64,
     },
     Sampling(Box<crate::request::SamplingRequest>),
-}
-
-/// The params of an elicitation request, as they reached the host.
-///
-/// ```
-/// use interlude_engine::ElicitParams;
-/// use serde_json::json;
-///
-/// let raw = json!({"message": "Name?", "requestedSchema": {"type": "object",
-///     "properties": {"name": {"type": "string"}}}});
-/// // What rmcp typed (the usual path) …
-/// let typed: rmcp::model::ElicitRequestParams = serde_json::from_value(raw.clone()).unwrap();
-/// assert!(matches!(ElicitParams::from(typed), ElicitParams::Typed(_)));
-/// // … or raw JSON, for what rmcp could not type.
-/// assert!(matches!(ElicitParams::from(raw), ElicitParams::Json(_)));
-/// ```
-#[derive(Debug, Clone)]
-pub enum ElicitParams {
-    /// Typed by rmcp: the usual path (push requests through rmcp's client handler, and
-    /// `input_required` rounds).
-    Typed(Box<ElicitRequestParams>),
-    /// Raw JSON: what rmcp could not type (a schema outside its model arrives as a custom
-    /// request), or a driver without rmcp types.
-    Json(Value),
-    /// The params of a seed-000 `interaction/create` (the User Interaction draft), as sent, or
-    /// the interaction of a `-32003` error said as such
-    /// ([`CreatedInteraction::to_params`](interlude_protocol::interaction::CreatedInteraction::to_params)):
-    /// a `prompt` is admitted as a form request and a `ua` as a URL request, by the same rules.
-    Interaction(Value),
-    /// A link app view `view` asks the host to open (`ui/open-link`, its bridge's question
-    /// `question`): admitted as a view link, whatever the host declared to the view's server
-    /// (it is the view's request, not the server's); how it ends is the view's answer.
-    ViewLink {
-        /// The view that asks.
-        view: ViewId,
-        /// Its bridge's number for the question (the view's request awaiting the answer).
-        question: u64,
-        /// The link, as the view sent it.
-        url: String,
-    },
-    /// The params of a `sampling/createMessage` (a push request, or an input request of an
-    /// `input_required` round), as JSON: admitted as a sampling request when the host declared
-    /// sampling.
-    Sampling(Value),
-}
-
-impl ElicitParams {
-    /// The method the request arrived by.
-    pub fn method(&self) -> crate::request::RequestMethod {
-        match self {
-            ElicitParams::Typed(_) | ElicitParams::Json(_) => {
-                crate::request::RequestMethod::Elicitation
-            }
-            ElicitParams::Interaction(_) => crate::request::RequestMethod::Interaction,
-            ElicitParams::ViewLink { .. } => crate::request::RequestMethod::OpenLink,
-            ElicitParams::Sampling(_) => crate::request::RequestMethod::Sampling,
-        }
-    }
-}
-
-impl From<Value> for ElicitParams {
-    fn from(value: Value) -> Self {
-        ElicitParams::Json(value)
-    }
-}
-
-impl From<ElicitRequestParams> for ElicitParams {
-    fn from(params: ElicitRequestParams) -> Self {
-        ElicitParams::Typed(Box::new(params))
-    }
 }
 
 /// The forms of the last few typed requests, parsed: servers ask the same forms again and

@@ -15,11 +15,11 @@ use interlude_schema::{Content, FieldError};
 use rmcp::model::{ElicitResult, ErrorCode, ErrorData};
 use serde_json::{Map, Value};
 
-use crate::admission::ElicitParams;
 use crate::audit::AuditRecord;
 use crate::bridge::{BridgeEffect, ViewConfig};
 use crate::config::Declared;
 use crate::ids::{CallId, RequestId, ServerId, ViewId};
+use crate::params::ElicitParams;
 use crate::request::Request;
 
 /// A request as it reaches the engine: raw params, parsed here.
@@ -199,7 +199,7 @@ impl Reply {
     /// ```
     pub fn into_sampling_result(self) -> Result<Value, ErrorData> {
         match self {
-            Reply::Sampled { text, model } => Ok(crate::kinds::sampling::result(&text, &model)),
+            Reply::Sampled { text, model } => Ok(sampling_result(&text, &model)),
             Reply::Answered(Answer::Accepted(_)) | Reply::Consented => Err(ErrorData::new(
                 ErrorCode(crate::codes::INTERNAL_ERROR),
                 "an elicitation answer is not a sampling result",
@@ -428,4 +428,14 @@ pub enum ViewInput {
     Loading,
     /// Time passed (a teardown's deadline).
     Tick,
+}
+
+/// The `CreateMessageResult` for a reply the person wrote.
+fn sampling_result(text: &str, model: &str) -> Value {
+    serde_json::json!({
+        "role": "assistant",
+        "content": { "type": "text", "text": text },
+        "model": model,
+        "stopReason": "endTurn",
+    })
 }

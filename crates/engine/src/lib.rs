@@ -90,12 +90,13 @@ mod inbox;
 mod io;
 mod kinds;
 mod out;
+mod params;
 mod rate;
 mod request;
 pub mod url_safety;
 mod views;
 
-pub use admission::{ElicitParams, ElicitationMode};
+pub use admission::ElicitationMode;
 pub use audit::{AuditEvent, AuditRecord, redact};
 pub use config::{Declared, EngineConfig};
 pub use engine::Engine;
@@ -105,6 +106,7 @@ pub use io::{
     AppFormEffect, AppFormInput, Effect, Incoming, Input, Notice, Reply, UrlEffect, UrlInput,
     ViewInput,
 };
+pub use params::ElicitParams;
 pub use request::{
     AppFormRequest, AppStage, FormRequest, ModelPriorities, Request, RequestKind, RequestMethod,
     SamplingPart, SamplingRequest, SamplingRole, SamplingTurn, UrlRequest, UrlStage,

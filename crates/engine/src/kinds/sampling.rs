@@ -426,13 +426,3 @@ pub(crate) fn judge(mut content: Content) -> Result<Reply, Vec<FieldError>> {
     };
     Ok(Reply::Sampled { text, model })
 }
-
-/// The `CreateMessageResult` for a reply the person wrote.
-pub(crate) fn result(text: &str, model: &str) -> Value {
-    serde_json::json!({
-        "role": "assistant",
-        "content": { "type": "text", "text": text },
-        "model": model,
-        "stopReason": "endTurn",
-    })
-}
