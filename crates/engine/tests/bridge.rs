@@ -475,6 +475,16 @@ fn sizes_are_clamped_and_logs_messages_and_model_context_reach_the_host() {
         level: "warning".into(),
         data: json!("low disk")
     }));
+    // A line of the view's console (the sandbox's `console.js`) is kept apart from its log.
+    let e = send(
+        &mut v,
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "logger": "console", "data": "Uncaught TypeError: x is undefined"}}),
+    );
+    assert!(e.contains(&BridgeEffect::Console {
+        level: "error".into(),
+        text: "Uncaught TypeError: x is undefined".into()
+    }));
+    assert!(!e.iter().any(|x| matches!(x, BridgeEffect::Log { .. })));
     let e = send(
         &mut v,
         json!({"jsonrpc": "2.0", "method": "ui/log", "params": {"level": "info", "data": 1}}),

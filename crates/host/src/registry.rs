@@ -409,6 +409,9 @@ pub struct ViewRecord {
     pub model_context: Option<serde_json::Value>,
     /// Its latest log lines (level, data), the last 50.
     pub logs: VecDeque<(String, serde_json::Value)>,
+    /// Its console's latest lines (level, text), the last 200: `console.log` and friends, and
+    /// its uncaught errors.
+    pub console: VecDeque<(String, String)>,
     /// Files it offers to save, waiting for the person.
     pub downloads: Vec<FileOffer>,
     /// The tools the view itself offers (`Tool` objects as JSON), for a model — or the person

@@ -422,6 +422,8 @@ struct ViewEntry {
     notices: Vec<String>,
     /// Its last log lines.
     logs: Vec<Value>,
+    /// Its console's lines, oldest first: `{level, text}`.
+    console: Vec<Value>,
     model_context: Option<Value>,
     /// Files it offers to save: `{question, files: [{name, mimeType, size}]}` (the content is
     /// fetched when the person saves).
@@ -596,6 +598,11 @@ fn view_entry(v: &ViewRecord, snapshot: &HostSnapshot, sandbox: &Sandbox) -> Vie
             .rev()
             .take(5)
             .map(|(level, data)| serde_json::json!({"level": level, "data": data}))
+            .collect(),
+        console: v
+            .console
+            .iter()
+            .map(|(level, text)| serde_json::json!({"level": level, "text": text}))
             .collect(),
         model_context: v.model_context.clone(),
         downloads: v

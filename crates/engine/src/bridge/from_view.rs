@@ -523,7 +523,15 @@ impl ViewBridge {
                     .unwrap_or("info")
                     .to_owned();
                 let data = params.get("data").cloned().unwrap_or(Value::Null);
-                out.push(BridgeEffect::Log { level, data });
+                if params.get("logger").and_then(Value::as_str) == Some("console") {
+                    let text = match data {
+                        Value::String(text) => text,
+                        other => other.to_string(),
+                    };
+                    out.push(BridgeEffect::Console { level, text });
+                } else {
+                    out.push(BridgeEffect::Log { level, data });
+                }
             }
             // MCP 2025-11-25, utilities/cancellation: the receiver of a cancellation sends no
             // response for the cancelled request. The server is told; whatever it answers

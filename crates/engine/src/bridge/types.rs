@@ -252,6 +252,15 @@ pub enum BridgeEffect {
         /// Its data.
         data: Value,
     },
+    /// A line of the view's own console (a `notifications/message` of logger `console`, which
+    /// the sandbox's `console.js` sends for `console.log` and uncaught errors): kept apart
+    /// from the view's log, which a chatty console would crowd out.
+    Console {
+        /// Its level.
+        level: String,
+        /// The line.
+        text: String,
+    },
     /// The view asks to be closed (`ui/notifications/request-teardown`).
     TeardownRequested,
     /// The view said `ui/notifications/initialized`: it is live.

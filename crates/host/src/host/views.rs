@@ -466,6 +466,17 @@ pub(crate) trait ViewCore: Sized {
                 });
                 self.tell(event, sink);
             }
+            BridgeEffect::Console { level, text } => {
+                let event = self.record(|r| {
+                    r.change_view(view, |v| {
+                        if v.console.len() >= 200 {
+                            v.console.pop_front();
+                        }
+                        v.console.push_back((level, text));
+                    })
+                });
+                self.tell(event, sink);
+            }
             BridgeEffect::Live => {
                 let at = crate::progress::now_ms();
                 let event = self.record(|r| r.change_view(view, |v| v.live_at_ms = Some(at)));

@@ -63,7 +63,7 @@ export function viewItem(v, api) {
     entry.box.append(entry.frame);
     entry.sig = '';
   }
-  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.intents, v.notices, v.site, v.logs, v.error, v.external, v.refusedDomains, v.downloads, v.appTools, v.appToolResults]);
+  const sig = JSON.stringify([v.state, v.height, v.displayMode, v.prefersBorder, v.messages, v.intents, v.notices, v.site, v.logs, v.console, v.error, v.external, v.refusedDomains, v.downloads, v.appTools, v.appToolResults]);
   if (sig !== entry.sig) {
     entry.sig = sig;
     const li = entry.li;
@@ -104,6 +104,8 @@ export function viewItem(v, api) {
           copyButton('Copy what the app asks to do', () => `${i.intent} ${params}`),
           h('span', { class: 'what' }, ' (nothing is sent to a model)'));
       }),
+      (v.console || []).length ? h('details', { class: 'app-console' }, h('summary', {}, `Console (${v.console.length})`),
+        v.console.map((l) => h('div', { class: `mono console-${l.level}` }, `${l.level}: ${l.text}`))) : null,
       (v.logs || []).length ? h('details', { class: 'app-logs' }, h('summary', {}, `Log (${v.logs.length})`),
         v.logs.map((l) => h('div', { class: 'mono' }, `${l.level}: ${typeof l.data === 'string' ? l.data : JSON.stringify(l.data)}`))) : null);
   }

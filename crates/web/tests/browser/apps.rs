@@ -470,7 +470,7 @@ async fn a_views_console_and_its_errors_show_in_its_log() {
     page.call_from_sidebar("console", "show").await;
     let log = page
         .until(
-            "(() => { const d = document.querySelector('li.app-view details.app-logs'); const t = d ? d.textContent : ''; return t.includes('boom at the end') ? t : null; })()",
+            "(() => { const d = document.querySelector('li.app-view details.app-console'); const t = d ? d.textContent : ''; return t.includes('boom at the end') ? t : null; })()",
             "the view's console did not reach its log",
         )
         .await;

@@ -190,6 +190,7 @@ impl Opening {
             notices: Default::default(),
             model_context: None,
             logs: Default::default(),
+            console: Default::default(),
             downloads: Vec::new(),
             app_tools: Vec::new(),
             app_tool_results: Default::default(),
