@@ -8,9 +8,16 @@ use rmcp::model::{
     GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Reference,
     Resource, ResourceContents, ResourceTemplate, Role,
 };
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 
-use crate::fixtures::PromptContext;
+/// The context a prompt is written for.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct PromptContext {
+    /// What the prompt should be about
+    pub(crate) context: String,
+}
 
 /// A 1×1 PNG, base64.
 pub(crate) const PIXEL_PNG: &str =

@@ -72,13 +72,6 @@ pub(crate) struct Confirm {
     pub(crate) ok: bool,
 }
 
-/// The context a prompt is written for.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub(crate) struct PromptContext {
-    /// What the prompt should be about
-    pub(crate) context: String,
-}
-
 /// What to ask the client's model.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct PromptArgs {
