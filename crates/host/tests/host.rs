@@ -1167,3 +1167,80 @@ async fn resources_are_listed_and_read_and_undeclared_prompts_are_none() {
         );
     }
 }
+
+/// A server of this test's own with two prompts, one of which asks the person first (a
+/// 2026-07-28 `input_required` answer to `prompts/get`).
+#[derive(Clone)]
+struct PromptServer;
+
+impl rmcp::ServerHandler for PromptServer {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_prompts()
+                .build(),
+        )
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListPromptsResult::with_all_items(vec![
+            rmcp::model::Prompt::new("plain", Some("A prompt"), None),
+            rmcp::model::Prompt::new("asks_first", Some("A prompt that asks first"), None),
+        ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, rmcp::ErrorData> {
+        use rmcp::model::{GetPromptResponse, GetPromptResult, InputRequiredResult, PromptMessage};
+        if request.name == "asks_first" {
+            return Ok(GetPromptResponse::InputRequired(
+                InputRequiredResult::from_request_state("round-1"),
+            ));
+        }
+        Ok(GetPromptResponse::Complete(GetPromptResult::new(vec![
+            PromptMessage::new_text(rmcp::model::Role::User, "Hello"),
+        ])))
+    }
+}
+
+/// Issue 23: prompts are listed and got; a prompt that asks the person first (2026-07-28
+/// `input_required`) is refused with words that say so, not "a result of the wrong kind".
+#[tokio::test]
+async fn a_prompt_that_asks_first_is_said_so() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let host = Host::start(pinned(&version), RecordingSurface::new(Vec::new()));
+    let (host_end, server_end) = tokio::io::duplex(64 * 1024);
+    let _server = tokio::spawn(async move {
+        if let Ok(running) = PromptServer.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let conn = host
+        .connect_transport("prompts", host_end, ProtocolChoice::Pin(version))
+        .await
+        .unwrap();
+    let names: Vec<String> = conn
+        .list_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(names, ["plain", "asks_first"]);
+    let plain = conn.get_prompt("plain", None).await.unwrap();
+    assert_eq!(plain.messages.len(), 1);
+    let refused = conn.get_prompt("asks_first", None).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("the prompt `asks_first` asks the person for input first"),
+        "{refused}"
+    );
+}

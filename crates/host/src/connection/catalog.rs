@@ -5,12 +5,12 @@
 //!
 //! What it does not do yet: subscribe to a resource's updates, or drive the rounds of a
 //! 2026-07-28 `prompts/get` or `resources/read` that answers `input_required` (that answer is
-//! an error here, saying so).
+//! [`HostError::Refused`] here, saying so).
 
 use rmcp::model::{
-    CompleteRequestParams, CompletionInfo, GetPromptRequestParams, GetPromptResult, JsonObject,
-    Prompt, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
-    ServerCapabilities,
+    CompleteRequestParams, CompletionInfo, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, JsonObject, Prompt, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
 };
 
 use super::Connection;
@@ -73,11 +73,29 @@ impl Connection {
     /// # Ok(()) }
     /// ```
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, HostError> {
-        self.inner
+        match self
+            .inner
             .peer
-            .read_resource(ReadResourceRequestParams::new(uri))
+            .read_resource_once(ReadResourceRequestParams::new(uri))
             .await
-            .map_err(|e| self.service_error(format!("reading `{uri}`"), e))
+            .map_err(|e| self.service_error(format!("reading `{uri}`"), e))?
+        {
+            ReadResourceResponse::Complete(read) => Ok(read),
+            // `InputRequired`, and whatever rmcp's non-exhaustive enum may gain.
+            _ => Err(self.asks_first(&format!("`{uri}`"))),
+        }
+    }
+
+    /// A read or a prompt the server answers `input_required` (2026-07-28): not driven here
+    /// yet, and said so.
+    fn asks_first(&self, what: &str) -> HostError {
+        HostError::Refused {
+            server: self.inner.info.name.clone(),
+            reason: format!(
+                "{what} asks the person for input first (2026-07-28 input_required), which the \
+                 host answers only for tool calls so far"
+            ),
+        }
     }
 
     /// The server's prompts (at most [`MAX_LISTED`]); none when it declares no prompts.
@@ -111,11 +129,17 @@ impl Connection {
     ) -> Result<GetPromptResult, HostError> {
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = arguments;
-        self.inner
+        match self
+            .inner
             .peer
-            .get_prompt(params)
+            .get_prompt_once(params)
             .await
-            .map_err(|e| self.service_error(format!("getting the prompt `{name}`"), e))
+            .map_err(|e| self.service_error(format!("getting the prompt `{name}`"), e))?
+        {
+            GetPromptResponse::Complete(prompt) => Ok(prompt),
+            // `InputRequired`, and whatever rmcp's non-exhaustive enum may gain.
+            _ => Err(self.asks_first(&format!("the prompt `{name}`"))),
+        }
     }
 
     /// What the server suggests for an argument of a prompt or a variable of a resource
