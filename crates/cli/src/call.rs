@@ -11,7 +11,7 @@ use interlude_host::{Host, HostConfig, HostError, ProtocolChoice, RequestStatus,
 use rmcp::model::ProtocolVersion;
 use serde_json::Value;
 
-use crate::{EXIT_DECLINED, EXIT_ERROR, EXIT_OK};
+use crate::{EXIT_DECLINED, EXIT_ERROR, EXIT_OK, EXIT_TOOL_ERROR};
 
 #[derive(Debug, Args)]
 pub(crate) struct CallArgs {
@@ -274,9 +274,16 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         }
     }
     // An answers file that does not fit the form is an error of the run (the person declined
-    // nothing), as is a tool error.
-    if invalid || outcome.result.is_error == Some(true) {
+    // nothing).
+    if invalid {
         return Ok(EXIT_ERROR);
+    }
+    // The tool said it failed: the call worked, the result (printed) says what went wrong.
+    if outcome.result.is_error == Some(true) {
+        eprintln!(
+            "interlude: the tool answered that it failed (isError: true); its result is above"
+        );
+        return Ok(EXIT_TOOL_ERROR);
     }
     Ok(if declined { EXIT_DECLINED } else { EXIT_OK })
 }

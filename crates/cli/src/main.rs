@@ -2,7 +2,7 @@
 //!
 //! The only crate that prints and the only one with `anyhow`. Errors go to stderr as
 //! `interlude: <message>` with their cause chain. Exit codes: 0 ok, 1 a request was declined or
-//! cancelled, 2 error.
+//! cancelled, 2 error, 3 (`call`) the tool answered that it failed.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
@@ -28,6 +28,9 @@ enum Command {
     /// Connect to servers and answer their requests in a web page (or, with --tui, here).
     Connect(serve::ConnectArgs),
     /// Call a tool on a server and answer its elicitations from a file or from defaults.
+    ///
+    /// Exit codes: 0 the call completed, 1 a request was declined or cancelled, 2 an error,
+    /// 3 the tool answered that it failed (`isError: true`; its result is printed).
     Call(call::CallArgs),
     /// Judge a link as the consent screen does: print the verdict as JSON; exit 0 allow, 1
     /// flag, 2 refuse.
@@ -60,6 +63,8 @@ pub(crate) const EXIT_OK: u8 = 0;
 pub(crate) const EXIT_DECLINED: u8 = 1;
 /// Exit code: an error.
 pub(crate) const EXIT_ERROR: u8 = 2;
+/// Exit code: the call went through and the tool answered that it failed (`isError: true`).
+pub(crate) const EXIT_TOOL_ERROR: u8 = 3;
 
 fn init_tracing(quiet: bool) {
     // rmcp's own warnings name its internals (`response error id=… error=ErrorData {…}`); the
