@@ -152,8 +152,8 @@ async fn a_response_under_a_look_alike_id_is_refused() {
     }
 }
 
-/// A POST body larger than the toolkit reads (4 MiB) is refused with `413`, and the server goes
-/// on serving.
+/// A POST body larger than the toolkit reads (4 MiB) is refused with `413` (or, when the server
+/// answers before the body is all sent, the connection is cut), and the server goes on serving.
 #[tokio::test]
 async fn an_oversized_post_is_refused_and_the_server_goes_on() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -175,7 +175,9 @@ async fn an_oversized_post_is_refused_and_the_server_goes_on() {
             r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"{}","version":"1"}}}}}}"#,
             "a".repeat(5 * 1024 * 1024)
         );
-        let big = exchange("POST", &url, &headers, &big).unwrap();
+        // The server may answer 413 before the body is all sent and hang up: the rest of the
+        // write then fails (a broken pipe or a reset) — refused either way.
+        let big = exchange("POST", &url, &headers, &big);
         let initialize = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
         let after = exchange("POST", &url, &headers, initialize).unwrap();
         (big, after)
@@ -183,6 +185,15 @@ async fn an_oversized_post_is_refused_and_the_server_goes_on() {
     .await
     .unwrap();
     shutdown.cancel();
-    assert_eq!(big.status, 413, "{}", big.status);
+    match big {
+        Ok(big) => assert_eq!(big.status, 413, "{}", big.status),
+        Err(e) => assert!(
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+            ),
+            "{e}"
+        ),
+    }
     assert_eq!(after.status, 200, "{after:?}");
 }
