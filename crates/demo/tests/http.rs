@@ -10,11 +10,8 @@ use interlude_demo::{HttpOptions, serve_http};
 use interlude_test_support::http1::exchange;
 use tokio_util::sync::CancellationToken;
 
-/// Ending a 2025-11-25 session (`DELETE /mcp` with its id) answers `204 No Content`: clients
-/// such as the Python SDK expect 200 or 204 and warn about rmcp's `202`. A notification keeps
-/// its `202`.
-#[tokio::test]
-async fn ending_a_session_answers_no_content() {
+/// The demo over HTTP on 127.0.0.1: its endpoint, and the token that stops it.
+async fn demo() -> (String, CancellationToken) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let shutdown = CancellationToken::new();
@@ -25,6 +22,15 @@ async fn ending_a_session_answers_no_content() {
             ..HttpOptions::default()
         },
     ));
+    (url, shutdown)
+}
+
+/// Ending a 2025-11-25 session (`DELETE /mcp` with its id) answers `204 No Content`: clients
+/// such as the Python SDK expect 200 or 204 and warn about rmcp's `202`. A notification keeps
+/// its `202`.
+#[tokio::test]
+async fn ending_a_session_answers_no_content() {
+    let (url, shutdown) = demo().await;
     let (started, ended, notified) = tokio::task::spawn_blocking(move || {
         let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
         let started = exchange(
@@ -67,16 +73,7 @@ async fn ending_a_session_answers_no_content() {
 /// naming the field (`interlude_server::checked_http`), not 404 "method not found".
 #[tokio::test]
 async fn a_misfit_request_is_answered_naming_the_field() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let shutdown = CancellationToken::new();
-    tokio::spawn(serve_http(
-        listener,
-        HttpOptions {
-            shutdown: shutdown.child_token(),
-            ..HttpOptions::default()
-        },
-    ));
+    let (url, shutdown) = demo().await;
     let reply = tokio::task::spawn_blocking(move || {
         let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"github_username","arguments":{},"inputResponses":[1],"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
         exchange(
@@ -107,16 +104,7 @@ async fn a_misfit_request_is_answered_naming_the_field() {
 /// with a -32600 error saying why, before rmcp could take it for the server's request 0.
 #[tokio::test]
 async fn a_response_under_a_look_alike_id_is_refused() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let shutdown = CancellationToken::new();
-    tokio::spawn(serve_http(
-        listener,
-        HttpOptions {
-            shutdown: shutdown.child_token(),
-            ..HttpOptions::default()
-        },
-    ));
+    let (url, shutdown) = demo().await;
     let replies = tokio::task::spawn_blocking(move || {
         ["\"0\"", "0.0"].map(|id| {
             let body = format!(
@@ -156,16 +144,7 @@ async fn a_response_under_a_look_alike_id_is_refused() {
 /// answers before the body is all sent, the connection is cut), and the server goes on serving.
 #[tokio::test]
 async fn an_oversized_post_is_refused_and_the_server_goes_on() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let shutdown = CancellationToken::new();
-    tokio::spawn(serve_http(
-        listener,
-        HttpOptions {
-            shutdown: shutdown.child_token(),
-            ..HttpOptions::default()
-        },
-    ));
+    let (url, shutdown) = demo().await;
     let (big, after) = tokio::task::spawn_blocking(move || {
         let headers = [
             ("content-type", "application/json"),

@@ -430,10 +430,7 @@ pub(crate) trait ViewCore: Sized {
             BridgeEffect::Intent { intent, params } => {
                 let event = self.record(|r| {
                     r.change_view(view, |v| {
-                        if v.intents.len() >= 20 {
-                            v.intents.pop_front();
-                        }
-                        v.intents.push_back((intent, params));
+                        push_capped(&mut v.intents, 20, (intent, params));
                     })
                 });
                 self.tell(event, sink);
@@ -441,10 +438,7 @@ pub(crate) trait ViewCore: Sized {
             BridgeEffect::Notice(notice) => {
                 let event = self.record(|r| {
                     r.change_view(view, |v| {
-                        if v.notices.len() >= 20 {
-                            v.notices.pop_front();
-                        }
-                        v.notices.push_back(notice);
+                        push_capped(&mut v.notices, 20, notice);
                     })
                 });
                 self.tell(event, sink);
@@ -458,10 +452,7 @@ pub(crate) trait ViewCore: Sized {
                 tracing::info!(target: "interlude::app", %view, %level, data = %data, "view log");
                 let event = self.record(|r| {
                     r.change_view(view, |v| {
-                        if v.logs.len() >= 50 {
-                            v.logs.pop_front();
-                        }
-                        v.logs.push_back((level, data));
+                        push_capped(&mut v.logs, 50, (level, data));
                     })
                 });
                 self.tell(event, sink);
@@ -469,10 +460,7 @@ pub(crate) trait ViewCore: Sized {
             BridgeEffect::Console { level, text } => {
                 let event = self.record(|r| {
                     r.change_view(view, |v| {
-                        if v.console.len() >= 200 {
-                            v.console.pop_front();
-                        }
-                        v.console.push_back((level, text));
+                        push_capped(&mut v.console, 200, (level, text));
                     })
                 });
                 self.tell(event, sink);
@@ -489,10 +477,7 @@ pub(crate) trait ViewCore: Sized {
             BridgeEffect::ViewToolResult { name, result, .. } => {
                 let event = self.record(|r| {
                     r.change_view(view, |v| {
-                        if v.app_tool_results.len() >= 5 {
-                            v.app_tool_results.pop_front();
-                        }
-                        v.app_tool_results.push_back((name, result));
+                        push_capped(&mut v.app_tool_results, 5, (name, result));
                     })
                 });
                 self.tell(event, sink);
@@ -808,6 +793,14 @@ fn to_request(method: ServerMethod, params: Value) -> Result<ClientRequest, Stri
             ListPromptsRequest::with_param(listing(params).map_err(bad)?),
         ),
     })
+}
+
+/// Adds `item` to a view's bounded list, dropping the oldest once it holds `cap`.
+fn push_capped<T>(list: &mut std::collections::VecDeque<T>, cap: usize, item: T) {
+    if list.len() >= cap {
+        list.pop_front();
+    }
+    list.push_back(item);
 }
 
 #[cfg(test)]
