@@ -2,11 +2,14 @@
 //!
 //! The only crate that prints and the only one with `anyhow`. Errors go to stderr as
 //! `interlude: <message>` with their cause chain. Exit codes: 0 ok, 1 a request was declined or
-//! cancelled, 2 error, 3 (`call`) the tool answered that it failed.
+//! cancelled (`replay`: a call went otherwise than recorded), 2 error, 3 (`call`) the tool
+//! answered that it failed.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
 mod check_url;
+mod record;
+mod replay;
 mod serve;
 
 use std::process::ExitCode;
@@ -27,6 +30,15 @@ enum Command {
     Demo(serve::DemoArgs),
     /// Connect to servers and answer their requests in a web page (or, with --tui, here).
     Connect(serve::ConnectArgs),
+    /// Connect to servers as `connect` does, and record every call that ends — its arguments,
+    /// what the server asked, what the person answered, its result — in FILE (JSON, rewritten
+    /// after each call; readable by you only: it holds what you typed).
+    Record(record::RecordArgs),
+    /// Run a recording's calls again on SERVER, headless, answering as the person did, and
+    /// report every difference in what the server asked or in the results.
+    ///
+    /// Exit codes: 0 no difference, 1 a difference (each one is printed), 2 an error.
+    Replay(replay::ReplayArgs),
     /// Call a tool on a server and answer its elicitations from a file or from defaults.
     ///
     /// Exit codes: 0 the call completed, 1 a request was declined or cancelled, 2 an error,
@@ -61,6 +73,8 @@ pub(crate) fn era_memory() -> std::sync::Arc<interlude_host::EraMemory> {
 pub(crate) const EXIT_OK: u8 = 0;
 /// Exit code: a request was declined or cancelled.
 pub(crate) const EXIT_DECLINED: u8 = 1;
+/// Exit code (`replay`): a call went otherwise than recorded.
+pub(crate) const EXIT_DIFFERENT: u8 = 1;
 /// Exit code: an error.
 pub(crate) const EXIT_ERROR: u8 = 2;
 /// Exit code: the call went through and the tool answered that it failed (`isError: true`).
@@ -91,7 +105,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // In the terminal surface, log lines would land in the middle of prompts: off unless asked
     // for with INTERLUDE_LOG.
-    init_tracing(matches!(&cli.command, Command::Connect(a) if a.tui()));
+    init_tracing(match &cli.command {
+        Command::Connect(a) => a.tui(),
+        Command::Record(a) => a.tui(),
+        _ => false,
+    });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -105,7 +123,9 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Command::Demo(args) => serve::demo(args).await,
-            Command::Connect(args) => serve::connect(args).await,
+            Command::Connect(args) => serve::connect(args, None).await,
+            Command::Record(args) => record::run(args).await,
+            Command::Replay(args) => replay::run(args).await,
             Command::Call(args) => call::run(args).await,
             Command::CheckUrl(args) => check_url::run(&args),
             Command::DemoServer => demo_server().await,

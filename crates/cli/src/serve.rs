@@ -116,8 +116,14 @@ async fn serve_until_ctrl_c(
 ) -> anyhow::Result<u8> {
     let addr = listener.local_addr()?;
     let url = app.url(addr);
-    println!("Interlude is running at {url}");
-    println!("Press Ctrl-C to stop.");
+    // Said, not insisted on: a closed stdout (a pipe whose reader left) is no reason to stop.
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "Interlude is running at {url}");
+        let _ = writeln!(out, "Press Ctrl-C to stop.");
+        let _ = out.flush();
+    }
     if !no_open {
         open_browser(&url);
     }
@@ -242,7 +248,11 @@ fn servers_of(args: &ConnectArgs) -> anyhow::Result<Setup> {
     Ok((servers, roots))
 }
 
-pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
+/// `connect`, with `recorder` (`interlude record`) beside the surface the person uses.
+pub(crate) async fn connect(
+    args: ConnectArgs,
+    recorder: Option<interlude_host::recording::Recorder>,
+) -> anyhow::Result<u8> {
     let (servers, roots) = servers_of(&args)?;
     let mut host = HostConfig {
         protocol: crate::call::protocol_choice(args.protocol_version.as_deref())?,
@@ -257,13 +267,16 @@ pub(crate) async fn connect(args: ConnectArgs) -> anyhow::Result<u8> {
     }
     host.engine.url_policy.dev_origins = crate::call::dev_origins(&args.dev_origin)?;
     if args.tui {
-        return tui(host, servers, args.port).await;
+        return tui(host, servers, args.port, recorder).await;
     }
     let listener = bind(args.port).await?;
-    let app = WebApp::start(WebOptions {
-        host,
-        ..WebOptions::default()
-    });
+    let app = WebApp::start_with(
+        WebOptions {
+            host,
+            ..WebOptions::default()
+        },
+        recorder,
+    );
     for (name, spec) in servers {
         app.add_server(&name, spec, None).await;
     }
@@ -276,6 +289,7 @@ async fn tui(
     host: HostConfig,
     servers: Vec<(String, ServerSpec)>,
     port: u16,
+    recorder: Option<interlude_host::recording::Recorder>,
 ) -> anyhow::Result<u8> {
     let (surface, terminal) = interlude_tui::terminal();
     let app = WebApp::start_with(
@@ -283,7 +297,7 @@ async fn tui(
             host,
             ..WebOptions::default()
         },
-        surface,
+        (surface, recorder),
     );
     let shutdown = CancellationToken::new();
     let handoff = PageHandoff {

@@ -29,6 +29,55 @@ pub enum Answers {
     Single(ScriptedAnswer),
     /// One answer per request, in order; requests beyond the list are cancelled.
     Script(Vec<ScriptedAnswer>),
+    /// One answer per request, in order, from a queue the caller refills as it goes (between
+    /// calls, say: `interlude replay` gives each recorded call its own answers); a request
+    /// that finds it empty is cancelled.
+    Queue(AnswerQueue),
+}
+
+/// A queue of answers shared between a [`HeadlessSurface`] and its caller
+/// ([`Answers::Queue`]). Cheap to clone; clones are the same queue.
+///
+/// ```
+/// use interlude_host::headless::{AnswerQueue, Answers, HeadlessSurface};
+/// use interlude_engine::Answer;
+/// let queue = AnswerQueue::default();
+/// let surface = HeadlessSurface::new(Answers::Queue(queue.clone()));
+/// queue.replace(vec![Answer::Declined]);
+/// assert_eq!(queue.len(), 1);
+/// # drop(surface);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct AnswerQueue(
+    std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<ScriptedAnswer>>>,
+);
+
+impl AnswerQueue {
+    /// Puts these answers in the queue instead of what it held.
+    pub fn replace(&self, answers: Vec<ScriptedAnswer>) {
+        *crate::sync::lock(&self.0) = answers.into();
+    }
+
+    /// How many answers are left.
+    pub fn len(&self) -> usize {
+        crate::sync::lock(&self.0).len()
+    }
+
+    /// Whether none is left.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn pop(&self) -> Option<ScriptedAnswer> {
+        crate::sync::lock(&self.0).pop_front()
+    }
+}
+
+impl PartialEq for AnswerQueue {
+    /// The same queue (not merely the same answers).
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// An answers file that cannot be used.
@@ -199,6 +248,7 @@ impl HeadlessSurface {
                 self.next += 1;
                 a
             }
+            Answers::Queue(queue) => queue.pop(),
         }
     }
 }

@@ -52,6 +52,7 @@ mod hub;
 mod interaction;
 mod progress;
 mod protocol_log;
+pub mod recording;
 mod registry;
 mod request_record;
 mod resolve;

@@ -81,6 +81,27 @@ impl<A: Surface, B: Surface> Surface for (A, B) {
     }
 }
 
+/// A surface that may not be there: `None` hears nothing (a recorder only when asked for, say).
+///
+/// ```
+/// use interlude_host::headless::{Answers, HeadlessSurface};
+/// use interlude_host::recording::Recorder;
+/// use interlude_host::{Host, HostConfig};
+///
+/// # #[tokio::main] async fn main() {
+/// let record = false;
+/// let recorder = record.then(|| Recorder::in_memory().0);
+/// let host = Host::start(HostConfig::default(), (HeadlessSurface::new(Answers::Defaults), recorder));
+/// # drop(host); }
+/// ```
+impl<S: Surface> Surface for Option<S> {
+    fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
+        if let Some(surface) = self {
+            surface.on_event(event, sink);
+        }
+    }
+}
+
 /// A handle a surface answers through. Cheap to clone.
 #[derive(Clone)]
 pub struct AnswerSink {

@@ -53,6 +53,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/link-done", post(link_done))
         .route("/api/plain-form", post(plain_form))
         .route("/api/log", get(protocol_log))
+        .route("/api/recording", get(recording))
         .route("/api/log-level", post(log_level))
         .route("/api/catalog", post(catalog))
         .route("/api/resource", post(read_resource))
@@ -190,6 +191,23 @@ async fn asset(axum::extract::Path(path): axum::extract::Path<String>) -> Respon
 
 async fn state(State(app): State<WebApp>) -> Response {
     Json(app.page_state()).into_response()
+}
+
+/// `GET /api/recording`: the finished calls the host keeps, with what their servers asked and
+/// what the person answered, as a recording `interlude replay` makes again.
+async fn recording(State(app): State<WebApp>) -> Response {
+    let recording = interlude_host::recording::Recording::from_snapshot(&app.host().snapshot());
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"interlude-session.json\"",
+            ),
+        ],
+        recording.to_json(),
+    )
+        .into_response()
 }
 
 async fn events(State(app): State<WebApp>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {

@@ -458,6 +458,18 @@ function clearFinished() {
   render();
 }
 
+// "Export session": the finished calls as a recording (`interlude replay FILE SERVER`).
+async function exportSession() {
+  const res = await fetch('/api/recording', { headers: { 'x-interlude-token': token } });
+  if (!res.ok) return;
+  const url = URL.createObjectURL(await res.blob());
+  const a = h('a', { href: url, download: 'interlude-session.json' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 function cleared(it) {
   if (it.kind === 'call') return it.call.status !== 'running' && it.call.id <= clearedUpTo.call;
   if (it.kind === 'req') return it.req.status !== 'queued' && it.req.status !== 'active' && it.req.id <= clearedUpTo.req;
@@ -483,6 +495,7 @@ function timelineItems() {
   items.sort((a, b) => (a.at ?? a.req.receivedAtMs) - (b.at ?? b.req.receivedAtMs));
   const shown = items.filter((it) => !cleared(it));
   $('clear-finished').hidden = shown.length === items.length && !items.some((it) => (it.kind === 'call' && it.call.status !== 'running'));
+  $('export-session').hidden = !state.calls.some((c) => c.status !== 'running');
   return shown;
 }
 
@@ -723,6 +736,7 @@ $('add-server').addEventListener('submit', async (e) => {
 });
 
 $('clear-finished').addEventListener('click', () => clearFinished());
+$('export-session').addEventListener('click', () => exportSession());
 
 listenToViews(api);
 whenClosed(() => renderServers());

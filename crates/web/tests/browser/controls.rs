@@ -180,3 +180,62 @@ async fn the_protocol_pane_comes_to_the_person_and_goes_back() {
     assert!(back.as_str().unwrap().contains("Sintra"), "{back}");
     page.close().await;
 }
+
+/// Export session (issue 23): the finished calls, with what the server asked and what the
+/// person typed on the page, download as a recording that `interlude replay` reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_session_downloads_what_was_asked_and_answered() {
+    use interlude_host::recording::{RecordedAnswer, RecordedOutcome, Recording};
+    let page = harness().await;
+    assert_eq!(
+        page.js("document.getElementById('export-session').hidden")
+            .await,
+        json!(true),
+        "nothing to export before a call has ended"
+    );
+    page.call_from_sidebar("demo", "github_username").await;
+    let (card, _) = page.focused_card("demo", None).await;
+    page.type_keys("octocat").await;
+    page.press_primary(&card).await;
+    page.result_containing("demo", "github_username", "octocat")
+        .await;
+    page.artifact("export-session").await;
+
+    page.js(
+        "(() => { const make = URL.createObjectURL; window.__exported = null; \
+           URL.createObjectURL = (b) => { b.text().then((t) => { window.__exported = t; }); return make(b); }; \
+           return true; })()",
+    )
+    .await;
+    page.click_clear("#export-session").await;
+    let exported = page
+        .until("window.__exported", "nothing was exported")
+        .await;
+    let recording = Recording::from_json(exported.as_str().unwrap()).unwrap();
+    assert_eq!(recording.calls.len(), 1, "{exported}");
+    let call = &recording.calls[0];
+    assert_eq!(
+        (call.server.as_str(), call.tool.as_str()),
+        ("demo", "github_username")
+    );
+    assert_eq!(
+        call.requests[0].asked.message(),
+        "Please provide your GitHub username"
+    );
+    assert_eq!(
+        call.requests[0].answer,
+        RecordedAnswer::Accept {
+            content: json!({"username": "octocat"}).as_object().cloned().unwrap()
+        }
+    );
+    assert!(
+        matches!(&call.outcome, RecordedOutcome::Completed { result }
+            if result["content"][0]["text"] == "Hello, @octocat!"),
+        "{exported}"
+    );
+    assert_eq!(
+        recording.servers["demo"].protocol_version.as_deref(),
+        Some("2026-07-28")
+    );
+    page.close().await;
+}
