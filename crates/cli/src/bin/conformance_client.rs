@@ -89,8 +89,12 @@ async fn scenario_flow(connection: &Connection, scenario: &str) -> anyhow::Resul
         // Both scenarios list tools the host must send `Mcp-Method` / `Mcp-Name` for; the second
         // also lists tools whose `x-mcp-header` annotations are invalid, which the host must
         // leave out of its list. Calling what the host offers tests both.
-        "http-standard-headers" | "http-invalid-tool-headers" => {
-            call_every_listed_tool(connection).await
+        "http-invalid-tool-headers" => call_every_listed_tool(connection).await,
+        // The first scenario also offers resources and prompts: the host reads and gets them
+        // as the page's "Resources & prompts" does, each with its own headers.
+        "http-standard-headers" => {
+            call_every_listed_tool(connection).await?;
+            browse_catalog(connection).await
         }
         "json-schema-2020-12-preservation" => schema_echo(connection).await,
         _ => connection
@@ -99,6 +103,24 @@ async fn scenario_flow(connection: &Connection, scenario: &str) -> anyhow::Resul
             .map(|_| ())
             .map_err(Into::into),
     }
+}
+
+/// Reads every listed resource and gets every listed prompt (with no arguments), through the
+/// host's catalog API.
+async fn browse_catalog(connection: &Connection) -> anyhow::Result<()> {
+    for resource in connection.list_resources().await? {
+        connection
+            .read_resource(&resource.uri)
+            .await
+            .with_context(|| format!("reading {}", resource.uri))?;
+    }
+    for prompt in connection.list_prompts().await? {
+        connection
+            .get_prompt(&prompt.name, None)
+            .await
+            .with_context(|| format!("getting the prompt {}", prompt.name))?;
+    }
+    Ok(())
 }
 
 /// One tool call through the host, after the same argument check as `interlude call`; a tool
