@@ -21,6 +21,8 @@
 //! - `weather_forecast`: a tool that cannot go on without that API key — `-32042` on 2025-11-25
 //!   (the host opens the page, waits, calls again), a URL round trip on 2026-07-28; the demo
 //!   forgets the key after each forecast, so every call shows the flow;
+//! - the prompt `trip_brief`, which asks how many days the trip lasts before it is written (a
+//!   prompt that asks, in both eras; in `prompts.rs`);
 //! - `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
 //!   the fixtures the MCP conformance suite's server scenarios call, with their exact schemas.
 //!
@@ -41,6 +43,7 @@
 pub mod apps;
 pub mod flows;
 mod http;
+mod prompts;
 pub mod provider;
 mod tools;
 

@@ -894,7 +894,10 @@ static TOOLS: std::sync::LazyLock<rmcp::handler::server::router::tool::ToolRoute
 impl ServerHandler for DemoServer {
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::default();
-        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .build();
         interlude_server::apps::Apps::declare_with_elicitation(&mut capabilities);
         info.capabilities = capabilities;
         info.server_info = Implementation::new("interlude-demo", env!("CARGO_PKG_VERSION"))
@@ -925,6 +928,37 @@ impl ServerHandler for DemoServer {
             .notify(request.params.as_ref(), &context, self.flows.as_ref())
             .await
             .map(rmcp::model::CustomResult)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        Ok(rmcp::model::ListPromptsResult::with_all_items(
+            crate::prompts::prompts(),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        if request.name != crate::prompts::TRIP_BRIEF {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt `{}`", request.name),
+                None,
+            ));
+        }
+        let city = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("city"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let ask = Ask::for_prompt(&self.ask, &request, context);
+        interlude_server::respond_prompt(crate::prompts::trip_brief(ask, city.as_deref()).await)
     }
 
     async fn list_resources(

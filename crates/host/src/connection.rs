@@ -581,20 +581,11 @@ impl Connection {
                     });
                 }
             };
-            let requests = ir.input_requests.unwrap_or_default();
-            if requests.is_empty() {
-                // State-only round (load shedding, polling): back off a little, then retry.
-                state_only_rounds += 1;
-                let wait = Duration::from_millis(100u64 << state_only_rounds.min(4));
-                tokio::time::sleep(wait).await;
-            }
-            let responses = self.answer_round(call, requests).await?;
-            params.input_responses = if responses.is_empty() {
-                None
-            } else {
-                Some(responses)
-            };
-            params.request_state = ir.request_state;
+            let next = self
+                .next_round(Some(call), ir, &mut state_only_rounds)
+                .await?;
+            params.input_responses = next.input_responses;
+            params.request_state = next.request_state;
         }
         Err(HostError::TooManyRounds {
             server: server.clone(),

@@ -1140,10 +1140,9 @@ async fn hostile_http_servers_hold_up_no_other_server() {
 }
 
 /// Issue 23: what a server offers besides tools. The demo lists its views as resources, reads
-/// one, and has no prompts to list (it declares none, so it is not asked); a resource it does
-/// not have is an error naming it.
+/// one, and lists its one prompt; a resource it does not have is an error naming it.
 #[tokio::test]
-async fn resources_are_listed_and_read_and_undeclared_prompts_are_none() {
+async fn resources_and_prompts_are_listed_and_read() {
     for version in &ERAS {
         let host = Host::start(pinned(version), RecordingSurface::new(Vec::new()));
         let (conn, _server) = demo(&host, "demo", version).await;
@@ -1159,7 +1158,14 @@ async fn resources_are_listed_and_read_and_undeclared_prompts_are_none() {
             panic!("the view's HTML as text: {read:?}");
         };
         assert!(text.contains("<html"), "{version}");
-        assert!(conn.list_prompts().await.unwrap().is_empty());
+        let prompts: Vec<String> = conn
+            .list_prompts()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(prompts, ["trip_brief"], "{version}");
         let missing = conn.read_resource("ui://demo/nowhere").await.unwrap_err();
         assert!(
             missing.to_string().contains("ui://demo/nowhere"),
@@ -1168,16 +1174,49 @@ async fn resources_are_listed_and_read_and_undeclared_prompts_are_none() {
     }
 }
 
-/// A server of this test's own with two prompts, one of which asks the person first (a
-/// 2026-07-28 `input_required` answer to `prompts/get`).
+/// A server of this test's own with two prompts and a resource, of which a prompt and the
+/// resource ask the person first (a 2026-07-28 `input_required` answer to `prompts/get` and
+/// `resources/read`), then use the answer — only with the `requestState` they gave.
 #[derive(Clone)]
 struct PromptServer;
+
+/// The round a prompt or a read of [`PromptServer`] asks first: a topic, under `requestState`
+/// `state`.
+fn topic_round(state: &str) -> rmcp::model::InputRequiredResult {
+    let request: rmcp::model::InputRequest = serde_json::from_value(json!({
+        "method": "elicitation/create",
+        "params": {"mode": "form", "message": "Which topic?",
+                   "requestedSchema": {"type": "object",
+                                       "properties": {"topic": {"type": "string"}},
+                                       "required": ["topic"]}}
+    }))
+    .unwrap();
+    rmcp::model::InputRequiredResult::new(
+        Some([("topic".to_owned(), request)].into_iter().collect()),
+        Some(state.to_owned()),
+    )
+}
+
+/// The topic a retry carries, when it echoes `state`.
+fn topic_of(
+    responses: Option<&rmcp::model::InputResponses>,
+    echoed: Option<&str>,
+    state: &str,
+) -> Option<String> {
+    if echoed != Some(state) {
+        return None;
+    }
+    let answer = responses?.get("topic")?;
+    (answer["action"] == "accept")
+        .then(|| answer["content"]["topic"].as_str().map(str::to_owned))?
+}
 
 impl rmcp::ServerHandler for PromptServer {
     fn get_info(&self) -> rmcp::model::ServerConfig {
         rmcp::model::ServerConfig::new(
             rmcp::model::ServerCapabilities::builder()
                 .enable_prompts()
+                .enable_resources()
                 .build(),
         )
     }
@@ -1198,24 +1237,63 @@ impl rmcp::ServerHandler for PromptServer {
         request: rmcp::model::GetPromptRequestParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::GetPromptResponse, rmcp::ErrorData> {
-        use rmcp::model::{GetPromptResponse, GetPromptResult, InputRequiredResult, PromptMessage};
-        if request.name == "asks_first" {
-            return Ok(GetPromptResponse::InputRequired(
-                InputRequiredResult::from_request_state("round-1"),
-            ));
-        }
+        use rmcp::model::{GetPromptResponse, GetPromptResult, PromptMessage};
+        let text = if request.name == "asks_first" {
+            match topic_of(
+                request.input_responses.as_ref(),
+                request.request_state.as_deref(),
+                "prompt-round-1",
+            ) {
+                Some(topic) => format!("Write about {topic}"),
+                None => {
+                    return Ok(GetPromptResponse::InputRequired(topic_round(
+                        "prompt-round-1",
+                    )));
+                }
+            }
+        } else {
+            "Hello".to_owned()
+        };
         Ok(GetPromptResponse::Complete(GetPromptResult::new(vec![
-            PromptMessage::new_text(rmcp::model::Role::User, "Hello"),
+            PromptMessage::new_text(rmcp::model::Role::User, text),
         ])))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        use rmcp::model::{ReadResourceResponse, ReadResourceResult, ResourceContents};
+        match topic_of(
+            request.input_responses.as_ref(),
+            request.request_state.as_deref(),
+            "read-round-1",
+        ) {
+            Some(topic) => Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+                vec![ResourceContents::text(
+                    format!("Notes on {topic}"),
+                    request.uri,
+                )],
+            ))),
+            None => Ok(ReadResourceResponse::InputRequired(topic_round(
+                "read-round-1",
+            ))),
+        }
     }
 }
 
-/// Issue 23: prompts are listed and got; a prompt that asks the person first (2026-07-28
-/// `input_required`) is refused with words that say so, not "a result of the wrong kind".
+/// Issue 23: prompts are listed and got; a prompt or a read that asks the person first
+/// (2026-07-28 `input_required`) has its round driven as a tool call's: the person answers
+/// the request (tied to no call), and the retry carries the answer and the echoed state.
 #[tokio::test]
-async fn a_prompt_that_asks_first_is_said_so() {
+async fn a_prompt_or_a_read_that_asks_first_gets_its_answer() {
     let version = ProtocolVersion::V_2026_07_28;
-    let host = Host::start(pinned(&version), RecordingSurface::new(Vec::new()));
+    let surface = RecordingSurface::new(vec![
+        Step::accept(json!({"topic": "tides"})),
+        Step::accept(json!({"topic": "moths"})),
+    ]);
+    let host = Host::start(pinned(&version), surface.clone());
     let (host_end, server_end) = tokio::io::duplex(64 * 1024);
     let _server = tokio::spawn(async move {
         if let Ok(running) = PromptServer.serve(server_end).await {
@@ -1236,11 +1314,27 @@ async fn a_prompt_that_asks_first_is_said_so() {
     assert_eq!(names, ["plain", "asks_first"]);
     let plain = conn.get_prompt("plain", None).await.unwrap();
     assert_eq!(plain.messages.len(), 1);
-    let refused = conn.get_prompt("asks_first", None).await.unwrap_err();
-    assert!(
-        refused
-            .to_string()
-            .contains("the prompt `asks_first` asks the person for input first"),
-        "{refused}"
+
+    let asked = conn.get_prompt("asks_first", None).await.unwrap();
+    let said = serde_json::to_value(&asked.messages).unwrap();
+    assert_eq!(said[0]["content"]["text"], "Write about tides", "{said}");
+    let read = conn.read_resource("note://today").await.unwrap();
+    let read = serde_json::to_value(&read.contents).unwrap();
+    assert_eq!(read[0]["text"], "Notes on moths", "{read}");
+
+    // Each was a request for the person, shown with its message and tied to no call.
+    let snapshot = host.snapshot();
+    let asked: Vec<_> = snapshot
+        .requests
+        .iter()
+        .map(|r| (r.request.message().to_owned(), r.request.call))
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            ("Which topic?".to_owned(), None),
+            ("Which topic?".to_owned(), None)
+        ]
     );
+    assert!(snapshot.calls.is_empty(), "a prompt is no tool call");
 }

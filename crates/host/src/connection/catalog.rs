@@ -3,9 +3,9 @@
 //! server that declared the capability (one that did not has none to list), and keeps at most
 //! [`MAX_LISTED`] entries.
 //!
-//! What it does not do yet: subscribe to a resource's updates, or drive the rounds of a
-//! 2026-07-28 `prompts/get` or `resources/read` that answers `input_required` (that answer is
-//! [`HostError::Refused`] here, saying so).
+//! A 2026-07-28 `prompts/get` or `resources/read` that answers `input_required` has its rounds
+//! driven as a tool call's are: the person answers each input request (tied to no call), and
+//! the request is sent again with the answers and the echoed `requestState`.
 
 use rmcp::model::{
     CompleteRequestParams, CompletionInfo, GetPromptRequestParams, GetPromptResponse,
@@ -73,28 +73,42 @@ impl Connection {
     /// # Ok(()) }
     /// ```
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, HostError> {
-        match self
-            .inner
-            .peer
-            .read_resource_once(ReadResourceRequestParams::new(uri))
-            .await
-            .map_err(|e| self.service_error(format!("reading `{uri}`"), e))?
-        {
-            ReadResourceResponse::Complete(read) => Ok(read),
-            // `InputRequired`, and whatever rmcp's non-exhaustive enum may gain.
-            _ => Err(self.asks_first(&format!("`{uri}`"))),
+        let mut params = ReadResourceRequestParams::new(uri);
+        let mut state_only_rounds = 0;
+        for _ in 0..=self.inner.shared.config.max_rounds {
+            match self
+                .inner
+                .peer
+                .read_resource_once(params.clone())
+                .await
+                .map_err(|e| self.service_error(format!("reading `{uri}`"), e))?
+            {
+                ReadResourceResponse::Complete(read) => return Ok(read),
+                ReadResourceResponse::InputRequired(ir) => {
+                    let next = self.next_round(None, ir, &mut state_only_rounds).await?;
+                    params.input_responses = next.input_responses;
+                    params.request_state = next.request_state;
+                }
+                // Whatever rmcp's non-exhaustive enum may gain.
+                _ => return Err(self.unexpected(&format!("reading `{uri}`"))),
+            }
+        }
+        Err(self.too_many_rounds())
+    }
+
+    /// An answer of a kind the host does not know.
+    fn unexpected(&self, what: &str) -> HostError {
+        HostError::Unexpected {
+            server: self.inner.info.name.clone(),
+            what: format!("an answer of an unknown kind to {what}"),
         }
     }
 
-    /// A read or a prompt the server answers `input_required` (2026-07-28): not driven here
-    /// yet, and said so.
-    fn asks_first(&self, what: &str) -> HostError {
-        HostError::Refused {
+    /// A read or a prompt that kept asking.
+    fn too_many_rounds(&self) -> HostError {
+        HostError::TooManyRounds {
             server: self.inner.info.name.clone(),
-            reason: format!(
-                "{what} asks the person for input first (2026-07-28 input_required), which the \
-                 host answers only for tool calls so far"
-            ),
+            rounds: self.inner.shared.config.max_rounds,
         }
     }
 
@@ -129,17 +143,26 @@ impl Connection {
     ) -> Result<GetPromptResult, HostError> {
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = arguments;
-        match self
-            .inner
-            .peer
-            .get_prompt_once(params)
-            .await
-            .map_err(|e| self.service_error(format!("getting the prompt `{name}`"), e))?
-        {
-            GetPromptResponse::Complete(prompt) => Ok(prompt),
-            // `InputRequired`, and whatever rmcp's non-exhaustive enum may gain.
-            _ => Err(self.asks_first(&format!("the prompt `{name}`"))),
+        let mut state_only_rounds = 0;
+        for _ in 0..=self.inner.shared.config.max_rounds {
+            match self
+                .inner
+                .peer
+                .get_prompt_once(params.clone())
+                .await
+                .map_err(|e| self.service_error(format!("getting the prompt `{name}`"), e))?
+            {
+                GetPromptResponse::Complete(prompt) => return Ok(prompt),
+                GetPromptResponse::InputRequired(ir) => {
+                    let next = self.next_round(None, ir, &mut state_only_rounds).await?;
+                    params.input_responses = next.input_responses;
+                    params.request_state = next.request_state;
+                }
+                // Whatever rmcp's non-exhaustive enum may gain.
+                _ => return Err(self.unexpected(&format!("the prompt `{name}`"))),
+            }
         }
+        Err(self.too_many_rounds())
     }
 
     /// What the server suggests for an argument of a prompt or a variable of a resource

@@ -1,24 +1,57 @@
 //! The 2026-07-28 era's rounds (MRTR): the `inputRequests` of one `input_required` result
 //! answered by the person, one at a time, in key order — never several requests behind the
-//! person's back. The loop that retries the call with the answers and the echoed
-//! `requestState` is `Connection::drive`'s.
+//! person's back. The loops that retry with the answers and the echoed `requestState` are
+//! `Connection::drive`'s (a tool call) and the catalog's (a prompt, a resource read), each
+//! through [`Connection::next_round`].
 
 use std::collections::BTreeMap;
 
+use std::time::Duration;
+
 use interlude_engine::{CallId, ElicitParams};
 use interlude_protocol::ProtocolEra;
-use rmcp::model::InputRequest;
+use rmcp::model::{InputRequest, InputRequiredResult};
 use serde_json::Value;
 
 use super::Connection;
 use crate::host::config::HostError;
 
+/// What the next try of a request carries after an `input_required` round.
+pub(super) struct NextRound {
+    /// The answers, keyed as asked (`None` for a round that asked nothing).
+    pub(super) input_responses: Option<BTreeMap<String, Value>>,
+    /// The server's `requestState`, echoed.
+    pub(super) request_state: Option<String>,
+}
+
 impl Connection {
+    /// Answers an `input_required` result for request `call` (a tool call; `None` for a prompt
+    /// or a resource read, which belong to no call): what the next try carries. A round that
+    /// asks nothing (load shedding, polling) waits a little first, longer each time.
+    pub(super) async fn next_round(
+        &self,
+        call: Option<CallId>,
+        ir: InputRequiredResult,
+        state_only_rounds: &mut u32,
+    ) -> Result<NextRound, HostError> {
+        let requests = ir.input_requests.unwrap_or_default();
+        if requests.is_empty() {
+            *state_only_rounds += 1;
+            let wait = Duration::from_millis(100u64 << (*state_only_rounds).min(4));
+            tokio::time::sleep(wait).await;
+        }
+        let responses = self.answer_round(call, requests).await?;
+        Ok(NextRound {
+            input_responses: (!responses.is_empty()).then_some(responses),
+            request_state: ir.request_state,
+        })
+    }
+
     /// Answers one round's `requests`: each goes to the engine and the person in turn (the
     /// call's timeout paused meanwhile); the answers come back keyed as asked.
     pub(super) async fn answer_round(
         &self,
-        call: CallId,
+        call: Option<CallId>,
         requests: BTreeMap<String, InputRequest>,
     ) -> Result<BTreeMap<String, Value>, HostError> {
         let server = &self.inner.info.name;
@@ -71,7 +104,7 @@ impl Connection {
                         server,
                         ProtocolEra::Mrtr,
                         ElicitParams::from(params),
-                        Some(call),
+                        call,
                     )
                     .await
             };
@@ -90,7 +123,7 @@ impl Connection {
     #[allow(deprecated)]
     async fn sample(
         &self,
-        call: CallId,
+        call: Option<CallId>,
         key: &str,
         request: rmcp::model::CreateMessageRequest,
     ) -> Result<Value, HostError> {
@@ -115,7 +148,7 @@ impl Connection {
                     server,
                     ProtocolEra::Mrtr,
                     ElicitParams::Sampling(params),
-                    Some(call),
+                    call,
                 )
                 .await
         };

@@ -5,7 +5,7 @@
 
 use interlude_test_support::NpmPeers;
 
-use crate::harness::{SERVER_EVERYTHING, harness_with, server_everything};
+use crate::harness::{SERVER_EVERYTHING, harness, harness_with, server_everything};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_everything_resources_and_prompts_through_the_page() {
@@ -144,4 +144,55 @@ async fn server_everything_resources_and_prompts_through_the_page() {
         .js("document.querySelector('li[data-server=\"everything\"] button.server-catalog').getAttribute('aria-pressed')")
         .await;
     assert_eq!(pressed, serde_json::json!("false"));
+}
+
+/// The demo's `trip_brief` asks the person how long the trip is before it is written: on
+/// 2026-07-28 as the `input_required` answer to `prompts/get` (the host drives the round), on
+/// a 2025 session as an `elicitation/create` pushed while the prompt request waits. Either
+/// way the question is a card like any other, and the prompt's messages carry the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_that_asks_first_is_answered_on_the_page_in_both_eras() {
+    let page = harness().await;
+    for (server, days) in [("demo", "5"), ("demo-2025", "2")] {
+        page.click_clear(&format!(
+            "li[data-server=\"{server}\"] button.server-catalog"
+        ))
+        .await;
+        let prompt = "#catalog li[data-prompt=\"trip_brief\"]";
+        page.wait_for(prompt, "the demo's prompt is not listed")
+            .await;
+        let city = page.find(&format!("{prompt} input[name=\"city\"]")).await;
+        city.send_keys("Porto").await.unwrap();
+        page.click_clear(&format!("{prompt} button[type=\"submit\"]"))
+            .await;
+        // The server asks first: a card, focused, with the question.
+        let (card, _) = page.focused_card(server, None).await;
+        let asked = card.text().await.unwrap();
+        assert!(
+            asked.contains("How many days is the trip to Porto?"),
+            "{asked}"
+        );
+        let field = page.field("days").await;
+        field.clear().await.unwrap();
+        field.send_keys(days).await.unwrap();
+        page.press_primary(&card).await;
+        let said = page
+            .until(
+                "document.querySelector('#catalog .catalog-result[data-prompt] .catalog-message .said')?.textContent || null",
+                "the prompt's messages were not shown",
+            )
+            .await;
+        assert_eq!(
+            said.as_str().unwrap_or_default(),
+            format!(
+                "Plan a {days}-day trip to Porto: a day-by-day outline, one sight and one meal a day."
+            ),
+            "{server}"
+        );
+        if server == "demo" {
+            page.artifact("catalog-prompt-asks").await;
+        }
+        page.click_clear("#catalog button.catalog-close").await;
+        page.wait_gone("#catalog:not([hidden])").await;
+    }
 }
