@@ -10,8 +10,8 @@
 //! - `cargo xtask test`: peers, then fmt check, clippy, rustdoc (`-D warnings`), tidy, build
 //!   (bins, tests and examples), the conformance suite in client mode against
 //!   `interlude-conformance-client` (both requirement sets; `auth/*` reported as not covered) and
-//!   in server mode against `interlude-conformance-server` (both sets; `tasks-*` reported as not
-//!   covered), and every test, with the real peers mandatory. This is what CI runs (`.ci/run`).
+//!   in server mode against `interlude-conformance-server` (both sets, the Tasks extension's
+//!   `tasks-*` scenarios judged like the rest), and every test, with the real peers mandatory. This is what CI runs (`.ci/run`).
 //! - `cargo xtask conformance`: peers, then builds `interlude-conformance-client` and
 //!   `interlude-conformance-server` alone and runs the conformance step of `test` (quick, for
 //!   working on either).

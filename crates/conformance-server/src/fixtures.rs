@@ -520,7 +520,7 @@ impl Fixtures {
 
 /// The tools, built once (rather than for every request).
 static TOOLS: std::sync::LazyLock<rmcp::handler::server::router::tool::ToolRouter<Fixtures>> =
-    std::sync::LazyLock::new(Fixtures::tool_router);
+    std::sync::LazyLock::new(|| Fixtures::tool_router() + Fixtures::task_tools());
 
 #[tool_handler(router = TOOLS)]
 impl ServerHandler for Fixtures {
@@ -532,6 +532,7 @@ impl ServerHandler for Fixtures {
             .enable_resources()
             .enable_completions()
             .enable_logging()
+            .enable_tasks()
             .build();
         info.server_info =
             Implementation::new("interlude-conformance-server", env!("CARGO_PKG_VERSION"));
@@ -541,6 +542,30 @@ impl ServerHandler for Fixtures {
                 .into(),
         );
         info
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.ask.tasks().get(&request)
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ask.tasks().update(request)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ask.tasks().cancel(&request)
     }
 
     /// 2025: the level of the log messages this session gets. 2026-07-28 has no such method

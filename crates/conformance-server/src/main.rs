@@ -23,6 +23,7 @@
 mod catalog;
 mod fixtures;
 mod http;
+mod tasks;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::ExitCode;

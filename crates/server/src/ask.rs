@@ -38,6 +38,8 @@ pub struct Ask {
     /// What every transport needs of the call: its context, the server's config, its era.
     pub(crate) call: Call,
     pub(crate) round_trip: Mutex<RoundTrip>,
+    /// The task this call runs in ([`Ask::task`]), if it does.
+    pub(crate) task: Option<rmcp::task_manager::TaskContext>,
 }
 
 impl std::fmt::Debug for Ask {
@@ -120,10 +122,7 @@ impl Ask {
             ),
             ProtocolEra::Push => RoundTrip::unused(),
         };
-        Ask {
-            call,
-            round_trip: Mutex::new(round_trip),
-        }
+        Ask::from_call(call, round_trip, None)
     }
 
     fn from_parts(
@@ -146,9 +145,19 @@ impl Ask {
             ),
             ProtocolEra::Push => RoundTrip::unused(),
         };
+        Ask::from_call(call, round_trip, None)
+    }
+
+    /// An `Ask` of `call`, with its round-trip state, in `task` if given.
+    pub(crate) fn from_call(
+        call: Call,
+        round_trip: RoundTrip,
+        task: Option<rmcp::task_manager::TaskContext>,
+    ) -> Self {
         Ask {
             call,
             round_trip: Mutex::new(round_trip),
+            task,
         }
     }
 
@@ -697,7 +706,7 @@ impl<S: AskServer> FromContextPart<ToolCallContext<'_, S>> for Ask {
 /// extensions of every request (the metadata itself moves to `meta`); copying it costs two
 /// allocations (≈ 0.2 KiB) that a push-era call would keep for as long as the person takes, so a
 /// copy whose extensions hold nothing else starts with none.
-fn kept_context(context: &RequestContext<RoleServer>) -> RequestContext<RoleServer> {
+pub(crate) fn kept_context(context: &RequestContext<RoleServer>) -> RequestContext<RoleServer> {
     let only_empty_meta = context.extensions.len() == 1
         && context
             .extensions

@@ -8,8 +8,10 @@ use rand::RngCore;
 use rmcp::model::RequestStateCodec;
 
 mod interactions;
+mod tasks;
 
 pub use interactions::Interactions;
+pub use tasks::Tasks;
 
 /// How a server asks: shared by every tool call of one server (cheap to clone).
 #[derive(Clone, Debug)]
@@ -21,6 +23,8 @@ pub struct AskConfig {
     pub(crate) interactions: Arc<Interactions>,
     /// 2026-07-28: answers of a call without `requestState` are taken.
     pub(crate) stateless_answers: bool,
+    /// The server's tasks (the Tasks extension).
+    pub(crate) tasks: Tasks,
 }
 
 /// The default lifetime of a sealed `requestState`: a person may take a while to answer, but an
@@ -58,7 +62,14 @@ impl AskConfig {
             timeout: None,
             interactions: Arc::default(),
             stateless_answers: false,
+            tasks: Tasks::default(),
         }
+    }
+
+    /// The server's tasks, for its `tasks/get`, `tasks/update` and `tasks/cancel` handlers
+    /// (see [`Ask::task`](crate::Ask::task)).
+    pub fn tasks(&self) -> &Tasks {
+        &self.tasks
     }
 
     /// The User Interaction draft's interactions this server created (seed 000), to answer

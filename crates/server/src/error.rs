@@ -35,6 +35,18 @@ pub enum AskError {
         /// The capability as a dotted path: `sampling`, `sampling.tools` or `roots`.
         capability: &'static str,
     },
+    /// 2026-07-28: the client did not declare the extension this call needs (the Tasks
+    /// extension, for a tool that only runs as a task). On the wire it is error -32021 whose
+    /// `data.requiredCapabilities` is `{"extensions": {"<id>": {}}}`.
+    #[error("client did not declare the {extension} extension")]
+    MissingExtension {
+        /// The extension's id, such as `io.modelcontextprotocol/tasks`.
+        extension: &'static str,
+    },
+    /// The call became a task ([`Ask::task`](crate::Ask::task)): the handler returns this, and
+    /// [`respond`](crate::respond) answers the call with the task. Not a failure.
+    #[error("the call continues as a task")]
+    TaskCreated(Box<rmcp::model::CreateTaskResult>),
     /// The server asked something malformed (a server bug, caught before anything is sent): a
     /// question key that is empty or used twice in one call, a sampling request with no
     /// messages or with unbalanced tool use.
@@ -115,6 +127,13 @@ impl AskError {
         match self {
             AskError::Unsupported { mode } => missing_elicitation_capability(mode),
             AskError::MissingCapability { capability } => missing_capability(capability),
+            AskError::MissingExtension { extension } => ErrorData::new(
+                ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                format!("client did not declare the {extension} extension"),
+                Some(serde_json::json!({
+                    "requiredCapabilities": {"extensions": {extension: {}}}
+                })),
+            ),
             AskError::Tool(e) => e,
             e @ (AskError::InvalidAnswer(_)
             | AskError::Deserialize(_)
@@ -126,6 +145,11 @@ impl AskError {
             e @ AskError::StateConsumed => ErrorData::invalid_params(
                 e.to_string(),
                 Some(serde_json::json!({ "requestState": "consumed" })),
+            ),
+            AskError::TaskCreated(_) => ErrorData::internal_error(
+                "a task result escaped its handler: return `ToolResult` from a tool in an \
+                 `#[asking]` impl block, or pass the handler's result through `respond`",
+                None,
             ),
             AskError::InputRequired(_) => ErrorData::internal_error(
                 "input_required result escaped its handler: return `ToolResult` from a tool in an \

@@ -119,6 +119,7 @@ mod round_trip;
 mod sampling;
 mod session_end;
 mod stdio;
+pub mod task;
 mod together;
 pub mod url;
 mod wire;

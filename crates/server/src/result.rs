@@ -70,6 +70,7 @@ pub fn respond(result: ToolResult) -> Result<CallToolResponse, ErrorData> {
     match result {
         Ok(r) => Ok(CallToolResponse::Complete(r)),
         Err(AskError::InputRequired(ir)) => Ok(CallToolResponse::InputRequired(*ir)),
+        Err(AskError::TaskCreated(task)) => Ok(CallToolResponse::Task(*task)),
         Err(e) => Err(e.into_error_data()),
     }
 }

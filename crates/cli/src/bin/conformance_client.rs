@@ -83,7 +83,14 @@ async fn scenario_flow(connection: &Connection, scenario: &str) -> anyhow::Resul
         // The mock closes the call's SSE stream after its priming event; the host must come
         // back with a GET carrying `Last-Event-ID`, no sooner than the `retry` it was given, and
         // take the result from there.
-        "sse-retry" => call(connection, "test_reconnection", None).await,
+        // The mock also takes the first GET after the call for that reconnection: the host's
+        // own standalone GET, opened in the background after the session starts, must have
+        // been answered first, or a late one is misread (and carries no Last-Event-ID).
+        "sse-retry" => {
+            let stream = connection.wait_server_stream(Duration::from_secs(5)).await;
+            tracing::debug!(?stream, "standalone stream before the call");
+            call(connection, "test_reconnection", None).await
+        }
         "sep-2322-client-request-state" => request_state(connection).await,
         "http-custom-headers" => custom_headers(connection).await,
         // Both scenarios list tools the host must send `Mcp-Method` / `Mcp-Name` for; the second

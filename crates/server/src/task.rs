@@ -1,0 +1,209 @@
+//! Tools that run as tasks: the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663),
+//! used with 2026-07-28. A tool that may take long answers its call at once with a task; the
+//! client polls `tasks/get`, answers the task's questions with `tasks/update` and may
+//! `tasks/cancel` it.
+//!
+//! The handler is the same code in and out of a task: [`Ask::task`] runs it as a task when the
+//! client declared the extension on the request, and right there otherwise. Inside a task, its
+//! questions ([`Ask::form`] and the rest) become the task's `inputRequests` — several at once
+//! when it asks them together ([`Ask::all`]) — and it is run again with the answers, as a
+//! 2026-07-28 handler is between rounds: it never sees which way it is asked. A `tasks/cancel`
+//! stops it (its future is dropped), and the task ends `cancelled`.
+//!
+//! The tasks are kept by rmcp's task manager, in this process's memory, under unguessable ids
+//! (UUID v4), for their TTL (five minutes by default) and as long again once ended. What is
+//! not here yet: the 2025-11-25 experimental tasks (`params.task`, `tasks/result`), which rmcp
+//! does not parse; a task store that outlives the process; tasks bound to a signed-in user.
+
+use std::future::Future;
+
+use interlude_protocol::ProtocolEra;
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, CreateTaskResult, InputResponses};
+use rmcp::task_manager::{TaskContext, TaskExit};
+
+pub use crate::config::Tasks;
+pub use rmcp::task_manager::TaskOptions;
+
+use crate::ask::Ask;
+use crate::call::Call;
+use crate::error::AskError;
+use crate::result::ToolResult;
+use crate::round_trip::{RoundTrip, Served};
+
+/// How a tool takes to running as a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// A task when the client declared the extension; an ordinary call otherwise.
+    Optional,
+    /// Only as a task: a 2026-07-28 client that did not declare the extension gets error
+    /// -32021 naming it. (A 2025 session has no such extension: the tool runs as an ordinary
+    /// call there.)
+    Required,
+}
+
+impl Ask {
+    /// Whether the client declared the Tasks extension for this request (2026-07-28: in the
+    /// request's own `_meta`, or the session's capabilities).
+    pub fn supports_tasks(&self) -> bool {
+        self.call.era == ProtocolEra::Mrtr
+            && self
+                .call
+                .context
+                .client_capabilities()
+                .is_some_and(|c| c.supports_tasks())
+    }
+
+    /// Runs `work` as a task when the client declared the Tasks extension: the call answers at
+    /// once with the task (`resultType: "task"`), and `work` goes on in the background, its
+    /// questions becoming the task's `inputRequests`. Otherwise `work` runs here, as an
+    /// ordinary call — unless `support` is [`TaskSupport::Required`] on a 2026-07-28 call,
+    /// which is error -32021 naming the extension.
+    ///
+    /// `work` is given this `Ask` (or, in a task, one of the task's) and may be run more than once (again with the answers, after
+    /// each round of questions), as a 2026-07-28 handler is: what it did before its questions
+    /// is done again. Questions asked before `task` (an ordinary round, say) are answered
+    /// first; `work` captures what they gave.
+    ///
+    /// ```
+    /// use interlude_server::task::{TaskOptions, TaskSupport};
+    /// use interlude_server::{Answer, Ask, ToolResult};
+    /// use rmcp::model::{CallToolResult, ContentBlock};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Approval {
+    ///     /// Deploy now?
+    ///     approve: bool,
+    /// }
+    ///
+    /// async fn deploy(ask: Ask) -> ToolResult {
+    ///     ask.task(TaskSupport::Optional, TaskOptions::new(), |ask| async move {
+    ///         ask.status("Running the checks");
+    ///         // … the checks …
+    ///         let go = match ask.form::<Approval>("The checks passed. Deploy now?").await? {
+    ///             Answer::Accepted(a) => a.approve,
+    ///             Answer::Declined | Answer::Cancelled => false,
+    ///         };
+    ///         let text = if go { "Deployed." } else { "Not deployed." };
+    ///         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    ///     })
+    ///     .await
+    /// }
+    /// ```
+    pub async fn task<F, Fut>(
+        self,
+        support: TaskSupport,
+        options: TaskOptions,
+        work: F,
+    ) -> ToolResult
+    where
+        F: Fn(Ask) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        if !self.supports_tasks() {
+            if support == TaskSupport::Required && self.call.era == ProtocolEra::Mrtr {
+                return Err(AskError::MissingExtension {
+                    extension: rmcp::model::TASKS_EXTENSION_ID,
+                });
+            }
+            return work(self).await;
+        }
+        let config = self.call.config.clone();
+        let context = crate::ask::kept_context(&self.call.context);
+        let manager = config.tasks.manager().clone();
+        let task = manager.spawn(options, move |handle| {
+            Box::pin(async move {
+                let run = run(&config, &context, &handle, &work);
+                tokio::select! {
+                    outcome = run => outcome,
+                    () = handle.cancelled() => Err(TaskExit::Cancelled),
+                }
+            })
+        });
+        Err(AskError::TaskCreated(Box::new(CreateTaskResult::new(task))))
+    }
+
+    /// In a task, sets its `statusMessage` (what `tasks/get` says it is doing); elsewhere
+    /// nothing.
+    pub fn status(&self, message: impl Into<String>) {
+        if let Some(task) = &self.task {
+            task.set_status_message(message);
+        }
+    }
+}
+
+/// Runs `work` in task `handle` until it finishes: each time it asks, its questions become the
+/// task's `inputRequests`, and it is run again with every answer so far.
+async fn run<F, Fut>(
+    config: &crate::AskConfig,
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    handle: &TaskContext,
+    work: &F,
+) -> Result<CallToolResult, TaskExit>
+where
+    F: Fn(Ask) -> Fut,
+    Fut: Future<Output = ToolResult>,
+{
+    let mut answers = InputResponses::new();
+    loop {
+        let ask = Ask::in_task(
+            config,
+            crate::ask::kept_context(context),
+            Some(handle.clone()),
+            answers.clone(),
+        );
+        match work(ask).await {
+            Ok(result) => return Ok(result),
+            Err(AskError::InputRequired(round)) => {
+                let asked = round.input_requests.unwrap_or_default();
+                if asked.is_empty() {
+                    return Err(TaskExit::Error(ErrorData::internal_error(
+                        "the task's handler asked for input without a question",
+                        None,
+                    )));
+                }
+                // Every question of the round is outstanding at once; each is answered on its
+                // own (`tasks/update` may carry a part of them).
+                let waiting = asked.into_iter().map(|(key, request)| async move {
+                    let answer = handle.request_input(key.clone(), request).await?;
+                    Ok::<_, TaskExit>((key, answer))
+                });
+                for (key, answer) in futures::future::try_join_all(waiting).await? {
+                    answers.insert(key, answer);
+                }
+            }
+            Err(AskError::TaskCreated(_)) => {
+                return Err(TaskExit::Error(ErrorData::internal_error(
+                    "a task's handler asked to run as a task again",
+                    None,
+                )));
+            }
+            Err(e) => return Err(TaskExit::Error(e.into_error_data())),
+        }
+    }
+}
+
+impl Ask {
+    /// The `Ask` a task's handler is given (or an ordinary call's, with no task): 2026-07-28
+    /// round trips whose answers are `answers`, taken without a sealed state (they came through
+    /// `tasks/update`, or not at all).
+    pub(crate) fn in_task(
+        config: &crate::AskConfig,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        task: Option<TaskContext>,
+        answers: InputResponses,
+    ) -> Ask {
+        let mut call = Call::new(config, context);
+        if task.is_some() {
+            call.config = call.config.with_stateless_answers(true);
+        }
+        let round_trip = match (call.era, task.is_some()) {
+            (ProtocolEra::Mrtr, true) => {
+                RoundTrip::new(Served::Tool, "", None, Some(answers), None)
+            }
+            _ => RoundTrip::unused(),
+        };
+        Ask::from_call(call, round_trip, task)
+    }
+}

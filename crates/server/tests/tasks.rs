@@ -1,0 +1,311 @@
+//! Tools that run as tasks (the Tasks extension, SEP-2663, with 2026-07-28), served by rmcp and
+//! called by an rmcp client in this process over an in-memory pipe: the same handler is a task
+//! for a client that declared the extension (its question becomes the task's `inputRequests`,
+//! answered with `tasks/update`) and an ordinary call with an `input_required` round for one
+//! that did not; `tasks/cancel` reaches the handler; a tool that only runs as a task is -32021
+//! for a client without the extension. (The conformance suite's `tasks-*` scenarios check the
+//! wire in detail, in `cargo xtask test`.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use interlude_server::task::{TaskOptions, TaskSupport};
+use interlude_server::{Answer, Ask, AskConfig, AskServer, ToolResult, asking};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
+    ClientConfig, ContentBlock, ElicitationCapability, FormElicitationCapability, GetTaskParams,
+    ProtocolVersion, ServerCapabilities, UpdateTaskParams,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleServer, RunningService,
+};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde_json::{Value, json};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Approval {
+    /// Deploy now?
+    approve: bool,
+}
+
+#[derive(Clone)]
+struct Server {
+    ask: AskConfig,
+    /// Set when the long job's handler is dropped (its task was cancelled).
+    stopped: Arc<AtomicBool>,
+}
+
+impl AskServer for Server {
+    fn ask_config(&self) -> &AskConfig {
+        &self.ask
+    }
+}
+
+/// Sets its flag when dropped.
+struct Stopped(Arc<AtomicBool>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[asking]
+#[tool_router]
+impl Server {
+    #[tool(description = "Runs the checks, then asks for the approval to deploy.")]
+    async fn deploy(&self, ask: Ask) -> ToolResult {
+        ask.task(
+            TaskSupport::Optional,
+            TaskOptions::new(),
+            |ask| async move {
+                ask.status("Running the checks");
+                let go = match ask
+                    .key("approval")
+                    .form::<Approval>("The checks passed. Deploy now?")
+                    .await?
+                {
+                    Answer::Accepted(a) => a.approve,
+                    Answer::Declined | Answer::Cancelled => false,
+                };
+                let said = if go { "Deployed." } else { "Not deployed." };
+                Ok(CallToolResult::success(vec![ContentBlock::text(said)]))
+            },
+        )
+        .await
+    }
+
+    #[tool(description = "Works until it is cancelled.")]
+    async fn long_job(&self, ask: Ask) -> ToolResult {
+        let stopped = self.stopped.clone();
+        ask.task(TaskSupport::Optional, TaskOptions::new(), move |ask| {
+            let guard = Stopped(stopped.clone());
+            async move {
+                let _guard = guard;
+                ask.status("Working");
+                std::future::pending::<()>().await;
+                Ok(CallToolResult::success(vec![]))
+            }
+        })
+        .await
+    }
+
+    #[tool(description = "Only runs as a task.")]
+    async fn task_only(&self, ask: Ask) -> ToolResult {
+        ask.task(TaskSupport::Required, TaskOptions::new(), |_| async {
+            Ok(CallToolResult::success(vec![ContentBlock::text("done")]))
+        })
+        .await
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Server {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build(),
+        )
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.ask.tasks().get(&request)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ask.tasks().update(request)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ask.tasks().cancel(&request)
+    }
+}
+
+/// A 2026-07-28 client that takes forms, and tasks when `tasks`.
+async fn connect(server: Server, tasks: bool) -> RunningService<rmcp::RoleClient, ClientConfig> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let mut capabilities = if tasks {
+        ClientCapabilities::builder().enable_tasks().build()
+    } else {
+        ClientCapabilities::default()
+    };
+    capabilities.elicitation =
+        Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    let mut info = ClientConfig::default();
+    info.capabilities = capabilities;
+    info.serve_with_lifecycle(
+        client_io,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("client connects")
+}
+
+fn server() -> Server {
+    Server {
+        ask: AskConfig::new(),
+        stopped: Arc::default(),
+    }
+}
+
+/// Polls `tasks/get` until the task's status is `status` (at most ten seconds); its JSON.
+async fn until_status(
+    client: &RunningService<rmcp::RoleClient, ClientConfig>,
+    task: &str,
+    status: &str,
+) -> Value {
+    for _ in 0..1000 {
+        let got = client
+            .peer()
+            .get_task(GetTaskParams::new(task))
+            .await
+            .unwrap();
+        let got = serde_json::to_value(got).unwrap();
+        if got["status"] == status {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {task} never became {status}");
+}
+
+#[tokio::test]
+async fn a_task_asks_through_its_input_requests_and_ends_with_the_result() {
+    let client = connect(server(), true).await;
+    let created = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("deploy"))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = created else {
+        panic!("a client that takes tasks gets a task: {created:?}");
+    };
+    let id = created.task.task_id.clone();
+    let waiting = until_status(&client, &id, "input_required").await;
+    assert_eq!(waiting["statusMessage"], "Running the checks", "{waiting}");
+    let asked = &waiting["inputRequests"]["approval"];
+    assert_eq!(asked["method"], "elicitation/create", "{waiting}");
+    assert_eq!(asked["params"]["message"], "The checks passed. Deploy now?");
+
+    let mut answers = std::collections::BTreeMap::new();
+    answers.insert(
+        "approval".to_owned(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    );
+    client
+        .peer()
+        .update_task(UpdateTaskParams::new(&id, answers))
+        .await
+        .unwrap();
+    let done = until_status(&client, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Deployed.", "{done}");
+}
+
+#[tokio::test]
+async fn without_the_extension_the_same_handler_asks_in_an_ordinary_round() {
+    let client = connect(server(), false).await;
+    let first = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("deploy"))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(round) = first else {
+        panic!("no task for a client without the extension: {first:?}");
+    };
+    assert!(
+        round
+            .input_requests
+            .as_ref()
+            .unwrap()
+            .contains_key("approval")
+    );
+    let mut params = CallToolRequestParams::new("deploy");
+    params.input_responses = Some(
+        [(
+            "approval".to_owned(),
+            json!({"action": "accept", "content": {"approve": false}}),
+        )]
+        .into_iter()
+        .collect(),
+    );
+    params.request_state = round.request_state;
+    let CallToolResponse::Complete(result) = client.peer().call_tool_once(params).await.unwrap()
+    else {
+        panic!("the retry completes");
+    };
+    assert_eq!(
+        result.content[0].as_text().map(|t| t.text.as_str()),
+        Some("Not deployed.")
+    );
+}
+
+#[tokio::test]
+async fn cancelling_a_task_stops_its_handler() {
+    let server = server();
+    let stopped = server.stopped.clone();
+    let client = connect(server, true).await;
+    let CallToolResponse::Task(created) = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("long_job"))
+        .await
+        .unwrap()
+    else {
+        panic!("a task");
+    };
+    let id = created.task.task_id.clone();
+    let working = until_status(&client, &id, "working").await;
+    assert!(!stopped.load(Ordering::SeqCst), "{working}");
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(&id))
+        .await
+        .unwrap();
+    until_status(&client, &id, "cancelled").await;
+    assert!(stopped.load(Ordering::SeqCst), "the handler was stopped");
+}
+
+#[tokio::test]
+async fn a_tool_that_only_runs_as_a_task_names_the_extension_to_a_client_without_it() {
+    let client = connect(server(), false).await;
+    let refused = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("task_only"))
+        .await
+        .unwrap_err();
+    let rmcp::ServiceError::McpError(e) = refused else {
+        panic!("an error reply: {refused:?}");
+    };
+    assert_eq!(e.code.0, -32021);
+    assert_eq!(
+        e.data.unwrap()["requiredCapabilities"],
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    );
+}
