@@ -21,6 +21,9 @@
 //! - `weather_forecast`: a tool that cannot go on without that API key — `-32042` on 2025-11-25
 //!   (the host opens the page, waits, calls again), a URL round trip on 2026-07-28; the demo
 //!   forgets the key after each forecast, so every call shows the flow;
+//! - `deploy_release`: three checks, then an approval asked midway, then the deployment — a
+//!   task (the Tasks extension) for a client that takes tasks, an ordinary call otherwise (in
+//!   `release.rs`);
 //! - the prompt `trip_brief`, which asks how many days the trip lasts before it is written (a
 //!   prompt that asks, in both eras; in `prompts.rs`);
 //! - `test_elicitation`, `test_elicitation_sep1034_defaults`, `test_elicitation_sep1330_enums`:
@@ -42,9 +45,11 @@
 
 pub mod apps;
 pub mod flows;
+mod handler;
 mod http;
 mod prompts;
 pub mod provider;
+mod release;
 mod tools;
 
 pub use http::{HttpOptions, serve_http};
@@ -148,7 +153,7 @@ mod tests {
     /// A guide step that names no tool of the demo would be a dead button on the page.
     #[test]
     fn every_guide_step_calls_a_tool_the_demo_has() {
-        let tools: Vec<String> = crate::tools::tool_names();
+        let tools: Vec<String> = crate::handler::tool_names();
         let guide = super::guide();
         let steps = guide["steps"].as_array().expect("steps");
         assert!(steps.len() >= 20, "{}", steps.len());

@@ -36,6 +36,7 @@ pub(crate) mod catalog;
 mod mrtr;
 mod open;
 mod required;
+mod task;
 
 use crate::embedded::EmbeddedContent;
 use crate::failure::{self, EndReason};
@@ -302,6 +303,7 @@ impl Connection {
             started_at_ms: now_ms(),
             ended_at_ms: None,
             progress: None,
+            task: None,
         });
         shared.submit(HostInput::Call(CallUpdate::Started {
             record,
@@ -574,10 +576,14 @@ impl Connection {
                     });
                 }
                 CallToolResponse::InputRequired(ir) => ir,
+                // The call became a task: followed to its end (boxed: rare, and large).
+                CallToolResponse::Task(created) => {
+                    return Box::pin(self.follow_task(call, created, round)).await;
+                }
                 _ => {
                     return Err(HostError::Unexpected {
                         server: server.clone(),
-                        what: "a task result (tasks are not declared by this host)".into(),
+                        what: "an answer of a kind this host does not know".into(),
                     });
                 }
             };

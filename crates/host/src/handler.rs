@@ -34,6 +34,8 @@ pub(crate) struct HostClient {
     pub(crate) server: ServerId,
     pub(crate) server_name: String,
     pub(crate) version: ProtocolVersion,
+    /// Declare the Tasks extension (defined for 2026-07-28: not to a server pinned to 2025).
+    pub(crate) tasks: bool,
     pub(crate) gate: PauseGate,
     /// Word when an answer to a server request has left (for the seed-000 draft).
     pub(crate) answered: std::sync::Arc<crate::tap::Answered>,
@@ -301,14 +303,22 @@ impl ClientHandler for HostClient {
             capabilities.roots = Some(roots);
         }
         if declare.apps {
-            capabilities.extensions = Some(
-                [(
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
                     interlude_protocol::apps::EXTENSION_ID.to_owned(),
                     interlude_protocol::apps::client_extension(declare.app_elicitation),
-                )]
-                .into_iter()
-                .collect(),
-            );
+                );
+        }
+        if self.tasks {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    rmcp::model::JsonObject::new(),
+                );
         }
         let mut info = ClientConfig::default();
         info.protocol_version = self.version.clone();

@@ -85,8 +85,9 @@ pub use interlude_protocol::apps::UiDialect;
 pub use interlude_schema as schema;
 pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
 pub use registry::{
-    CallRecord, CallStatus, ExternalSite, FileOffer, HostEvent, HostSnapshot, OfferedFile,
-    ServerApps, ServerIdentity, ServerLog, ServerRecord, ServerState, ViewRecord, ViewState,
+    CallRecord, CallStatus, CallTask, ExternalSite, FileOffer, HostEvent, HostSnapshot,
+    OfferedFile, ServerApps, ServerIdentity, ServerLog, ServerRecord, ServerState, ViewRecord,
+    ViewState,
 };
 pub use request_record::{LinkState, RequestRecord, RequestState, RequestStatus};
 pub use resolve::Resolver;

@@ -257,6 +257,23 @@ pub struct CallRecord {
     pub ended_at_ms: Option<u64>,
     /// Its server's last word on its progress, if any.
     pub progress: Option<CallProgress>,
+    /// The task it became, if its server answered with one (the Tasks extension).
+    pub task: Option<CallTask>,
+}
+
+/// The task a call became (the Tasks extension): what `tasks/get` said last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallTask {
+    /// The server's id of the task.
+    pub id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// What the server says it is doing.
+    pub status_message: Option<String>,
+    /// How long the server keeps it, in milliseconds (`None`: as long as it likes).
+    pub ttl_ms: Option<u64>,
+    /// How often the server asks to be polled, in milliseconds.
+    pub poll_interval_ms: Option<u64>,
 }
 
 /// Something that changed, with the record as it is now. Surfaces receive every one of these,
@@ -603,6 +620,17 @@ impl Registry {
         HostEvent::CallStarted(record)
     }
 
+    /// Call `id`'s task as its server last said it is (ignored once the call is over, or when
+    /// nothing changed).
+    pub(crate) fn call_task(&mut self, id: CallId, task: CallTask) -> Option<HostEvent> {
+        let record = self.calls.get_mut(&id)?;
+        if record.status != CallStatus::Running || record.task.as_ref() == Some(&task) {
+            return None;
+        }
+        Arc::make_mut(record).task = Some(task);
+        Some(HostEvent::CallProgressed(record.clone()))
+    }
+
     pub(crate) fn call_round(&mut self, id: CallId) -> Option<HostEvent> {
         let record = self.calls.get_mut(&id)?;
         Arc::make_mut(record).rounds += 1;
@@ -829,6 +857,7 @@ mod tests {
             started_at_ms: 0,
             ended_at_ms: None,
             progress: None,
+            task: None,
         }
     }
 

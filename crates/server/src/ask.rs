@@ -346,9 +346,10 @@ impl Ask {
                 }
             }
             ProtocolEra::Mrtr => {
-                let (key, answer) =
-                    self.round_trip()?
-                        .next_input(&self.call.config, key, || Ok(question.into_input_request()))?;
+                let asked = self
+                    .round_trip()?
+                    .next_input(&self.call.config, key, || Ok(question.into_input_request()));
+                let (key, answer) = self.through_task(asked).await?;
                 read_sampled(answer, &format!("inputResponses.{key}.")).map(Answer::Accepted)
             }
         }
@@ -410,9 +411,10 @@ impl Ask {
                 }
             }
             ProtocolEra::Mrtr => {
-                let (key, answer) =
-                    self.round_trip()?
-                        .next_input(&self.call.config, key, || Ok(roots_input_request()))?;
+                let asked = self
+                    .round_trip()?
+                    .next_input(&self.call.config, key, || Ok(roots_input_request()));
+                let (key, answer) = self.through_task(asked).await?;
                 read_roots(&answer, &format!("inputResponses.{key}."))
             }
         }
@@ -459,7 +461,9 @@ impl Ask {
     /// # }
     /// ```
     pub async fn all<Q: Questions>(&self, questions: Q) -> Result<Q::Answers, AskError> {
-        let gathering = self.call.era == ProtocolEra::Mrtr;
+        // In a task, each question is asked through the task as it comes: run together, they
+        // are outstanding together.
+        let gathering = self.call.era == ProtocolEra::Mrtr && self.task.is_none();
         if gathering {
             self.round_trip()?.start_gathering();
         }
@@ -615,12 +619,15 @@ impl Ask {
             ProtocolEra::Push => {
                 crate::push::elicit_form(&self.call, message, schema, wire, view).await?
             }
-            ProtocolEra::Mrtr => self.next_round_trip_answer(key, message, schema, wire, view)?,
+            ProtocolEra::Mrtr => {
+                self.next_round_trip_answer(key, message, schema, wire, view)
+                    .await?
+            }
         };
         check_result(schema, result)
     }
 
-    fn next_round_trip_answer(
+    async fn next_round_trip_answer(
         &self,
         key: Option<Result<String, AskError>>,
         message: String,
@@ -628,11 +635,40 @@ impl Ask {
         wire: Option<&ElicitationSchema>,
         view: Option<&str>,
     ) -> Result<ElicitResult, AskError> {
-        let mut rt = self
-            .round_trip
-            .lock()
-            .map_err(|_| AskError::RequestState("state lock poisoned".into()))?;
-        rt.next_answer(&self.call.config, key, message, schema, wire, view)
+        let asked =
+            self.round_trip()?
+                .next_form_input(&self.call.config, key, message, schema, wire, view);
+        let (key, answer) = self.through_task(asked).await?;
+        crate::round_trip::elicit_result(&key, answer)
+    }
+
+    /// In a task ([`Ask::task`]), a question the round trip would send out in an
+    /// `input_required` result is asked through the task instead (one of its `inputRequests`),
+    /// and its answer awaited; elsewhere `asked` is what it is.
+    async fn through_task(
+        &self,
+        asked: Result<(String, Value), AskError>,
+    ) -> Result<(String, Value), AskError> {
+        let (Some(task), Err(AskError::InputRequired(round))) = (&self.task, &asked) else {
+            return asked;
+        };
+        let Some((key, request)) = round
+            .input_requests
+            .as_ref()
+            .and_then(|requests| requests.iter().next())
+            .map(|(k, r)| (k.clone(), r.clone()))
+        else {
+            return asked;
+        };
+        match task.request_input(key.clone(), request).await {
+            Ok(answer) => Ok((key, answer)),
+            Err(rmcp::task_manager::TaskExit::Error(e)) => Err(AskError::Tool(e)),
+            Err(rmcp::task_manager::TaskExit::Cancelled) => {
+                Err(AskError::Service(rmcp::ServiceError::Cancelled {
+                    reason: Some("the task was cancelled while it waited for an answer".into()),
+                }))
+            }
+        }
     }
 }
 

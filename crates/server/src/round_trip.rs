@@ -231,8 +231,9 @@ impl RoundTrip {
         RoundTrip(None)
     }
 
-    /// The answer to the next question, or the `input_required` result that asks it.
-    pub(crate) fn next_answer(
+    /// The answer to the next question, a form (its key and the raw JSON), or the
+    /// `input_required` result that asks it; [`elicit_result`] reads the answer.
+    pub(crate) fn next_form_input(
         &mut self,
         config: &AskConfig,
         key: Option<Result<String, AskError>>,
@@ -240,12 +241,12 @@ impl RoundTrip {
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
         view: Option<&str>,
-    ) -> Result<ElicitResult, AskError> {
+    ) -> Result<(String, Value), AskError> {
         // Only 2026-07-28 calls ask through round trips, and their `Ask` has the state; should a
         // push-era one ever do so, it starts from an empty state bound to nothing.
         self.0
             .get_or_insert_with(|| Box::new(Rounds::empty()))
-            .next_answer(config, key, message, schema, wire, view)
+            .next_form_input(config, key, message, schema, wire, view)
     }
 }
 
@@ -479,7 +480,7 @@ impl Rounds {
         )
     }
 
-    fn next_answer(
+    fn next_form_input(
         &mut self,
         config: &AskConfig,
         key: Option<Result<String, AskError>>,
@@ -487,8 +488,8 @@ impl Rounds {
         schema: &FormSchema,
         wire: Option<&ElicitationSchema>,
         view: Option<&str>,
-    ) -> Result<ElicitResult, AskError> {
-        let (key, answer) = self.next_input(config, key, || {
+    ) -> Result<(String, Value), AskError> {
+        self.next_input(config, key, || {
             let meta = view.map(|uri| {
                 let mut meta = rmcp::model::RequestMetaObject::new();
                 add_view(&mut meta, uri);
@@ -503,12 +504,16 @@ impl Rounds {
                 },
             };
             Ok(InputRequest::Elicitation(ElicitRequest::new(params)))
-        })?;
-        serde_json::from_value::<ElicitResult>(answer).map_err(|e| {
-            AskError::InvalidAnswer(vec![field_error(
-                &format!("inputResponses.{key}"),
-                format!("The answer under {key} is not an elicitation result: {e}."),
-            )])
         })
     }
+}
+
+/// A form's answer under `key`, read as an elicitation result.
+pub(crate) fn elicit_result(key: &str, answer: Value) -> Result<ElicitResult, AskError> {
+    serde_json::from_value::<ElicitResult>(answer).map_err(|e| {
+        AskError::InvalidAnswer(vec![field_error(
+            &format!("inputResponses.{key}"),
+            format!("The answer under {key} is not an elicitation result: {e}."),
+        )])
+    })
 }

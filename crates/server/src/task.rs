@@ -4,11 +4,12 @@
 //! `tasks/cancel` it.
 //!
 //! The handler is the same code in and out of a task: [`Ask::task`] runs it as a task when the
-//! client declared the extension on the request, and right there otherwise. Inside a task, its
-//! questions ([`Ask::form`] and the rest) become the task's `inputRequests` — several at once
-//! when it asks them together ([`Ask::all`]) — and it is run again with the answers, as a
-//! 2026-07-28 handler is between rounds: it never sees which way it is asked. A `tasks/cancel`
-//! stops it (its future is dropped), and the task ends `cancelled`.
+//! client declared the extension on the request, and right there otherwise. Inside a task, each
+//! of its questions ([`Ask::form`], [`Ask::sample`], [`Ask::roots`]) becomes one of the task's
+//! `inputRequests` and the handler waits for its answer (`tasks/update`) where it asked —
+//! questions asked together ([`Ask::all`]) are outstanding together; it never sees which way it
+//! is asked, and it runs once. A `tasks/cancel` stops it (its future is dropped), and the task
+//! ends `cancelled`. URL flows are not asked inside a task yet (the task fails, saying so).
 //!
 //! The tasks are kept by rmcp's task manager, in this process's memory, under unguessable ids
 //! (UUID v4), for their TTL (five minutes by default) and as long again once ended. What is
@@ -19,7 +20,7 @@ use std::future::Future;
 
 use interlude_protocol::ProtocolEra;
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, CreateTaskResult, InputResponses};
+use rmcp::model::{CallToolResult, CreateTaskResult};
 use rmcp::task_manager::{TaskContext, TaskExit};
 
 pub use crate::config::Tasks;
@@ -61,10 +62,9 @@ impl Ask {
     /// ordinary call — unless `support` is [`TaskSupport::Required`] on a 2026-07-28 call,
     /// which is error -32021 naming the extension.
     ///
-    /// `work` is given this `Ask` (or, in a task, one of the task's) and may be run more than once (again with the answers, after
-    /// each round of questions), as a 2026-07-28 handler is: what it did before its questions
-    /// is done again. Questions asked before `task` (an ordinary round, say) are answered
-    /// first; `work` captures what they gave.
+    /// `work` is given this `Ask` (or, in a task, the task's own) and runs once. Questions asked
+    /// before `task` (an ordinary round, say) are answered first; `work` captures what they
+    /// gave.
     ///
     /// ```
     /// use interlude_server::task::{TaskOptions, TaskSupport};
@@ -98,7 +98,7 @@ impl Ask {
         work: F,
     ) -> ToolResult
     where
-        F: Fn(Ask) -> Fut + Send + Sync + 'static,
+        F: FnOnce(Ask) -> Fut + Send + 'static,
         Fut: Future<Output = ToolResult> + Send + 'static,
     {
         if !self.supports_tasks() {
@@ -114,9 +114,9 @@ impl Ask {
         let manager = config.tasks.manager().clone();
         let task = manager.spawn(options, move |handle| {
             Box::pin(async move {
-                let run = run(&config, &context, &handle, &work);
+                let ask = Ask::in_task(&config, context, handle.clone());
                 tokio::select! {
-                    outcome = run => outcome,
+                    outcome = work(ask) => settled(outcome),
                     () = handle.cancelled() => Err(TaskExit::Cancelled),
                 }
             })
@@ -133,77 +133,35 @@ impl Ask {
     }
 }
 
-/// Runs `work` in task `handle` until it finishes: each time it asks, its questions become the
-/// task's `inputRequests`, and it is run again with every answer so far.
-async fn run<F, Fut>(
-    config: &crate::AskConfig,
-    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
-    handle: &TaskContext,
-    work: &F,
-) -> Result<CallToolResult, TaskExit>
-where
-    F: Fn(Ask) -> Fut,
-    Fut: Future<Output = ToolResult>,
-{
-    let mut answers = InputResponses::new();
-    loop {
-        let ask = Ask::in_task(
-            config,
-            crate::ask::kept_context(context),
-            Some(handle.clone()),
-            answers.clone(),
-        );
-        match work(ask).await {
-            Ok(result) => return Ok(result),
-            Err(AskError::InputRequired(round)) => {
-                let asked = round.input_requests.unwrap_or_default();
-                if asked.is_empty() {
-                    return Err(TaskExit::Error(ErrorData::internal_error(
-                        "the task's handler asked for input without a question",
-                        None,
-                    )));
-                }
-                // Every question of the round is outstanding at once; each is answered on its
-                // own (`tasks/update` may carry a part of them).
-                let waiting = asked.into_iter().map(|(key, request)| async move {
-                    let answer = handle.request_input(key.clone(), request).await?;
-                    Ok::<_, TaskExit>((key, answer))
-                });
-                for (key, answer) in futures::future::try_join_all(waiting).await? {
-                    answers.insert(key, answer);
-                }
-            }
-            Err(AskError::TaskCreated(_)) => {
-                return Err(TaskExit::Error(ErrorData::internal_error(
-                    "a task's handler asked to run as a task again",
-                    None,
-                )));
-            }
-            Err(e) => return Err(TaskExit::Error(e.into_error_data())),
-        }
+/// How a task's handler ended, as the task records it: a result (`isError` included) is
+/// `completed`; an error is `failed`, with the JSON-RPC error it would have been.
+fn settled(outcome: ToolResult) -> Result<CallToolResult, TaskExit> {
+    match outcome {
+        Ok(result) => Ok(result),
+        Err(AskError::InputRequired(_)) => Err(TaskExit::Error(ErrorData::internal_error(
+            "the task's handler asked something a task cannot ask yet (a URL flow)",
+            None,
+        ))),
+        Err(AskError::TaskCreated(_)) => Err(TaskExit::Error(ErrorData::internal_error(
+            "a task's handler asked to run as a task again",
+            None,
+        ))),
+        Err(e) => Err(TaskExit::Error(e.into_error_data())),
     }
 }
 
 impl Ask {
-    /// The `Ask` a task's handler is given (or an ordinary call's, with no task): 2026-07-28
-    /// round trips whose answers are `answers`, taken without a sealed state (they came through
-    /// `tasks/update`, or not at all).
-    pub(crate) fn in_task(
+    /// The `Ask` a task's handler is given: its questions go through `task`.
+    fn in_task(
         config: &crate::AskConfig,
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
-        task: Option<TaskContext>,
-        answers: InputResponses,
+        task: TaskContext,
     ) -> Ask {
-        let mut call = Call::new(config, context);
-        if task.is_some() {
-            call.config = call.config.with_stateless_answers(true);
-        }
-        let round_trip = match (call.era, task.is_some()) {
-            (ProtocolEra::Mrtr, true) => {
-                RoundTrip::new(Served::Tool, "", None, Some(answers), None)
-            }
-            _ => RoundTrip::unused(),
-        };
-        Ask::from_call(call, round_trip, task)
+        let call = Call::new(config, context);
+        Ask::from_call(
+            call,
+            RoundTrip::new(Served::Tool, "", None, None, None),
+            Some(task),
+        )
     }
 }

@@ -13,7 +13,7 @@
 )]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use interlude_server::task::{TaskOptions, TaskSupport};
@@ -40,6 +40,8 @@ struct Server {
     ask: AskConfig,
     /// Set when the long job's handler is dropped (its task was cancelled).
     stopped: Arc<AtomicBool>,
+    /// How many times the deploy handler started.
+    runs: Arc<AtomicUsize>,
 }
 
 impl AskServer for Server {
@@ -62,10 +64,12 @@ impl Drop for Stopped {
 impl Server {
     #[tool(description = "Runs the checks, then asks for the approval to deploy.")]
     async fn deploy(&self, ask: Ask) -> ToolResult {
+        let runs = self.runs.clone();
         ask.task(
             TaskSupport::Optional,
             TaskOptions::new(),
             |ask| async move {
+                runs.fetch_add(1, Ordering::SeqCst);
                 ask.status("Running the checks");
                 let go = match ask
                     .key("approval")
@@ -173,6 +177,7 @@ fn server() -> Server {
     Server {
         ask: AskConfig::new(),
         stopped: Arc::default(),
+        runs: Arc::default(),
     }
 }
 
@@ -199,7 +204,9 @@ async fn until_status(
 
 #[tokio::test]
 async fn a_task_asks_through_its_input_requests_and_ends_with_the_result() {
-    let client = connect(server(), true).await;
+    let server = server();
+    let runs = server.runs.clone();
+    let client = connect(server, true).await;
     let created = client
         .peer()
         .call_tool_once(CallToolRequestParams::new("deploy"))
@@ -227,6 +234,11 @@ async fn a_task_asks_through_its_input_requests_and_ends_with_the_result() {
         .unwrap();
     let done = until_status(&client, &id, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "Deployed.", "{done}");
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "the handler ran once, waiting where it asked"
+    );
 }
 
 #[tokio::test]

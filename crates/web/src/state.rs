@@ -79,6 +79,18 @@ struct CallEntry {
     ended_at_ms: Option<u64>,
     /// The server's last word on its progress.
     progress: Option<ProgressEntry>,
+    /// The task it became (the Tasks extension), as its server last said.
+    task: Option<TaskEntry>,
+}
+
+/// A call's task, as its server last said it stands.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskEntry {
+    id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    status: String,
+    status_message: Option<String>,
 }
 
 /// A call's progress, as its server last reported it.
@@ -106,6 +118,8 @@ pub(crate) struct RequestEntry {
     era: String,
     tool: Option<String>,
     call: Option<u64>,
+    /// Its call became a task (the Tasks extension): the answer goes with `tasks/update`.
+    in_task: bool,
     /// `kind` and that kind's fields.
     #[serde(flatten)]
     kind: KindEntry,
@@ -498,11 +512,8 @@ impl Page {
         snapshot: &HostSnapshot,
         sandbox: &Sandbox,
     ) -> PageState {
-        let tools_of: HashMap<u64, &str> = snapshot
-            .calls
-            .iter()
-            .map(|c| (c.id.0, c.tool.as_str()))
-            .collect();
+        let calls_of: HashMap<u64, &CallRecord> =
+            snapshot.calls.iter().map(|c| (c.id.0, &**c)).collect();
         let titles: HashMap<u64, &str> = snapshot
             .servers
             .iter()
@@ -517,7 +528,7 @@ impl Page {
                 .map(call_entry)
                 .collect(),
             requests: recent(&snapshot.requests, |r| r.status.is_pending())
-                .map(|r| request_entry(r, &tools_of, &titles))
+                .map(|r| request_entry(r, &calls_of, &titles))
                 .collect(),
             active: snapshot.presented.map(|id| id.0),
             views: snapshot
@@ -704,26 +715,30 @@ fn call_entry(c: &CallRecord) -> CallEntry {
             updates: p.updates,
             at_ms: p.at_ms,
         }),
+        task: c.task.as_ref().map(|t| TaskEntry {
+            id: t.id.clone(),
+            status: t.status.clone(),
+            status_message: t.status_message.clone(),
+        }),
     }
 }
 
 fn request_entry(
     r: &RequestRecord,
-    tools_of: &HashMap<u64, &str>,
+    calls_of: &HashMap<u64, &CallRecord>,
     titles: &HashMap<u64, &str>,
 ) -> RequestEntry {
     let request = &r.request;
+    let call = request.call.and_then(|c| calls_of.get(&c.0));
     RequestEntry {
         id: request.id.0,
         server: request.server_name.clone(),
         server_title: titles.get(&request.server.0).map(|t| (*t).to_owned()),
         message: request.message().to_owned(),
         era: request.era.to_string(),
-        tool: request
-            .call
-            .and_then(|c| tools_of.get(&c.0))
-            .map(|t| (*t).to_owned()),
+        tool: call.map(|c| c.tool.clone()),
         call: request.call.map(|c| c.0),
+        in_task: call.is_some_and(|c| c.task.is_some()),
         kind: kind_entry(r),
         status: status_entry(&r.status),
         errors: if r.status.is_pending() {

@@ -174,11 +174,16 @@ impl Connection {
         let ended = extras.ended.clone().unwrap_or_default();
         let gate = PauseGate::new();
         let answered = Arc::new(crate::tap::Answered::default());
+        // The Tasks extension is defined for 2026-07-28: declared unless the server is pinned to
+        // a 2025 version.
+        let tasks = shared.config.tasks
+            && !matches!(&protocol, ProtocolChoice::Pin(v) if ProtocolEra::of(v) == ProtocolEra::Push);
         let handler = HostClient {
             shared: shared.clone(),
             server: id,
             server_name: name.clone(),
             version,
+            tasks,
             gate: gate.clone(),
             answered: answered.clone(),
             refused: Arc::default(),

@@ -95,6 +95,10 @@ pub struct HostConfig {
     /// `file://` URIs). Declared to every server (with `listChanged`); none by default, so a
     /// server learns it was given none. Change them with [`Host::set_roots`](crate::Host::set_roots).
     pub roots: Vec<crate::Root>,
+    /// Declare the Tasks extension (`io.modelcontextprotocol/tasks`) to 2026-07-28 servers: a
+    /// call they answer with a task is followed to its end (polled, its questions asked, its
+    /// cancel sent). On by default.
+    pub tasks: bool,
 }
 
 impl Default for HostConfig {
@@ -114,6 +118,7 @@ impl Default for HostConfig {
             trace: None,
             eras: std::sync::Arc::new(crate::eras::EraMemory::in_memory()),
             roots: Vec::new(),
+            tasks: true,
         }
     }
 }
@@ -205,6 +210,15 @@ pub enum HostError {
         server: String,
         /// What came.
         what: String,
+    },
+    /// The call became a task, and the task ended without a result: the server's error, its
+    /// own cancel, or its time ran out.
+    #[error("the task of the call to `{server}` {reason}")]
+    Task {
+        /// The server's name.
+        server: String,
+        /// What became of it, in words (`failed: …`, `was cancelled by the server`).
+        reason: String,
     },
     /// The person cancelled the call ([`Host::cancel_call`](crate::Host::cancel_call)); the server was told.
     #[error("the call to `{server}` was cancelled")]

@@ -177,11 +177,12 @@ impl<S: Surface> Core<S> {
                     CallUpdate::Ended(id, _) => {
                         self.cancels.remove(id);
                     }
-                    CallUpdate::Round(_) => {}
+                    CallUpdate::Round(_) | CallUpdate::Task(..) => {}
                 }
                 let (event, orphans) = self.record(|r| match update {
                     CallUpdate::Started { record, .. } => (Some(r.start_call(*record)), Vec::new()),
                     CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
+                    CallUpdate::Task(id, task) => (r.call_task(id, task), Vec::new()),
                     CallUpdate::Ended(id, status) => (r.end_call(id, status), r.pending_of(id)),
                     CallUpdate::Cancel(_) => (None, Vec::new()),
                 });

@@ -70,6 +70,8 @@ pub(crate) enum CallUpdate {
     /// Stop it, if it is still running (its server is told by whoever runs it).
     Cancel(CallId),
     Round(CallId),
+    /// Its task, as its server last said it is.
+    Task(CallId, crate::registry::CallTask),
     Ended(CallId, CallStatus),
 }
 

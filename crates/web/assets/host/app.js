@@ -392,6 +392,18 @@ function renderProgress(c) {
     bar, h('span', { class: 'progress-text' }, amount, p.message ? ` — ${p.message}` : ''));
 }
 
+/** The task a call became (the Tasks extension): its status and what the server says it does. */
+const TASK_STATUS = { working: 'working', input_required: 'waiting for you', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
+function renderTask(c) {
+  const t = c.task;
+  if (!t) return null;
+  const status = TASK_STATUS[t.status] ?? t.status;
+  return h('div', { class: 'call-task', role: 'status', 'aria-label': `Task of ${c.tool}`, title: `Task ${t.id}` },
+    h('span', { class: 'chip task-chip' }, 'task'), ' ',
+    h('span', { class: 'task-status' }, status),
+    c.status === 'running' && t.statusMessage ? h('span', { class: 'task-line' }, ` — ${t.statusMessage}`) : null);
+}
+
 function renderResult(call) {
   if (call.status === 'running') return null;
   if (call.status === 'cancelled') return h('div', { class: 'result is-cancelled' }, h('div', { class: 'result-label' }, 'Cancelled'), h('div', { class: 'text' }, call.error || 'The call was cancelled.'));
@@ -558,7 +570,7 @@ function renderTimeline() {
     if (!entry) { entry = { li: h('li', { dataset: { key: it.key } }), sig: '' }; nodes.set(it.key, entry); }
     const reqs = it.kind === 'call' ? it.call.requests.map((id) => byId.get(id)).filter(Boolean) : [it.req];
     const withView = it.kind === 'call' && (state.views || []).some((v) => v.call === it.call.id && v.state === 'open');
-    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, it.call?.progress, it.call?.endedAtMs, withView, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state, r.progress])]);
+    const sig = JSON.stringify([it.call?.status, it.call?.result, it.call?.error, it.call?.progress, it.call?.task, it.call?.endedAtMs, withView, reqs.map((r) => [r.id, r.status, r.outcome, r.errors, r.notice, r.link?.state, r.progress])]);
     if (sig !== entry.sig) {
       entry.sig = sig;
       if (it.kind === 'call') {
@@ -573,7 +585,7 @@ function renderTimeline() {
             h('button', { type: 'button', class: 'ghost call-messages', title: `The messages of this call of ${c.tool}`, onclick: () => api.showMessages(c.server, c.id) }, 'Messages'),
             c.status === 'running' ? h('button', { type: 'button', class: 'ghost call-cancel', 'aria-label': `Cancel call ${c.tool}`, onclick: () => api.post('/api/cancel', { callId: c.id }) }, 'Cancel call') : null,
             c.status !== 'running' && findTool(c.server, c.tool) ? h('button', { type: 'button', class: 'ghost call-again', title: 'Open the tool form with this call\'s arguments', onclick: () => selectTool(c.server, c.tool, c.arguments && typeof c.arguments === 'object' ? c.arguments : {}) }, 'Run again') : null),
-          h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), renderProgress(c), requestBits(reqs), renderResult(c))));
+          h('div', { class: 'call-body' }, h('div', { class: 'args' }, args), renderTask(c), renderProgress(c), requestBits(reqs), renderResult(c))));
       } else {
         replace(entry.li, h('div', {}, requestBits(reqs)));
       }

@@ -164,7 +164,13 @@ export function buildFields(fields, values, { onChange } = {}) {
 export const ERA_LABEL = {
   push: ['2025 · elicitation/create', 'The server is waiting on an open request for your answer.'],
   mrtr: ['2026-07-28 · input required', 'Your answer goes back with the retried tool call (multi round-trip).'],
+  task: ['2026-07-28 · task', 'Your answer goes to the running task (tasks/update); the task goes on.'],
 };
+
+/** The era label and note of a request: a task's own when its call became one. */
+export function eraOf(req) {
+  return ERA_LABEL[req.inTask ? 'task' : req.era] || [req.era, ''];
+}
 
 /**
  * The card for a server's request. `api` has validate(id, content) → {errors}, answer(id,
@@ -245,7 +251,7 @@ export function renderAsk(req, api) {
     answer('accept', form.collect());
   }
 
-  const [eraLabel, eraNote] = ERA_LABEL[req.era] || [req.era, ''];
+  const [eraLabel, eraNote] = eraOf(req);
   const formEl = h('form', {
     novalidate: true,
     onsubmit: (e) => { e.preventDefault(); submit(); },

@@ -38,6 +38,9 @@ mod page;
 /// Everyday controls: run again, clear finished, export, disconnect and reconnect.
 mod controls;
 
+/// A call that becomes a task (the Tasks extension): its status line, its question, Cancel.
+mod tasks;
+
 /// Resources and prompts: browse, read (text, blob), templates, get a prompt.
 mod catalog;
 

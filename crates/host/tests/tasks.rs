@@ -1,0 +1,154 @@
+//! A call that becomes a task (the Tasks extension, 2026-07-28): the host follows it to its
+//! end — its status line on the call's record, its question asked as the call's own request,
+//! its answer sent with `tasks/update`, its result the call's — and the person's cancel sends
+//! `tasks/cancel`. The server is the demo (`deploy_release`), in this process over a pipe; on
+//! 2025-11-25 the same tool is an ordinary call.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::time::Duration;
+
+use interlude_demo::DemoServer;
+use interlude_host::{
+    CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus,
+};
+use interlude_test_support::surface::{RecordingSurface, Step};
+use rmcp::ServiceExt;
+use rmcp::model::ProtocolVersion;
+use serde_json::json;
+
+async fn demo(host: &Host, version: &ProtocolVersion) -> Connection {
+    let (host_end, server_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = DemoServer::default().serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    host.connect_transport("demo", host_end, ProtocolChoice::Pin(version.clone()))
+        .await
+        .expect("the in-process demo connects")
+}
+
+fn pinned(version: &ProtocolVersion) -> HostConfig {
+    HostConfig {
+        protocol: ProtocolChoice::Pin(version.clone()),
+        ..HostConfig::default()
+    }
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_call_that_becomes_a_task_is_followed_to_its_result() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let surface = RecordingSurface::new(vec![Step::accept(
+        json!({"approve": true, "note": "ship it"}),
+    )]);
+    let mut events = surface.events();
+    let host = Host::start(pinned(&version), surface.clone());
+    let conn = demo(&host, &version).await;
+    let outcome = conn.call_tool("deploy_release", None).await.unwrap();
+    assert_eq!(
+        text(&outcome.result),
+        "2.4.0 is deployed to production. Note: ship it"
+    );
+
+    // The call's record followed the task: its id, its status lines, its end.
+    let mut lines = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let HostEvent::CallProgressed(call) = event
+            && let Some(task) = &call.task
+            && let Some(line) = &task.status_message
+            && lines.last() != Some(line)
+        {
+            lines.push(line.clone());
+        }
+    }
+    for expected in [
+        "Check 1 of 3: unit tests",
+        "The checks passed; waiting for the approval",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == expected),
+            "no status line {expected:?} in {lines:?}"
+        );
+    }
+    let call = host.call(outcome.call).unwrap();
+    let task = call.task.as_ref().expect("the call became a task");
+    assert_eq!(task.status, "completed");
+    assert_eq!(task.poll_interval_ms, Some(500));
+    assert!(matches!(call.status, CallStatus::Completed(_)));
+
+    // The approval was the call's own request, answered as the person did.
+    assert_eq!(call.requests.len(), 1);
+    let request = host.request(call.requests[0]).unwrap();
+    assert!(
+        request
+            .request
+            .message()
+            .starts_with("The checks passed for 2.4.0"),
+        "{}",
+        request.request.message()
+    );
+    assert!(matches!(request.status, RequestStatus::Replied(_)));
+}
+
+#[tokio::test]
+async fn on_2025_11_25_the_same_tool_is_an_ordinary_call() {
+    let version = ProtocolVersion::V_2025_11_25;
+    let surface = RecordingSurface::new(vec![Step::accept(json!({"approve": false}))]);
+    let host = Host::start(pinned(&version), surface);
+    let conn = demo(&host, &version).await;
+    let outcome = conn.call_tool("deploy_release", None).await.unwrap();
+    assert_eq!(
+        text(&outcome.result),
+        "2.4.0 was not deployed: it waits for an approval."
+    );
+    assert!(host.call(outcome.call).unwrap().task.is_none());
+}
+
+#[tokio::test]
+async fn cancelling_a_task_call_sends_tasks_cancel() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let surface = RecordingSurface::new(vec![Step::Never]);
+    let mut events = surface.events();
+    let host = Host::start(pinned(&version), surface.clone());
+    let conn = demo(&host, &version).await;
+    let call = conn.start_call("deploy_release", None);
+    let id = call.id();
+    let running = tokio::spawn(call.outcome());
+    // Wait until the call is a task.
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
+            Ok(Some(HostEvent::CallProgressed(c))) if c.id == id && c.task.is_some() => break,
+            Ok(Some(_)) => {}
+            other => panic!("the call never became a task: {other:?}"),
+        }
+    }
+    assert!(host.cancel_call(id));
+    let ended = running.await.unwrap();
+    assert!(ended.is_err(), "{ended:?}");
+    // The server was told: `tasks/cancel` went out with the task's id.
+    let task = host.call(id).unwrap().task.clone().unwrap();
+    let mut told = false;
+    for _ in 0..200 {
+        told = host.protocol_log(conn.id()).iter().any(|m| {
+            m.message["method"] == "tasks/cancel" && m.message["params"]["taskId"] == task.id
+        });
+        if told {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(told, "no tasks/cancel for task {}", task.id);
+}
