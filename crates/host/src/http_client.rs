@@ -14,13 +14,13 @@ use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
+use interlude_engine::ServerId;
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
     StreamableHttpResponseLimits,
 };
 use sse_stream::{Error as SseError, Sse};
-use interlude_engine::ServerId;
 use tokio::sync::watch;
 
 use crate::failure::EndReason;
@@ -71,7 +71,12 @@ impl HttpClient {
 
     /// The same client, recording each HTTP exchange in `log`'s network log as server
     /// `server`'s (`name`).
-    pub(crate) fn recording_to(mut self, log: Arc<ProtocolLog>, server: ServerId, name: &str) -> Self {
+    pub(crate) fn recording_to(
+        mut self,
+        log: Arc<ProtocolLog>,
+        server: ServerId,
+        name: &str,
+    ) -> Self {
         log.network().open(server, name);
         self.recorder = Some(wire::Recorder { log, server });
         self
@@ -197,7 +202,10 @@ impl HttpClient {
         let builder = self
             .inner
             .post(uri.as_ref())
-            .header(http::header::ACCEPT, format!("{}, {}", wire::JSON, wire::SSE))
+            .header(
+                http::header::ACCEPT,
+                format!("{}, {}", wire::JSON, wire::SSE),
+            )
             .header(http::header::CONTENT_TYPE, wire::JSON);
         let session_attached = session_id.is_some();
         let request = Self::common(builder, session_id.as_deref(), auth_header, custom_headers)?
@@ -328,10 +336,10 @@ impl HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_event: usize,
     ) -> Result<SseStream, wire::Error> {
-        let mut builder = self
-            .inner
-            .get(uri.as_ref())
-            .header(http::header::ACCEPT, format!("{}, {}", wire::SSE, wire::JSON));
+        let mut builder = self.inner.get(uri.as_ref()).header(
+            http::header::ACCEPT,
+            format!("{}, {}", wire::SSE, wire::JSON),
+        );
         if let Some(last) = last_event_id {
             builder = builder.header("last-event-id", last);
         }
@@ -365,8 +373,7 @@ impl HttpClient {
             Err(e) => return exchange.done(Err(StreamableHttpError::Client(e))),
         };
         let ct = wire::content_type(&headers);
-        if !wire::is_media(ct.as_deref(), wire::SSE) && !wire::is_media(ct.as_deref(), wire::JSON)
-        {
+        if !wire::is_media(ct.as_deref(), wire::SSE) && !wire::is_media(ct.as_deref(), wire::JSON) {
             return exchange.done(Err(StreamableHttpError::UnexpectedContentType(ct)));
         }
         Ok(self.watched(wire::events(response, exchange, max_event)))
@@ -385,8 +392,15 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let limits = StreamableHttpResponseLimits::default();
-        self.post(uri, message, session_id, auth_header, custom_headers, limits)
-            .await
+        self.post(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
     }
 
     async fn post_message_with_max_sse_event_size(
@@ -400,8 +414,15 @@ impl StreamableHttpClient for HttpClient {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let mut limits = StreamableHttpResponseLimits::default();
         limits.max_sse_event_size = max_sse_event_size;
-        self.post(uri, message, session_id, auth_header, custom_headers, limits)
-            .await
+        self.post(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
     }
 
     async fn post_message_with_response_limits(
@@ -413,8 +434,15 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
-        self.post(uri, message, session_id, auth_header, custom_headers, limits)
-            .await
+        self.post(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
     }
 
     async fn delete_session(

@@ -542,9 +542,9 @@ impl NetworkLog {
             let answered = || {
                 e.sent.iter().any(|asked| {
                     asked.kind == "request"
-                        && e.received.iter().any(|m| {
-                            matches!(m.kind, "response" | "error") && m.id == asked.id
-                        })
+                        && e.received
+                            .iter()
+                            .any(|m| matches!(m.kind, "response" | "error") && m.id == asked.id)
                 })
             };
             let (state, error) = match state {
@@ -602,19 +602,13 @@ mod tests {
         }
         // A value that is not text.
         let mut map = http::HeaderMap::new();
-        map.insert(
-            "x-odd",
-            http::HeaderValue::from_bytes(b"\xff\xfe").unwrap(),
-        );
+        map.insert("x-odd", http::HeaderValue::from_bytes(b"\xff\xfe").unwrap());
         assert_eq!(redacted_headers(&map)[0].value, "(2 bytes, not text)");
     }
 
     #[test]
     fn peer_bodies_are_glanced_at_without_trust() {
-        let m = glance(
-            Direction::Recv,
-            br#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
-        );
+        let m = glance(Direction::Recv, br#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].0.kind, "response");
         assert_eq!(
@@ -656,11 +650,7 @@ mod tests {
         }
         let seq = log.begin(server, begun(call));
         log.answered(server, seq, 200, &http::HeaderMap::new(), BodyKind::Sse);
-        log.carried(
-            server,
-            seq,
-            br#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
-        );
+        log.carried(server, seq, br#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
         log.read(server, seq, 40);
         // The tap logs the response after the client read it.
         let key = glance(Direction::Recv, br#"{"id":3,"result":{}}"#)

@@ -168,7 +168,11 @@ async fn each_http_exchange_is_recorded_redacted_and_linked_to_its_messages() {
                 .sent
                 .iter()
                 .map(|m| (m, interlude_host::Direction::Send))
-                .chain(x.received.iter().map(|m| (m, interlude_host::Direction::Recv)))
+                .chain(
+                    x.received
+                        .iter()
+                        .map(|m| (m, interlude_host::Direction::Recv)),
+                )
             {
                 let Some(seq) = m.log_seq else { continue };
                 let row = log.iter().find(|r| r.seq == seq).expect("the linked row");

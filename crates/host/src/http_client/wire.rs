@@ -261,8 +261,8 @@ pub(super) async fn read_prefix(
 
 /// The text of a body for a message, cut at `max` bytes.
 pub(super) fn body_text(body: &[u8], max: usize) -> String {
-    let mut text = String::from_utf8_lossy(body.get(..max.min(body.len())).unwrap_or_default())
-        .into_owned();
+    let mut text =
+        String::from_utf8_lossy(body.get(..max.min(body.len())).unwrap_or_default()).into_owned();
     if body.len() > max {
         text.push('…');
     }
@@ -415,7 +415,9 @@ pub(super) fn events(response: reqwest::Response, exchange: Exchange, max: usize
     };
     SseStream::from_bytes_stream(counted)
         .inspect(move |item| {
-            if let Ok(Sse { data: Some(data), .. }) = item
+            if let Ok(Sse {
+                data: Some(data), ..
+            }) = item
                 && !data.is_empty()
             {
                 exchange.carried(data.as_bytes());
@@ -464,7 +466,10 @@ mod tests {
             scope_of(r#"Bearer error="insufficient_scope", scope="files:read files:write""#),
             Some("files:read files:write".into())
         );
-        assert_eq!(scope_of("Bearer scope=read:data, x=1"), Some("read:data".into()));
+        assert_eq!(
+            scope_of("Bearer scope=read:data, x=1"),
+            Some("read:data".into())
+        );
         assert_eq!(scope_of("Bearer realm=x"), None);
         assert!(is_media(Some("Application/JSON; charset=utf-8"), JSON));
         assert!(!is_media(Some("application/jsonx"), JSON));

@@ -38,6 +38,10 @@ mod page;
 /// Everyday controls: run again, clear finished, export, disconnect and reconnect.
 mod controls;
 
+/// The protocol pane's Network view: HTTP exchanges, their headers redacted, linked both ways
+/// with their messages.
+mod network;
+
 /// Resources and prompts: browse, read (text, blob), templates, get a prompt.
 mod catalog;
 
