@@ -245,6 +245,7 @@ impl<R> Watched<R> {
                     id: None,
                     is_request: false,
                     call: None,
+                    link: None,
                 },
             );
         }

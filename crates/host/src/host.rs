@@ -79,6 +79,7 @@ impl Host {
             start,
             config.protocol_log,
             trace,
+            config.network_log,
         ));
         let ids = Arc::new(Ids::default());
         let view_cache = Arc::default();
@@ -539,6 +540,45 @@ impl Host {
         after: u64,
     ) -> Vec<Arc<crate::protocol_log::LoggedMessage>> {
         self.shared.log.since(server, after)
+    }
+
+    /// Server `server`'s HTTP exchanges, oldest first (the last [`HostConfig::network_log`] of
+    /// them): method, path, status, headers with secrets redacted
+    /// ([`redact_header`](crate::redact_header)), timing, sizes, and the JSON-RPC messages each
+    /// carried, linked to their rows of [`Host::protocol_log`] by
+    /// [`CarriedMessage::log_seq`](crate::CarriedMessage::log_seq). A server not reached over
+    /// HTTP (stdio) has none, and says so.
+    ///
+    /// ```
+    /// # fn run(host: interlude_host::Host, server: interlude_host::ServerId) {
+    /// match host.network_log(server) {
+    ///     Ok(exchanges) => {
+    ///         for x in exchanges {
+    ///             let status = x.status.map_or("…".to_owned(), |s| s.to_string());
+    ///             let methods: Vec<_> = x.sent.iter().filter_map(|m| m.method.as_deref()).collect();
+    ///             println!("{} {} {status} {} B {methods:?}", x.method, x.path, x.response_bytes);
+    ///         }
+    ///     }
+    ///     // "stdio: no HTTP exchanges"
+    ///     Err(why) => println!("{why}"),
+    /// }
+    /// # }
+    /// ```
+    pub fn network_log(
+        &self,
+        server: ServerId,
+    ) -> Result<Vec<crate::network_log::HttpExchange>, crate::network_log::NoNetworkLog> {
+        use crate::network_log::NoNetworkLog;
+        if let Some(exchanges) = self.shared.log.network().of(server) {
+            return Ok(exchanges);
+        }
+        match self.shared.registry().server(server) {
+            Some(record) if record.transport == "http" => Ok(Vec::new()),
+            Some(record) => Err(NoNetworkLog::NotHttp {
+                transport: record.transport.to_owned(),
+            }),
+            None => Err(NoNetworkLog::UnknownServer),
+        }
     }
 
     /// The record of app view `id` (open, or among the recently closed).

@@ -50,6 +50,7 @@ mod host;
 mod http_client;
 mod hub;
 mod interaction;
+mod network_log;
 mod progress;
 mod protocol_log;
 pub mod recording;
@@ -83,6 +84,10 @@ pub use interlude_engine::{
 pub use interlude_protocol::apps::UiDialect;
 /// The form model of a request (the `interlude-schema` crate): fields, labels, validation.
 pub use interlude_schema as schema;
+pub use network_log::{
+    BodyKind, CarriedMessage, EXCHANGES_KEPT_PER_SERVER, ExchangeState, HttpExchange, HttpHeader,
+    NoNetworkLog, REDACTED, SESSION_ID_KEPT, redact_header,
+};
 pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
 pub use registry::{
     CallRecord, CallStatus, CallTask, ExternalSite, FileOffer, HostEvent, HostSnapshot,

@@ -204,6 +204,9 @@ pub(crate) struct Shape {
     pub(crate) id: Option<LogId>,
     pub(crate) is_request: bool,
     pub(crate) call: Option<CallId>,
+    /// For a server reached over HTTP: what links the message to the exchange that carried it
+    /// (the network log's).
+    pub(crate) link: Option<crate::network_log::LinkKey>,
 }
 
 #[derive(Default)]
@@ -225,10 +228,17 @@ pub(crate) struct ProtocolLog {
     trace: Option<Mutex<Box<dyn Write + Send>>>,
     /// When `t_ms` 0 was, in milliseconds since the Unix epoch.
     started_at_ms: u64,
+    /// The HTTP exchanges of servers reached over HTTP, on the same clock.
+    network: crate::network_log::NetworkLog,
 }
 
 impl ProtocolLog {
-    pub(crate) fn new(start: Instant, kept: usize, trace: Option<Box<dyn Write + Send>>) -> Self {
+    pub(crate) fn new(
+        start: Instant,
+        kept: usize,
+        trace: Option<Box<dyn Write + Send>>,
+        exchanges_kept: usize,
+    ) -> Self {
         let since = start.elapsed();
         let started_at_ms =
             crate::progress::now_ms().saturating_sub(u64::try_from(since.as_millis()).unwrap_or(0));
@@ -238,7 +248,13 @@ impl ProtocolLog {
             kept,
             rings: Mutex::default(),
             trace: trace.map(Mutex::new),
+            network: crate::network_log::NetworkLog::new(start, exchanges_kept),
         }
+    }
+
+    /// The network log (HTTP exchanges), kept beside the messages.
+    pub(crate) fn network(&self) -> &crate::network_log::NetworkLog {
+        &self.network
     }
 
     /// When the log's time 0 was (`t_ms` counts from it), in milliseconds since the Unix epoch:
@@ -281,6 +297,7 @@ impl ProtocolLog {
             id: message.get("id").map(|id| LogId::of_view(view, id)),
             is_request: message.get("method").is_some(),
             call: None,
+            link: None,
         };
         self.record_with(server, name, Some(view), dir, Raw::Json(message), shape);
     }
@@ -302,6 +319,7 @@ impl ProtocolLog {
             id,
             is_request,
             call,
+            link,
         } = shape;
         let mut rings = crate::sync::lock(&self.rings);
         let ring = rings.entry(server).or_default();
@@ -336,6 +354,9 @@ impl ProtocolLog {
             }
         }
         ring.seq += 1;
+        if let Some(link) = link {
+            self.network.logged(server, link, ring.seq);
+        }
         let entry = Arc::new(Entry {
             seq: ring.seq,
             t_ms,
@@ -434,13 +455,14 @@ mod tests {
             id: message.get("id").map(|id| LogId::of_view(ViewId(0), id)),
             is_request: message.get("method").is_some(),
             call: None,
+            link: None,
         };
         log.record(server, "demo", dir, Raw::Json(message), shape);
     }
 
     #[test]
     fn responses_carry_their_latency_and_secrets_are_redacted_anywhere() {
-        let log = ProtocolLog::new(Instant::now(), 3, None);
+        let log = ProtocolLog::new(Instant::now(), 3, None, 0);
         let server = ServerId(1);
         record(
             &log,
@@ -481,7 +503,7 @@ mod tests {
 
     #[test]
     fn a_message_kept_as_its_line_reads_as_sent_and_redacted_and_pairs_with_its_request() {
-        let log = ProtocolLog::new(Instant::now(), 8, None);
+        let log = ProtocolLog::new(Instant::now(), 8, None, 0);
         let server = ServerId(1);
         record(
             &log,
@@ -496,6 +518,7 @@ mod tests {
             ))),
             is_request: false,
             call: None,
+            link: None,
         };
         log.record(
             server,
@@ -526,7 +549,7 @@ mod tests {
 
     #[test]
     fn a_reader_gets_what_came_after_the_last_message_it_has() {
-        let log = ProtocolLog::new(Instant::now(), 4, None);
+        let log = ProtocolLog::new(Instant::now(), 4, None, 0);
         let server = ServerId(1);
         for n in 0..6 {
             record(

@@ -129,6 +129,7 @@ impl Keeper {
             id: None,
             is_request: false,
             call: None,
+            link: None,
         };
         let raw = Raw::Json(Value::String(text.clone()));
         self.shared

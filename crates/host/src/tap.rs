@@ -96,6 +96,9 @@ pub(crate) struct Tap<T> {
     /// The lines received messages arrived as, when the transport below keeps them: the log
     /// keeps those bytes instead of a copy of the message.
     lines: Option<crate::child::RawLines>,
+    /// Whether each logged message is linked to the HTTP exchange that carried it (a server
+    /// reached over streamable HTTP: `network_log.rs`).
+    linking: bool,
 }
 
 /// Who waits for the host's answer to a server request to leave (the seed-000 `interaction/
@@ -161,7 +164,14 @@ impl<T> Tap<T> {
             declare: Declare::No,
             answered: None,
             lines: None,
+            linking: false,
         }
+    }
+
+    /// Links each logged message to the HTTP exchange that carried it.
+    pub(crate) fn linking(mut self, linking: bool) -> Self {
+        self.linking = linking;
+        self
     }
 
     /// Logs received messages as the lines `lines` keeps (see [`crate::child::RawLines`]).
@@ -188,7 +198,7 @@ impl<T> Tap<T> {
 
     /// Hands `message` to the protocol log: a clone (`keep`), with its id and kind; the log
     /// serializes and redacts it only when someone reads it.
-    fn record<R, P, N>(
+    fn record<R, P, N: serde::Serialize>(
         &self,
         dir: Direction,
         message: &JsonRpcMessage<R, P, N>,
@@ -205,10 +215,29 @@ impl<T> Tap<T> {
             JsonRpcMessage::Response(r) => (Some(&r.id), false),
             JsonRpcMessage::Error(e) => (e.id.as_ref(), false),
         };
+        let id = id.map(crate::protocol_log::LogId::of_server);
+        let link = if !self.linking {
+            None
+        } else if let Some(id) = &id {
+            Some(crate::network_log::LinkKey::Id {
+                dir,
+                request: is_request,
+                id: id.clone(),
+            })
+        } else if let JsonRpcMessage::Notification(n) = message {
+            // A notification is known by its method (only here, for HTTP servers).
+            serde_json::to_value(&n.notification)
+                .ok()
+                .and_then(|v| Some(v.get("method")?.as_str()?.to_owned()))
+                .map(|method| crate::network_log::LinkKey::Note { dir, method })
+        } else {
+            None
+        };
         let shape = crate::protocol_log::Shape {
-            id: id.map(crate::protocol_log::LogId::of_server),
+            id,
             is_request,
             call,
+            link,
         };
         log.record(*server, name, dir, keep(message), shape);
     }

@@ -56,6 +56,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/host/log.js"),
     ),
     (
+        "network.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/host/network.js"),
+    ),
+    (
         "catalog.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/host/catalog.js"),

@@ -54,6 +54,7 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/plain-form", post(plain_form))
         .route("/api/log", get(protocol_log))
         .route("/api/recording", get(recording))
+        .route("/api/network", get(network_log))
         .route("/api/log-level", post(log_level))
         .route("/api/catalog", post(catalog))
         .route("/api/resource", post(read_resource))
@@ -655,16 +656,7 @@ async fn protocol_log(
     axum::extract::Query(q): axum::extract::Query<LogQuery>,
 ) -> Response {
     let host = &app.inner.host;
-    let server = host.live_server_named(&q.server).or_else(|| {
-        let snapshot = host.snapshot();
-        snapshot
-            .servers
-            .iter()
-            .rev()
-            .find(|s| s.name == q.server)
-            .cloned()
-    });
-    let Some(server) = server else {
+    let Some(server) = server_named(&app, &q.server) else {
         return (
             StatusCode::NOT_FOUND,
             Json(json!({"error": format!("no server named {}", q.server)})),
@@ -682,6 +674,71 @@ async fn protocol_log(
     let started = host.protocol_log_epoch_ms();
     Json(json!({ "serverId": server.id.0, "startedAtMs": started, "messages": messages }))
         .into_response()
+}
+
+/// Which server's network log the page asks for (`GET /api/network?server=<name>`).
+#[derive(serde::Deserialize)]
+struct NetworkQuery {
+    /// The server's configured name.
+    server: String,
+}
+
+/// A server's network log as the page reads it.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NetworkAnswer {
+    /// The server's id (a server added again under the same name has a log of its own).
+    server_id: u64,
+    /// When `t_ms` 0 was, in milliseconds since the Unix epoch (the protocol log's clock).
+    started_at_ms: u64,
+    /// Why there are no exchanges to show (`stdio: no HTTP exchanges`), for a server not
+    /// reached over HTTP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unavailable: Option<String>,
+    /// Its HTTP exchanges, oldest first, secrets redacted by the host.
+    exchanges: Vec<interlude_host::HttpExchange>,
+}
+
+/// The server named `name`: its live record, else the last one of that name.
+fn server_named(app: &WebApp, name: &str) -> Option<std::sync::Arc<interlude_host::ServerRecord>> {
+    let host = &app.inner.host;
+    host.live_server_named(name).or_else(|| {
+        let snapshot = host.snapshot();
+        snapshot
+            .servers
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .cloned()
+    })
+}
+
+/// A server's HTTP exchanges (`GET /api/network?server=<name>`): method, path, status,
+/// headers (secrets redacted), timing, sizes and the messages each carried, with their rows in
+/// the protocol log. A stdio server has none, and the answer says so.
+async fn network_log(
+    State(app): State<WebApp>,
+    axum::extract::Query(q): axum::extract::Query<NetworkQuery>,
+) -> Response {
+    let Some(server) = server_named(&app, &q.server) else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!("no server named {}", q.server)})),
+        )
+            .into_response();
+    };
+    let host = &app.inner.host;
+    let (exchanges, unavailable) = match host.network_log(server.id) {
+        Ok(exchanges) => (exchanges, None),
+        Err(why) => (Vec::new(), Some(why.to_string())),
+    };
+    Json(NetworkAnswer {
+        server_id: server.id.0,
+        started_at_ms: host.protocol_log_epoch_ms(),
+        unavailable,
+        exchanges,
+    })
+    .into_response()
 }
 
 async fn plain_form(State(app): State<WebApp>, Body(body): Body<RequestBody>) -> Response {
@@ -825,8 +882,20 @@ mod tests {
             let status = send(&app, "POST", &format!("{path}?{query}"), &[]).await;
             assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
         }
-        let status = send(&app, "GET", &format!("/api/state?{query}"), &[]).await;
-        assert_eq!(status, StatusCode::UNAUTHORIZED, "/api/state");
+        for path in ["/api/state", "/api/log?server=x", "/api/network?server=x"] {
+            let sep = if path.contains('?') { '&' } else { '?' };
+            let status = send(&app, "GET", &format!("{path}{sep}{query}"), &[]).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}");
+        }
+        // With the token in its header: read (no such server here).
+        let status = send(
+            &app,
+            "GET",
+            "/api/network?server=x",
+            &[("x-interlude-token", app.token())],
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "/api/network");
         let status = send(&app, "GET", &format!("/api/events?{query}"), &[]).await;
         assert_eq!(status, StatusCode::OK, "the event stream");
         let status = send(

@@ -128,7 +128,8 @@ impl Connection {
                 let client = HttpClient::new()
                     .map_err(failed)?
                     .declaring_user_interaction(crate::interaction::declared(shared.config.declare))
-                    .noting_to(ended.clone());
+                    .noting_to(ended.clone())
+                    .recording_to(shared.log.clone(), id, &name);
                 let extras = TransportExtras {
                     transport_name: Some(transport_name),
                     ended: Some(ended),
@@ -200,6 +201,7 @@ impl Connection {
         let tap = Tap::new(transport.into_transport(), closed.clone())
             .with_lines(extras.lines.clone())
             .logged(shared.log.clone(), id, name.clone())
+            .linking(extras.http_client.is_some())
             .declaring(declare, answered);
         let budget = shared.config.connect_timeout;
         let handshake =

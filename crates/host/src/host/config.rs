@@ -82,6 +82,9 @@ pub struct HostConfig {
     /// How many messages the protocol log keeps per server ([`Host::protocol_log`](crate::Host::protocol_log); 0 keeps
     /// none).
     pub protocol_log: usize,
+    /// How many HTTP exchanges the network log keeps per server reached over HTTP
+    /// ([`Host::network_log`](crate::Host::network_log); 0 keeps none).
+    pub network_log: usize,
     /// Where to write every message to and from every server as JSON Lines (`{"t_ms",
     /// "server", "dir", "message"}`), when set. The file is created (or truncated) when the
     /// host starts; if it cannot be, the host runs without it and says so in the log.
@@ -115,6 +118,7 @@ impl Default for HostConfig {
             url_wait: Duration::from_secs(60),
             apps: AppsConfig::default(),
             protocol_log: crate::protocol_log::KEPT_PER_SERVER,
+            network_log: crate::network_log::EXCHANGES_KEPT_PER_SERVER,
             trace: None,
             eras: std::sync::Arc::new(crate::eras::EraMemory::in_memory()),
             roots: Vec::new(),

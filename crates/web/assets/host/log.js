@@ -3,7 +3,8 @@
 // and each response's latency. Filter by method, text and direction, or by one tool call; pick
 // a message to see its JSON and copy it. Its "Server logs" view shows what the server logged
 // (`notifications/message`) with each level, and asks the server to log from a level up
-// (`logging/setLevel`).
+// (`logging/setLevel`). For a server reached over HTTP, its "Network" view (`network.js`) shows
+// each HTTP exchange, linked both ways with the messages it carried.
 //
 // The host keeps the log (bounded, numbered, sensitive-looking values redacted); this file only
 // draws it. It keeps what it fetched and asks only for what came after (`?after=<seq>`), and
@@ -11,6 +12,7 @@
 // page, so a log of ten thousand messages costs what a screenful does.
 
 import { h, replace, pretty } from './dom.js';
+import { drawNetwork, exchangeOf, networkLines } from './network.js';
 
 const ROW = 26; // px: the height of one row of the list
 const MARGIN = 30; // rows drawn above and below those in sight
@@ -24,6 +26,7 @@ function fresh(server, call) {
   return {
     server, serverId: null, messages: [], lastSeq: 0, filter: '', dir: 'all', view: 'messages',
     level: '', levelNote: '', call, sig: '', rows: [], selected: null, error: null, stick: true,
+    network: null, networkText: '', networkStamp: 0, expanded: null, reveal: false,
   };
 }
 
@@ -128,6 +131,9 @@ export async function refreshLog(api, { full = false } = {}) {
       }
       full = false;
       if (state.messages.length) state.lastSeq = state.messages[state.messages.length - 1].seq;
+      // The exchanges, when the Network view shows them or a message's detail links to one.
+      if (isHttp(api, state) && (state.view === 'network' || state.selected !== null)) await fetchNetwork(api, state);
+      if (open !== state) break;
       draw(api, news);
       // What one update cost: fetching what is new and drawing it (the benchmark reads it).
       performance.measure('interlude:log-update', { start: started, end: performance.now() });
@@ -136,6 +142,55 @@ export async function refreshLog(api, { full = false } = {}) {
     fetching = null;
     resolve();
   }
+}
+
+/** Whether the open pane's server is reached over HTTP (only those have a Network view). */
+function isHttp(api, state) {
+  return api.server?.(state.server)?.transport === 'http';
+}
+
+/** Reads the server's HTTP exchanges into `state` (its stamp moves only when they changed). */
+async function fetchNetwork(api, state) {
+  const r = await fetch(`/api/network?server=${encodeURIComponent(state.server)}`, { headers: { 'x-interlude-token': api.token } });
+  if (!r.ok) { state.network = { exchanges: [], error: `The exchanges could not be read (${r.status}).` }; state.networkStamp += 1; return; }
+  const text = await r.text();
+  if (text === state.networkText) return;
+  state.networkText = text;
+  state.network = JSON.parse(text);
+  state.networkStamp += 1;
+}
+
+/** The Network view on exchange `seq`, opened (from a message's detail). */
+async function showExchange(api, seq) {
+  if (!open) return;
+  const state = open;
+  state.view = 'network';
+  state.filter = '';
+  state.expanded = seq;
+  state.reveal = true;
+  state.sig = '';
+  await fetchNetwork(api, state);
+  if (open !== state) return;
+  draw(api);
+}
+
+/** The messages view on protocol log row `seq`, chosen and in sight (from an exchange). */
+function showMessage(api, seq) {
+  if (!open) return;
+  const m = open.messages.find((x) => x.seq === seq);
+  open.view = 'messages';
+  open.sig = '';
+  if (m && !shown(m)) { open.filter = ''; open.dir = 'all'; open.call = null; }
+  open.selected = seq;
+  draw(api);
+  const list = document.querySelector('#protocol .protocol-list.windowed');
+  const at = open.rows.findIndex((x) => x.seq === seq);
+  if (list && at >= 0) {
+    open.stick = false;
+    list.scrollTop = Math.max(0, at * ROW - list.clientHeight / 2);
+    renderWindow(api, list);
+  }
+  document.querySelector(`#protocol .protocol-row[data-seq="${seq}"] .row-btn`)?.focus({ preventScroll: true });
 }
 
 function summary(m) {
@@ -256,6 +311,10 @@ function drawLogs(api, pane) {
  */
 function exportShown() {
   if (!open) return;
+  if (open.view === 'network') {
+    download(networkLines(open), `${open.server}-network.jsonl`);
+    return;
+  }
   const rows = open.view === 'logs' ? open.messages.filter(isServerLog) : open.messages.filter(shown);
   const lines = rows.map((m) => {
     const line = { t_ms: m.t_ms, server: m.server ?? open.server, dir: m.dir, message: m.message };
@@ -263,10 +322,15 @@ function exportShown() {
     if (m.unparsable) line.unparsable = m.unparsable;
     return JSON.stringify(line);
   });
+  const what = open.view === 'logs' ? 'logs' : open.call !== null ? `call-${open.call}` : 'messages';
+  download(lines, `${open.server}-${what}.jsonl`);
+}
+
+/** Offers `lines` as a JSON Lines file named `name`. */
+function download(lines, name) {
   const blob = new Blob([lines.join('\n') + (lines.length ? '\n' : '')], { type: 'application/jsonl' });
   const url = URL.createObjectURL(blob);
-  const what = open.view === 'logs' ? 'logs' : open.call !== null ? `call-${open.call}` : 'messages';
-  const a = h('a', { href: url, download: `${open.server}-${what}.jsonl` });
+  const a = h('a', { href: url, download: name });
   document.body.append(a);
   a.click();
   a.remove();
@@ -275,11 +339,18 @@ function exportShown() {
 
 /** The pane's header: title, the view switch, `extra` controls, Export, Close. */
 function header(api, title, ...extra) {
-  const input = h('input', { type: 'search', value: open.filter, placeholder: open.view === 'logs' ? 'text' : 'method or text', 'aria-label': open.view === 'logs' ? 'Filter logs' : 'Filter messages',
+  const [placeholder, label] = { logs: ['text', 'Filter logs'], network: ['method, status or path', 'Filter exchanges'] }[open.view] ?? ['method or text', 'Filter messages'];
+  const input = h('input', { type: 'search', value: open.filter, placeholder, 'aria-label': label,
     oninput: (e) => { open.filter = e.target.value; draw(api); } });
+  // A server reached over stdio has no HTTP exchanges: no Network view.
+  const choices = [['messages', 'Messages'], ['logs', 'Server logs']];
+  if (isHttp(api, open)) choices.push(['network', 'Network']);
   const views = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Show' },
-    [['messages', 'Messages'], ['logs', 'Server logs']].map(([v, t]) => h('button', { type: 'button', class: 'ghost', 'aria-pressed': open.view === v ? 'true' : 'false',
-      onclick: () => { open.view = v; open.sig = ''; draw(api); } }, t)));
+    choices.map(([v, t]) => h('button', { type: 'button', class: `ghost view-${v}`, 'aria-pressed': open.view === v ? 'true' : 'false',
+      onclick: () => {
+        open.view = v; open.sig = ''; draw(api);
+        if (v === 'network') { const state = open; fetchNetwork(api, state).then(() => { if (open === state) draw(api); }); }
+      } }, t)));
   return h('header', { class: 'protocol-head' },
     h('h2', {}, title), views, input, ...extra,
     h('button', { type: 'button', class: 'ghost log-export', title: 'Download what the pane shows as JSON Lines, as --trace writes them', onclick: () => exportShown() }, 'Export'),
@@ -299,6 +370,17 @@ function draw(api, added = null) {
     if (sig === open.sig) return;
     open.sig = sig;
     drawLogs(api, pane);
+  } else if (open.view === 'network') {
+    const sig = JSON.stringify(['network', open.server, open.filter, open.expanded, open.networkStamp]);
+    if (sig === open.sig) return;
+    open.sig = sig;
+    drawNetwork({
+      state: open,
+      head: (...extra) => header(api, `Network: ${open.server}`, ...extra),
+      clockOf,
+      showMessage: (seq) => showMessage(api, seq),
+      redraw: () => { open.sig = ''; draw(api); },
+    }, pane);
   } else {
     const sig = JSON.stringify(['messages', open.server, open.serverId, open.filter, open.dir, open.call, open.error]);
     if (sig === open.sig && added) {
@@ -376,7 +458,17 @@ function row(api, m) {
     role: 'listitem',
     dataset: { method: kindOf(m), dir: m.dir, call: m.call ?? '', seq: m.seq },
   }, h('button', { type: 'button', class: 'row-btn', 'aria-pressed': open.selected === m.seq ? 'true' : 'false',
-    onclick: () => { open.selected = open.selected === m.seq ? null : m.seq; showDetail(api, document.getElementById('protocol')); const list = document.querySelector('#protocol .protocol-list.windowed'); if (list) renderWindow(api, list); } },
+    onclick: () => {
+      open.selected = open.selected === m.seq ? null : m.seq;
+      showDetail(api, document.getElementById('protocol'));
+      const list = document.querySelector('#protocol .protocol-list.windowed');
+      if (list) renderWindow(api, list);
+      // The exchange that carried it, for the detail's link (read once, then kept current).
+      const state = open;
+      if (open.selected !== null && isHttp(api, state) && !state.network) {
+        fetchNetwork(api, state).then(() => { if (open === state) showDetail(api, document.getElementById('protocol')); });
+      }
+    } },
   clockOf(m),
   h('span', { class: 'arrow', title: m.dir === 'send' ? `host to ${who}` : `${who} to host` }, `${arrow} ${who}`),
   h('span', { class: 'mono m' }, summary(m)),
@@ -391,8 +483,13 @@ function showDetail(api, pane) {
   const m = open.selected === null ? null : open.messages.find((x) => x.seq === open.selected);
   if (!m) { box.hidden = true; replace(box); return; }
   box.hidden = false;
+  // The HTTP exchange that carried it, for a server reached over HTTP.
+  const x = exchangeOf(open.network?.exchanges, m.seq);
+  const carrier = x ? h('button', { type: 'button', class: 'link to-exchange', dataset: { exchange: x.seq }, title: 'Show the HTTP exchange that carried this message',
+    onclick: () => showExchange(api, x.seq) }, `carried by ${x.method} ${x.status ?? '…'} (exchange #${x.seq})`) : null;
   replace(box,
     h('div', { class: 'detail-head' }, h('strong', {}, `${summary(m)}`), ` · ${m.dir === 'send' ? 'host →' : '→ host'} · `, clockOf(m),
+      carrier ? [' · ', carrier] : null,
       h('button', { type: 'button', class: 'ghost copy', onclick: () => navigator.clipboard?.writeText(JSON.stringify(m.message, null, 2)) }, 'Copy')),
     h('pre', {}, pretty(m.message)));
 }

@@ -41,6 +41,10 @@ mod controls;
 /// A call that becomes a task (the Tasks extension): its status line, its question, Cancel.
 mod tasks;
 
+/// The protocol pane's Network view: HTTP exchanges, their headers redacted, linked both ways
+/// with their messages.
+mod network;
+
 /// Resources and prompts: browse, read (text, blob), templates, get a prompt.
 mod catalog;
 
