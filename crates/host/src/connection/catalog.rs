@@ -3,9 +3,9 @@
 //! server that declared the capability (one that did not has none to list), and keeps at most
 //! [`MAX_LISTED`] entries.
 //!
-//! What it does not do yet: subscribe to a resource's updates, or drive the rounds of a
-//! 2026-07-28 `prompts/get` or `resources/read` that answers `input_required` (that answer is
-//! [`HostError::Refused`] here, saying so).
+//! Subscriptions to a resource's updates are `subscribe.rs`'s. What it does not do yet: drive
+//! the rounds of a 2026-07-28 `prompts/get` or `resources/read` that answers `input_required`
+//! (that answer is [`HostError::Refused`] here, saying so).
 
 use rmcp::model::{
     CompleteRequestParams, CompletionInfo, GetPromptRequestParams, GetPromptResponse,
