@@ -12,6 +12,7 @@
 
 use interlude_test_support::tmux::Tmux;
 
+#[path = "support/terminal.rs"]
 mod support;
 
 use support::everything_session;

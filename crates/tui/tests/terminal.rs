@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use interlude_test_support::tmux::{PATIENCE, Tmux};
 
+#[path = "support/terminal.rs"]
 mod support;
 
 use support::{binaries, everything_session, quote, session, start_session};
