@@ -36,6 +36,7 @@ pub(crate) mod catalog;
 mod mrtr;
 mod open;
 mod required;
+mod subscribe;
 mod task;
 
 use crate::embedded::EmbeddedContent;
@@ -112,6 +113,8 @@ struct Inner {
     closing: Arc<AtomicBool>,
     /// Why the connection ended, when the transport knows.
     ended: EndReason,
+    /// Its 2026-07-28 `subscriptions/listen` stream, when one is open.
+    listening: subscribe::SharedListening,
 }
 
 impl std::fmt::Debug for Connection {

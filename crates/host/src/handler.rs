@@ -14,11 +14,12 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CustomNotification, CustomRequest, CustomResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, ErrorData,
     FormElicitationCapability, Implementation, ProgressNotificationParam, ProtocolVersion,
-    Resource, UrlElicitationCapability,
+    Resource, ResourceUpdatedNotificationParam, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient};
 use serde_json::Value;
 
+use crate::catalog_record::ListKind;
 use crate::failure::{self, EndReason};
 use crate::host::inputs::{HostInput, ServerUpdate};
 use crate::host::shared::Shared;
@@ -114,6 +115,57 @@ impl HostClient {
         }
         reply.into_interaction_result().map(CustomResult)
     }
+}
+
+impl HostClient {
+    async fn list_changed(&self, peer: &Peer<RoleClient>, list: ListKind) {
+        list_changed(&self.shared, self.server, &self.server_name, peer, list).await;
+    }
+}
+
+/// Server `server` said its `list` changed (in a 2025 session's notification, or on a
+/// 2026-07-28 `subscriptions/listen` stream): its tools or resources are listed again for the
+/// record, then surfaces hear which list changed.
+pub(crate) async fn list_changed(
+    shared: &Shared,
+    server: ServerId,
+    server_name: &str,
+    peer: &Peer<RoleClient>,
+    list: ListKind,
+) {
+    match list {
+        ListKind::Tools => match peer.list_all_tools().await {
+            Ok(tools) => {
+                shared.submit(HostInput::Server(ServerUpdate::Tools { id: server, tools }))
+            }
+            Err(e) => {
+                let why = failure::service(&e, &EndReason::default());
+                tracing::warn!(server = %server_name, "cannot list the changed tools: {why}");
+            }
+        },
+        ListKind::Resources => {
+            // Views read ahead may be stale now: they are read again when next opened.
+            shared.view_cache.forget(server);
+            let resources = list_resources(peer, server_name).await;
+            shared.submit(HostInput::Server(ServerUpdate::Resources {
+                id: server,
+                resources,
+            }));
+        }
+        ListKind::Prompts => {}
+    }
+    shared.submit(HostInput::Server(ServerUpdate::ListChanged {
+        id: server,
+        list,
+    }));
+}
+
+/// Server `server` said resource `uri` changed; the record keeps it if it is subscribed to.
+pub(crate) fn resource_updated(shared: &Shared, server: ServerId, uri: String) {
+    shared.submit(HostInput::Server(ServerUpdate::ResourceUpdated {
+        id: server,
+        uri,
+    }));
 }
 
 impl ClientHandler for HostClient {
@@ -254,27 +306,23 @@ impl ClientHandler for HostClient {
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        match context.peer.list_all_tools().await {
-            Ok(tools) => self.shared.submit(HostInput::Server(ServerUpdate::Tools {
-                id: self.server,
-                tools,
-            })),
-            Err(e) => {
-                let why = failure::service(&e, &EndReason::default());
-                tracing::warn!(server = %self.server_name, "cannot list the changed tools: {why}");
-            }
-        }
+        self.list_changed(&context.peer, ListKind::Tools).await;
     }
 
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
-        // Views read ahead may be stale now: they are read again when next opened.
-        self.shared.view_cache.forget(self.server);
-        let resources = list_resources(&context.peer, &self.server_name).await;
-        self.shared
-            .submit(HostInput::Server(ServerUpdate::Resources {
-                id: self.server,
-                resources,
-            }));
+        self.list_changed(&context.peer, ListKind::Resources).await;
+    }
+
+    async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.list_changed(&context.peer, ListKind::Prompts).await;
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        resource_updated(&self.shared, self.server, params.uri);
     }
 
     fn get_info(&self) -> ClientConfig {

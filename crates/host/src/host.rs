@@ -346,6 +346,7 @@ impl Host {
                 apps: ServerApps::default(),
                 negotiation: Some(negotiation),
                 spec,
+                catalog: crate::catalog_record::ServerCatalog::default(),
             }),
             accepted,
         }));

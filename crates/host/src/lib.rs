@@ -39,6 +39,7 @@
 //! ```
 
 mod arguments;
+mod catalog_record;
 mod child;
 mod connection;
 pub mod embedded;
@@ -66,6 +67,7 @@ mod tap;
 mod timer;
 
 pub use arguments::{ArgumentError, check_arguments, parse_arguments};
+pub use catalog_record::{ListKind, MAX_SUBSCRIPTIONS, ServerCatalog, Subscribing, Watched};
 pub use connection::catalog::MAX_LISTED;
 pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
 pub use eras::EraMemory;

@@ -18,6 +18,7 @@ use interlude_protocol::apps::{ToolUi, Visibility};
 use interlude_schema::FieldError;
 use rmcp::model::{CallToolResult, JsonObject, Resource, Tool};
 
+use crate::catalog_record::{ListKind, ServerCatalog};
 use crate::progress::{CallProgress, now_ms};
 use crate::request_record::{RequestRecord, RequestState, RequestStatus};
 
@@ -106,6 +107,9 @@ pub struct ServerRecord {
     /// How it was started (for [`Host::retry`](crate::Host::retry)); `None` for a transport
     /// the caller built.
     pub spec: Option<crate::spec::ServerSpec>,
+    /// Its catalog beyond the lists: whether its resources can be subscribed to, those that
+    /// are, and how often it said a list changed.
+    pub catalog: ServerCatalog,
 }
 
 /// A server's MCP Apps side, as the host read it.
@@ -285,8 +289,26 @@ pub enum HostEvent {
     ServerAdded(Arc<ServerRecord>),
     /// A server that had failed or closed was taken off the record.
     ServerRemoved(ServerId),
-    /// A server's state, identity or tools changed.
+    /// A server's state, identity or tools changed, or a resource of it was subscribed to or
+    /// unsubscribed from ([`ServerRecord::catalog`]).
     ServerChanged(Arc<ServerRecord>),
+    /// A server said a resource subscribed to changed (`notifications/resources/updated`);
+    /// the record has when, in [`ServerRecord::catalog`]. Read it again to see how.
+    ResourceUpdated {
+        /// The server, as the record has it now.
+        server: Arc<ServerRecord>,
+        /// The resource.
+        uri: String,
+    },
+    /// A server said one of its lists changed (`notifications/…/list_changed`); its tools are
+    /// listed again on the record first. A surface showing its resources or prompts asks for
+    /// them again.
+    ListChanged {
+        /// The server, as the record has it now.
+        server: Arc<ServerRecord>,
+        /// Which list.
+        list: ListKind,
+    },
     /// A server logged something (`notifications/message`); the protocol log keeps it too.
     ServerLogged(Arc<ServerLog>),
     /// A tool call started.

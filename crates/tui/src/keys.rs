@@ -24,3 +24,22 @@ pub(crate) fn typed_letter() -> Option<char> {
     }
     None
 }
+
+/// Whether the person pressed Enter since the last look, without waiting; whatever they typed
+/// before it on the line is read with it (nothing of the line is left for the next prompt).
+pub(crate) fn enter_pressed() -> bool {
+    use crossterm::event::{Event, KeyCode, KeyEventKind, poll, read};
+    let mut entered = false;
+    while poll(Duration::ZERO).unwrap_or(false) {
+        match read() {
+            Ok(Event::Key(key))
+                if key.kind == KeyEventKind::Press && key.code == KeyCode::Enter =>
+            {
+                entered = true;
+            }
+            Ok(_) => {}
+            Err(_) => return entered,
+        }
+    }
+    entered
+}

@@ -23,6 +23,7 @@
 //! overrides are shown as visible stand-ins, and server text is always set off under a gutter so
 //! it cannot pass for the surface's own headers.
 
+mod catalog;
 mod form;
 mod handoff;
 mod keys;
@@ -143,11 +144,13 @@ pub async fn run(
 /// ```
 pub fn terminal() -> (TerminalSurface, Terminal) {
     let (tx, rx) = mpsc::channel();
+    let heard = surface::Heard::default();
     (
-        TerminalSurface::new(tx.clone()),
+        TerminalSurface::new(tx.clone(), heard.clone()),
         Terminal {
             tx,
             rx,
+            heard,
             handoff: None,
         },
     )
@@ -157,6 +160,7 @@ pub fn terminal() -> (TerminalSurface, Terminal) {
 pub struct Terminal {
     tx: mpsc::Sender<UiEvent>,
     rx: mpsc::Receiver<UiEvent>,
+    heard: surface::Heard,
     handoff: Option<Arc<dyn Handoff>>,
 }
 
@@ -181,8 +185,13 @@ impl Terminal {
     /// Runs the session over `host` (started with this terminal's [`TerminalSurface`]) as
     /// [`run`] does, connecting each server first; on the way out every connection is closed.
     pub async fn run(self, host: Host, servers: Vec<(String, ServerSpec)>) -> Result<(), TuiError> {
-        let Terminal { tx, rx, handoff } = self;
-        session(host, servers, tx, rx, handoff).await
+        let Terminal {
+            tx,
+            rx,
+            heard,
+            handoff,
+        } = self;
+        session(host, servers, tx, (rx, heard), handoff).await
     }
 }
 
@@ -190,7 +199,7 @@ async fn session(
     host: Host,
     servers: Vec<(String, ServerSpec)>,
     tx: mpsc::Sender<UiEvent>,
-    rx: mpsc::Receiver<UiEvent>,
+    (rx, heard): (mpsc::Receiver<UiEvent>, surface::Heard),
     handoff: Option<Arc<dyn Handoff>>,
 ) -> Result<(), TuiError> {
     if servers.is_empty() {
@@ -252,6 +261,7 @@ async fn session(
     let session = ui::Session {
         screen,
         events: Events::new(rx),
+        heard,
         handle: tokio::runtime::Handle::current(),
         host: host.clone(),
         handoff,

@@ -7,7 +7,7 @@
 //! the host's record, never from a registry of its own.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use interlude_host::{
@@ -50,11 +50,58 @@ pub(crate) enum UiEvent {
     Interrupt,
 }
 
+/// What servers said of their catalogs (a resource subscribed to changed, a list changed), as
+/// lines for the terminal to print at a calm moment: the last [`HEARD_KEPT`], and how many
+/// older ones were dropped, whatever a chatty server sends while a prompt is on screen.
+#[derive(Debug, Default)]
+pub(crate) struct HeardLines {
+    lines: VecDeque<String>,
+    dropped: u64,
+}
+
+/// How many lines of [`HeardLines`] wait at most.
+const HEARD_KEPT: usize = 50;
+
+/// The queue of [`HeardLines`], shared by the surface (which fills it) and the terminal thread.
+pub(crate) type Heard = Arc<Mutex<HeardLines>>;
+
+impl HeardLines {
+    fn push(&mut self, line: String) {
+        if self.lines.len() >= HEARD_KEPT {
+            self.lines.pop_front();
+            self.dropped = self.dropped.saturating_add(1);
+        }
+        self.lines.push_back(line);
+    }
+}
+
+/// Takes the lines waiting in `heard` (and says how many were dropped), oldest first.
+pub(crate) fn take_heard(heard: &Heard) -> (Vec<String>, u64) {
+    let mut heard = heard
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dropped = std::mem::take(&mut heard.dropped);
+    (heard.lines.drain(..).collect(), dropped)
+}
+
+/// A time of day on this computer's clock, `hh:mm:ss`.
+pub(crate) fn clock(ms: u64) -> String {
+    use chrono::TimeZone;
+    i64::try_from(ms)
+        .ok()
+        .and_then(|ms| chrono::Local.timestamp_millis_opt(ms).single())
+        .map_or_else(
+            || "--:--:--".to_owned(),
+            |t| t.format("%H:%M:%S").to_string(),
+        )
+}
+
 /// The terminal's half that the host drives ([`Surface`]): it forwards what the terminal needs
 /// to the terminal's thread and nothing else. Made by [`terminal`](crate::terminal).
 #[derive(Debug)]
 pub struct TerminalSurface {
     tx: mpsc::Sender<UiEvent>,
+    heard: Heard,
     /// What the terminal was told of each request's kind state so far, so that a
     /// [`HostEvent::RequestChanged`] is told as the one thing that changed.
     told: HashMap<RequestId, Told>,
@@ -74,11 +121,19 @@ struct Told {
 }
 
 impl TerminalSurface {
-    pub(crate) fn new(tx: mpsc::Sender<UiEvent>) -> Self {
+    pub(crate) fn new(tx: mpsc::Sender<UiEvent>, heard: Heard) -> Self {
         TerminalSurface {
             tx,
+            heard,
             told: HashMap::new(),
         }
+    }
+
+    fn heard(&self, line: String) {
+        self.heard
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(line);
     }
 
     /// Tells the terminal thread what changed in `record`'s kind state since it last heard.
@@ -166,11 +221,41 @@ impl Surface for TerminalSurface {
                 self.send(UiEvent::Progress(record.clone()));
             }
             HostEvent::RequestChanged(record) => self.changed(record),
+            HostEvent::ResourceUpdated { server, uri } => {
+                let at = server
+                    .catalog
+                    .subscriptions
+                    .get(uri)
+                    .and_then(|w| w.updated_at_ms)
+                    .unwrap_or_default();
+                self.heard(format!(
+                    "⟳ {}  \"{}\" says {} changed",
+                    clock(at),
+                    crate::render::plain_line(&server.name),
+                    crate::render::plain_line(uri)
+                ));
+            }
+            // The lists the catalog shows; a tool list is read from the record when the menu
+            // is drawn.
+            HostEvent::ListChanged { server, list } if *list != interlude_host::ListKind::Tools => {
+                self.heard(format!(
+                    "⟳ {}  \"{}\" says its {} changed",
+                    clock(now_ms()),
+                    crate::render::plain_line(&server.name),
+                    list.as_str()
+                ));
+            }
             // Servers, calls starting, requests joining the queue: read from the record when
             // needed.
             _ => {}
         }
     }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// What happened to the request being answered, as far as the terminal thread has heard.

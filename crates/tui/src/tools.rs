@@ -34,6 +34,8 @@ pub(crate) enum MenuChoice {
     Tool { server: usize, tool: usize },
     /// Show the servers' logs: their log messages and what stdio servers wrote to stderr.
     Logs,
+    /// Browse a server's resources, resource templates and prompts.
+    Catalog,
     /// Leave.
     Quit,
 }
@@ -198,6 +200,10 @@ pub(crate) fn menu(servers: &[Arc<ServerRecord>]) -> Result<MenuChoice, Stop> {
             });
         }
     }
+    entries.push(Entry {
+        label: "Resources and prompts".into(),
+        choice: MenuChoice::Catalog,
+    });
     entries.push(Entry {
         label: "Server logs".into(),
         choice: MenuChoice::Logs,
@@ -423,7 +429,7 @@ fn show_tool_result(screen: &Screen, head: &str, result: &CallToolResult) {
 }
 
 /// A one-line stand-in for content a terminal cannot show.
-fn describe_block(kind: &str, o: &serde_json::Map<String, Value>) -> String {
+pub(crate) fn describe_block(kind: &str, o: &serde_json::Map<String, Value>) -> String {
     let mime = o.get("mimeType").and_then(Value::as_str);
     let uri = o
         .get("uri")

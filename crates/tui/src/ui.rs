@@ -35,6 +35,8 @@ pub(crate) struct Session {
     pub(crate) host: Host,
     /// A page over the same host for what a terminal cannot show (app views), if any.
     pub(crate) handoff: Option<Arc<dyn Handoff>>,
+    /// What servers said of their catalogs, to print at a calm moment.
+    pub(crate) heard: crate::surface::Heard,
 }
 
 impl Session {
@@ -67,6 +69,10 @@ impl Session {
                     tools::logs(&self.screen, &self.host, &servers);
                     continue;
                 }
+                MenuChoice::Catalog => {
+                    self.catalog(&servers)?;
+                    continue;
+                }
                 MenuChoice::Quit => {
                     self.screen.line("Bye.");
                     return Ok(());
@@ -96,7 +102,7 @@ impl Session {
 
     /// Handles what arrived while no call was in flight (a server may ask at any time in the
     /// push era), without waiting.
-    fn settle(&mut self) -> Result<(), TuiError> {
+    pub(crate) fn settle(&mut self) -> Result<(), TuiError> {
         loop {
             self.show_notices();
             match self.events.next_timeout(Duration::ZERO) {
@@ -119,13 +125,28 @@ impl Session {
         }
     }
 
-    fn show_notices(&mut self) {
+    pub(crate) fn show_notices(&mut self) {
         for notice in self.events.take_notices() {
             self.closed_in_queue(&notice);
         }
+        self.show_heard();
     }
 
-    fn closed_in_queue(&self, notice: &interlude_host::Notice) {
+    /// Prints what servers said of their catalogs since the last time.
+    pub(crate) fn show_heard(&self) {
+        let (lines, dropped) = crate::surface::take_heard(&self.heard);
+        if dropped > 0 {
+            self.screen.line(styled(
+                Style::Dim,
+                &format!("   … {dropped} earlier updates not shown"),
+            ));
+        }
+        for line in lines {
+            self.screen.line(styled(Style::Dim, &line));
+        }
+    }
+
+    pub(crate) fn closed_in_queue(&self, notice: &interlude_host::Notice) {
         self.screen.notice(&format!(
             "A request from \"{}\" went away before it was answered: {}",
             plain_line(&notice.server),

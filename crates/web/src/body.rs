@@ -107,7 +107,8 @@ pub(crate) struct RequestBody {
     pub(crate) id: u64,
 }
 
-/// `POST /api/resource`: read a server's resource.
+/// `POST /api/resource`: read a server's resource; `POST /api/subscribe` and
+/// `/api/unsubscribe`: subscribe to it, or no longer.
 #[derive(Debug, Deserialize)]
 pub(crate) struct ResourceBody {
     pub(crate) server: String,

@@ -59,6 +59,8 @@ pub(crate) fn router(app: WebApp, port: u16) -> Router {
         .route("/api/catalog", post(catalog))
         .route("/api/resource", post(read_resource))
         .route("/api/prompt", post(get_prompt))
+        .route("/api/subscribe", post(subscribe))
+        .route("/api/unsubscribe", post(unsubscribe))
         .route("/api/complete", post(complete))
         .route("/api/servers", post(add_server))
         .route("/api/servers/retry", post(retry_server))
@@ -594,6 +596,34 @@ async fn read_resource(State(app): State<WebApp>, Body(body): Body<ResourceBody>
     };
     match conn.read_resource(&body.uri).await {
         Ok(read) => Json(read).into_response(),
+        Err(e) => server_failed(&e),
+    }
+}
+
+/// `{"server", "uri"}`: subscribe to the resource (the page's state lists it among the server's
+/// subscriptions from then on, with its updates); `409` with the host's sentence when the
+/// server offers no subscriptions.
+async fn subscribe(State(app): State<WebApp>, Body(body): Body<ResourceBody>) -> Response {
+    let Some(conn) = app.inner.host.connection_named(&body.server) else {
+        return no_server(&body.server);
+    };
+    subscription_answer(conn.subscribe(&body.uri).await)
+}
+
+/// `{"server", "uri"}`: unsubscribe from the resource.
+async fn unsubscribe(State(app): State<WebApp>, Body(body): Body<ResourceBody>) -> Response {
+    let Some(conn) = app.inner.host.connection_named(&body.server) else {
+        return no_server(&body.server);
+    };
+    subscription_answer(conn.unsubscribe(&body.uri).await)
+}
+
+fn subscription_answer(done: Result<(), interlude_host::HostError>) -> Response {
+    match done {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(e @ interlude_host::HostError::NotOffered { .. }) => {
+            (StatusCode::CONFLICT, Json(json!({"error": e.to_string()}))).into_response()
+        }
         Err(e) => server_failed(&e),
     }
 }

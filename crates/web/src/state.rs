@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use interlude_host::{
     Answer, AppStage, CallRecord, CallStatus, HostSnapshot, LinkState, Reply, RequestKind,
-    RequestMethod, RequestRecord, RequestStatus, ServerRecord, ServerState, UrlStage, ViewRecord,
-    ViewState,
+    RequestMethod, RequestRecord, RequestStatus, ServerRecord, ServerState, Subscribing, UrlStage,
+    ViewRecord, ViewState,
     schema::FieldError,
     url_safety::{UrlCheck, Verdict},
 };
@@ -44,6 +44,32 @@ pub(crate) struct ServerEntry {
     /// (`visibility: ["app"]`) are left out, and named in `app_only_tools`.
     tools: Vec<ToolEntry>,
     app_only_tools: Vec<String>,
+    /// How its resources can be subscribed to: `none`, `per-resource` (2025) or `listen`
+    /// (2026-07-28).
+    subscribing: &'static str,
+    /// The resources subscribed to, with their last update.
+    subscriptions: Vec<SubscriptionEntry>,
+    /// How many times it said each of its lists changed (the page asks again when one grows).
+    lists_changed: ListsChanged,
+}
+
+/// A resource subscribed to.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SubscriptionEntry {
+    uri: String,
+    since_ms: u64,
+    /// When the server last said it changed (host clock, ms since the Unix epoch).
+    updated_at_ms: Option<u64>,
+    updates: u64,
+}
+
+/// How many times a server said its lists changed.
+#[derive(Debug, Clone, Serialize)]
+struct ListsChanged {
+    tools: u64,
+    resources: u64,
+    prompts: u64,
 }
 
 /// One tool of a server, with a form for its arguments when its input schema fits the subset.
@@ -662,6 +688,27 @@ fn server_entry(s: &ServerRecord) -> ServerEntry {
         error: match &s.state {
             ServerState::Failed { reason } => Some(reason.clone()),
             _ => None,
+        },
+        subscribing: match s.catalog.subscribing {
+            Subscribing::PerResource => "per-resource",
+            Subscribing::Listen => "listen",
+            _ => "none",
+        },
+        subscriptions: s
+            .catalog
+            .subscriptions
+            .iter()
+            .map(|(uri, w)| SubscriptionEntry {
+                uri: uri.clone(),
+                since_ms: w.since_ms,
+                updated_at_ms: w.updated_at_ms,
+                updates: w.updates,
+            })
+            .collect(),
+        lists_changed: ListsChanged {
+            tools: s.catalog.tools_changed,
+            resources: s.catalog.resources_changed,
+            prompts: s.catalog.prompts_changed,
         },
         app_only_tools: s
             .tools

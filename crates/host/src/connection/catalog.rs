@@ -3,9 +3,10 @@
 //! server that declared the capability (one that did not has none to list), and keeps at most
 //! [`MAX_LISTED`] entries.
 //!
-//! A 2026-07-28 `prompts/get` or `resources/read` that answers `input_required` has its rounds
-//! driven as a tool call's are: the person answers each input request (tied to no call), and
-//! the request is sent again with the answers and the echoed `requestState`.
+//! Subscriptions to a resource's updates are `subscribe.rs`'s. A 2026-07-28 `prompts/get` or
+//! `resources/read` that answers `input_required` has its rounds driven as a tool call's are:
+//! the person answers each input request (tied to no call), and the request is sent again with
+//! the answers and the echoed `requestState`.
 
 use rmcp::model::{
     CompleteRequestParams, CompletionInfo, GetPromptRequestParams, GetPromptResponse,

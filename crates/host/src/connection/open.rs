@@ -300,12 +300,17 @@ impl Connection {
                 .as_ref()
                 .is_some_and(|i| i.capabilities.logging.is_some()),
         };
+        let subscribing = crate::catalog_record::Subscribing::of(
+            peer_info.as_ref().map(|i| &i.capabilities),
+            era,
+        );
         shared.submit(HostInput::Server(ServerUpdate::Ready {
             id,
             identity,
             tools,
             apps,
             resources,
+            subscribing,
             peer: peer.clone(),
         }));
         // The record shows the server ready, with its tools, before `connect` returns: the hub
@@ -350,6 +355,7 @@ impl Connection {
                 closed,
                 closing,
                 ended,
+                listening: Default::default(),
             }),
         })
     }

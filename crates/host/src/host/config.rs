@@ -224,6 +224,15 @@ pub enum HostError {
         /// What became of it, in words (`failed: …`, `was cancelled by the server`).
         reason: String,
     },
+    /// The server does not offer what was asked of it (it did not declare it, or refused it in
+    /// this era), e.g. a subscription to its resources.
+    #[error("`{server}` does not offer {what}")]
+    NotOffered {
+        /// The server's name.
+        server: String,
+        /// What it does not offer, and why when known, in words.
+        what: String,
+    },
     /// The person cancelled the call ([`Host::cancel_call`](crate::Host::cancel_call)); the server was told.
     #[error("the call to `{server}` was cancelled")]
     Cancelled {

@@ -425,6 +425,7 @@ pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<Hos
             tools,
             apps,
             resources,
+            subscribing,
             ..
         } => r.change_server(id, |s| {
             s.state = ServerState::Ready;
@@ -433,7 +434,46 @@ pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<Hos
             s.set_tools(tools);
             s.apps.declared = apps;
             s.apps.resources = resources;
+            s.catalog.subscribing = subscribing;
         }),
+        ServerUpdate::Subscribed { id, uri } => {
+            let mut taken = false;
+            let event = r.change_server(id, |s| {
+                taken = s.catalog.subscribed(&uri, crate::progress::now_ms())
+            });
+            if !taken {
+                tracing::warn!(server = ?id, "a subscription past the most kept was not recorded");
+            }
+            event
+        }
+        ServerUpdate::Unsubscribed { id, uri } => r.change_server(id, |s| match uri {
+            Some(uri) => {
+                s.catalog.subscriptions.remove(&uri);
+            }
+            None => s.catalog.subscriptions.clear(),
+        }),
+        ServerUpdate::ResourceUpdated { id, uri } => {
+            // Nothing is kept, and nobody told, of a resource nobody subscribed to.
+            let subscribed = r.server(id).is_some_and(|s| s.catalog.is_subscribed(&uri));
+            if !subscribed {
+                return None;
+            }
+            let server = r.change_server(id, |s| {
+                s.catalog.updated(&uri, crate::progress::now_ms());
+            })?;
+            let HostEvent::ServerChanged(server) = server else {
+                return None;
+            };
+            Some(HostEvent::ResourceUpdated { server, uri })
+        }
+        ServerUpdate::ListChanged { id, list } => {
+            let HostEvent::ServerChanged(server) =
+                r.change_server(id, |s| s.catalog.list_changed(list))?
+            else {
+                return None;
+            };
+            Some(HostEvent::ListChanged { server, list })
+        }
         ServerUpdate::Tools { id, tools } => r.change_server(id, |s| s.set_tools(tools)),
         ServerUpdate::Resources { id, resources } => {
             r.change_server(id, |s| s.apps.resources = resources)

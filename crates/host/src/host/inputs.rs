@@ -16,6 +16,7 @@ use rmcp::service::{Peer, RoleClient};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog_record::{ListKind, Subscribing};
 use crate::registry::{CallRecord, CallStatus, ServerIdentity, ServerRecord, ViewRecord};
 
 /// A change to a server's record.
@@ -32,6 +33,8 @@ pub(crate) enum ServerUpdate {
         /// Its MCP Apps declaration, if any.
         apps: Option<JsonObject>,
         resources: Vec<Resource>,
+        /// Whether, and how, its resources can be subscribed to.
+        subscribing: Subscribing,
         /// Its peer, for the requests its app views make of it (dropped when it goes).
         peer: Peer<RoleClient>,
     },
@@ -42,6 +45,27 @@ pub(crate) enum ServerUpdate {
     Resources {
         id: ServerId,
         resources: Vec<Resource>,
+    },
+    /// A person subscribed to resource `uri` (the server took it).
+    Subscribed {
+        id: ServerId,
+        uri: String,
+    },
+    /// A person unsubscribed from `uri`; `None`: from every resource (the subscriptions ended
+    /// on the server's side).
+    Unsubscribed {
+        id: ServerId,
+        uri: Option<String>,
+    },
+    /// The server said resource `uri` changed (kept only when subscribed to).
+    ResourceUpdated {
+        id: ServerId,
+        uri: String,
+    },
+    /// The server said its `list` changed (its tools, if those, were updated just before).
+    ListChanged {
+        id: ServerId,
+        list: ListKind,
     },
     /// It could not connect or went away; its pending requests close with `reason`.
     Failed {

@@ -3,7 +3,7 @@
 // in Rust; this file draws and relays.
 
 import { copyButton, h, replace, pretty, uid } from './dom.js';
-import { catalogOf, showCatalog } from './catalog.js';
+import { catalogOf, paintSubscriptions, showCatalog } from './catalog.js';
 import { buildFields } from './form.js';
 import { rendererOf, unrenderable } from './kinds.js';
 import { logServer, refreshLog, showCallMessages, toggleLog, whenClosed } from './log.js';
@@ -679,6 +679,7 @@ function render() {
   $('title').textContent = state.title;
   if (logServer()) refreshLog(api);
   renderServers();
+  paintSubscriptions(api);
   renderGuide();
   renderComposer();
   renderTimeline();

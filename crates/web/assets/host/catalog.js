@@ -1,12 +1,18 @@
 // What a server offers besides tools, for the person to browse: its resources (read one: text
 // shown with Copy, an image shown, anything else offered as a download), its resource
 // templates (each variable a field; the URI is built as it is typed) and its prompts (each
-// argument a field; Get shows the messages the prompt makes). The host asks the server; this
-// file draws.
+// argument a field; Get shows the messages the prompt makes). A resource can be subscribed to
+// when the server offers it: the page's state lists the subscriptions with their last update
+// (the host's record), shown as "updated hh:mm:ss" on the resource, a click reading it again;
+// the lists are asked for again when the server says they changed. The host asks the server;
+// this file draws.
 
 import { copyButton, h, replace } from './dom.js';
 
 let open = null; // the server whose catalog is shown
+let listedAt = null; // the server's list-change counts when its lists were asked for
+let shownEl = null; // where a read resource or a got prompt is shown
+let panel = null; // the catalog's element
 
 /** Whether the catalog of `server` is the one shown. */
 export function catalogOf() {
@@ -16,6 +22,8 @@ export function catalogOf() {
 /** Shows the catalog of `server` in `el` (or hides it for `null`). */
 export async function showCatalog(el, server, api) {
   open = server;
+  panel = el;
+  listedAt = changes(api, server);
   api.catalogChanged?.();
   if (!server) {
     el.hidden = true;
@@ -29,6 +37,11 @@ export async function showCatalog(el, server, api) {
   replace(el, h('div', { class: 'catalog-head' }, heading, close), body);
   el.scrollIntoView({ block: 'nearest' });
   heading.focus();
+  await list(body, server, api, h('div', { class: 'catalog-shown', 'aria-live': 'polite' }));
+}
+
+/** Asks for the lists of `server` and draws them in `body`, above `shown` (kept as it is). */
+async function list(body, server, api, shown) {
   const r = await api.post('/api/catalog', { name: server });
   if (open !== server) return;
   if (!r.ok) {
@@ -37,19 +50,23 @@ export async function showCatalog(el, server, api) {
   }
   const { resources = [], templates = [], prompts = [], errors = {} } = r.data || {};
   body.removeAttribute('role');
-  const shown = h('div', { class: 'catalog-shown', 'aria-live': 'polite' });
+  shownEl = shown;
+  const listedUris = new Set(resources.map((res) => res.uri));
   const failed = (what) => (errors[what] ? h('p', { class: 'server-error', role: 'alert' }, errors[what]) : null);
   const nothing = !resources.length && !templates.length && !prompts.length && !Object.keys(errors).length;
   replace(body,
     nothing ? h('p', { class: 'what' }, `${server} offers no resources and no prompts.`) : null,
     resources.length || errors.resources ? h('section', { class: 'catalog-resources' },
       h('h3', {}, `Resources (${resources.length})`), failed('resources'),
-      h('ul', { class: 'catalog-list' }, resources.map((res) => h('li', {},
+      subscribingNote(api, server),
+      h('ul', { class: 'catalog-list' }, resources.map((res) => h('li', { dataset: { resource: res.uri } },
         h('button', { type: 'button', class: 'ghost catalog-read', dataset: { uri: res.uri },
           onclick: () => read(server, res.uri, shown, api) }, res.title || res.name),
         h('span', { class: 'mono catalog-uri' }, ` ${res.uri}`),
         res.mimeType ? h('span', { class: 'chip' }, res.mimeType) : null,
+        watchSlot(res.uri),
         res.description ? h('div', { class: 'tool-desc' }, res.description) : null)))) : null,
+    h('section', { class: 'catalog-subscriptions', dataset: { listed: [...listedUris].join('\n') } }),
     templates.length || errors.templates ? h('section', { class: 'catalog-templates' },
       h('h3', {}, `Resource templates (${templates.length})`), failed('templates'),
       h('ul', { class: 'catalog-list' }, templates.map((t) => templateItem(server, t, shown, api)))) : null,
@@ -57,6 +74,90 @@ export async function showCatalog(el, server, api) {
       h('h3', {}, `Prompts (${prompts.length})`), failed('prompts'),
       h('ul', { class: 'catalog-list' }, prompts.map((p) => promptItem(server, p, shown, api)))) : null,
     shown);
+  paintSubscriptions(api);
+}
+
+/** The server's list-change counts as the page's state has them. */
+function changes(api, server) {
+  const c = server ? api.server(server)?.listsChanged : null;
+  return c ? `${c.resources}/${c.prompts}` : '';
+}
+
+/** What the page says when `server` offers no subscriptions. */
+function subscribingNote(api, server) {
+  const how = api.server(server)?.subscribing;
+  if (how && how !== 'none') return null;
+  return h('p', { class: 'what catalog-no-subscriptions' }, `${server} offers no subscriptions to its resources (it did not declare resources.subscribe), so changes to them are not seen here.`);
+}
+
+/** The place of a resource's Subscribe toggle and its "updated" mark (filled by paint). */
+function watchSlot(uri) {
+  return h('span', { class: 'catalog-watch', dataset: { uri } });
+}
+
+/** Two digits. */
+const two = (n) => String(n).padStart(2, '0');
+
+/** A time of day, hh:mm:ss, on this computer's clock. */
+function clock(ms) {
+  const d = new Date(ms);
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/**
+ * Draws the state's subscriptions into the open catalog: each resource's toggle and mark, and
+ * the subscriptions to resources not listed (read through a template). Called after every
+ * change of the page's state; asks for the lists again when the server said they changed.
+ */
+export function paintSubscriptions(api) {
+  if (!open || !panel) return;
+  const server = open;
+  const record = api.server(server);
+  if (!record) return;
+  const now = changes(api, server);
+  if (listedAt !== null && now !== listedAt && shownEl) {
+    listedAt = now;
+    const body = panel.querySelector('.catalog-body');
+    if (body) list(body, server, api, shownEl);
+    return;
+  }
+  const offered = record.subscribing && record.subscribing !== 'none';
+  const subs = new Map((record.subscriptions || []).map((s) => [s.uri, s]));
+  const section = panel.querySelector('.catalog-subscriptions');
+  if (section) {
+    const listed = new Set((section.dataset.listed || '').split('\n'));
+    const others = [...subs.keys()].filter((uri) => !listed.has(uri));
+    const key = others.join('\n');
+    if (section.dataset.key !== key) {
+      section.dataset.key = key;
+      replace(section, others.length ? [h('h3', {}, `Other subscriptions (${others.length})`),
+        h('ul', { class: 'catalog-list' }, others.map((uri) => h('li', { dataset: { resource: uri } },
+          h('button', { type: 'button', class: 'ghost catalog-read', dataset: { uri }, onclick: () => read(server, uri, shownEl, api) }, uri),
+          watchSlot(uri))))] : null);
+    }
+  }
+  for (const slot of panel.querySelectorAll('.catalog-watch')) {
+    const uri = slot.dataset.uri;
+    const sub = subs.get(uri);
+    const key = offered ? `${sub ? 'on' : 'off'}:${sub?.updatedAtMs ?? ''}:${sub?.updates ?? ''}` : 'none';
+    if (slot.dataset.key === key) continue;
+    slot.dataset.key = key;
+    if (!offered) { replace(slot); continue; }
+    const toggle = h('button', { type: 'button', class: 'ghost catalog-subscribe', 'aria-pressed': sub ? 'true' : 'false',
+      dataset: { uri }, onclick: () => subscribe(server, uri, !sub, slot, api) }, sub ? 'Unsubscribe' : 'Subscribe');
+    const mark = sub && sub.updatedAtMs ? h('button', { type: 'button', class: 'ghost catalog-updated', dataset: { uri },
+      title: `The server said it changed ${sub.updates} time${sub.updates === 1 ? '' : 's'} since you subscribed; click to read it again.`,
+      onclick: () => read(server, uri, shownEl, api) }, `updated ${clock(sub.updatedAtMs)}`) : null;
+    replace(slot, ' ', toggle, mark ? ' ' : null, mark);
+  }
+}
+
+async function subscribe(server, uri, on, slot, api) {
+  const r = await api.post(on ? '/api/subscribe' : '/api/unsubscribe', { server, uri });
+  if (!r.ok) {
+    slot.dataset.key = '';
+    slot.append(h('span', { class: 'server-error', role: 'alert' }, ` ${r.data?.error || `HTTP ${r.status}`}`));
+  }
 }
 
 /** The variables of a URI template (`{id}`, `{+path}`, `{?q}` → their names). */
@@ -138,8 +239,9 @@ async function read(server, uri, shown, api) {
   }
   const contents = r.data?.contents || [];
   replace(shown, h('div', { class: 'catalog-result', dataset: { uri } },
-    h('h3', {}, `Read: `, h('span', { class: 'mono' }, uri)),
+    h('h3', {}, `Read: `, h('span', { class: 'mono' }, uri), watchSlot(uri)),
     contents.length ? contents.map(content) : h('p', { class: 'what' }, 'The server sent no contents.')));
+  paintSubscriptions(api);
   shown.scrollIntoView({ block: 'nearest' });
 }
 

@@ -196,3 +196,112 @@ async fn a_prompt_that_asks_first_is_answered_on_the_page_in_both_eras() {
         page.wait_gone("#catalog:not([hidden])").await;
     }
 }
+
+/// Issue 23: a resource subscribed to on the page. Subscribe on server-everything's document
+/// (2025: `resources/subscribe`); its simulated updates (started by its own tool, which sends one
+/// at once) mark the resource "updated hh:mm:ss"; the mark reads it again; a reload shows the
+/// subscription (the host's record); Unsubscribe ends it. A server that declares no
+/// subscriptions says so and offers no toggle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_subscribed_to_shows_when_it_was_updated() {
+    let Some(peers) = NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
+    };
+    const URI: &str = "demo://resource/static/document/architecture.md";
+    let page = harness_with(vec![("everything", server_everything(&peers), None)]).await;
+    let open_catalog = async |server: &str| {
+        page.click_clear(&format!(
+            "li[data-server=\"{server}\"] button.server-catalog"
+        ))
+        .await;
+        page.until(
+            &format!(
+                "document.querySelector('#catalog h2')?.textContent === 'Resources and prompts of {server}' && document.querySelector('#catalog .catalog-resources button.catalog-read') ? true : null"
+            ),
+            "no resources listed",
+        )
+        .await;
+    };
+
+    // The demo declares no subscriptions: said, and no toggle.
+    open_catalog("demo").await;
+    let note = page.text("#catalog .catalog-no-subscriptions").await;
+    assert!(note.contains("offers no subscriptions"), "{note}");
+    assert_eq!(
+        page.js("document.querySelectorAll('#catalog button.catalog-subscribe').length")
+            .await,
+        serde_json::json!(0)
+    );
+
+    open_catalog("everything").await;
+    let toggle = format!("#catalog li[data-resource=\"{URI}\"] button.catalog-subscribe");
+    let pressed = format!(
+        "document.querySelector('{toggle}')?.getAttribute('aria-pressed') === 'true' ? 'true' : null"
+    );
+    page.wait_for(&toggle, "no Subscribe on the document").await;
+    assert_eq!(page.text(&toggle).await, "Subscribe");
+    page.click_clear(&toggle).await;
+    page.until(&pressed, "the toggle did not say subscribed")
+        .await;
+    assert_eq!(page.text(&toggle).await, "Unsubscribe");
+
+    // The server's updates start with one at once.
+    let conn = page.app.host().connection_named("everything").unwrap();
+    conn.call_tool("toggle-subscriber-updates", None)
+        .await
+        .unwrap();
+    let mark = format!("#catalog li[data-resource=\"{URI}\"] button.catalog-updated");
+    let marked = format!(
+        "(() => {{ const t = document.querySelector('{mark}')?.textContent || ''; return /^updated \\d\\d:\\d\\d:\\d\\d$/.test(t) ? t : null; }})()"
+    );
+    let said = page.until(&marked, "no 'updated' mark").await;
+    // The time is the host's record of the last update, on this computer's clock.
+    let record = page.app.host().server(conn.id()).unwrap();
+    let at = record.catalog.subscriptions[URI].updated_at_ms.unwrap();
+    let clock = page
+        .js(&format!(
+            "(() => {{ const d = new Date({at}); const t = (n) => String(n).padStart(2, '0'); return `updated ${{t(d.getHours())}}:${{t(d.getMinutes())}}:${{t(d.getSeconds())}}`; }})()"
+        ))
+        .await;
+    // Another update may have come between the two looks (every 5 s): then the mark moved on.
+    let now = page.text(&mark).await;
+    assert!(
+        said == clock || serde_json::json!(now) == clock,
+        "{said} / {now} / {clock}"
+    );
+    page.artifact("catalog-subscribed").await;
+
+    // The mark reads the resource again.
+    page.click_clear(&mark).await;
+    page.until(
+        &format!(
+            "document.querySelector('#catalog .catalog-result[data-uri=\"{URI}\"] .catalog-text') ? true : null"
+        ),
+        "the resource was not read again",
+    )
+    .await;
+
+    // A reload shows the subscription and its mark: they are the host's.
+    page.open().await;
+    open_catalog("everything").await;
+    page.until(&pressed, "after a reload the toggle did not say subscribed")
+        .await;
+    page.until(&marked, "after a reload no 'updated' mark")
+        .await;
+
+    // Unsubscribe: the toggle says so, the mark goes, the record has it no more.
+    page.click_clear(&toggle).await;
+    page.until(
+        &format!(
+            "document.querySelector('{toggle}')?.getAttribute('aria-pressed') === 'false' && !document.querySelector('{mark}') ? true : null"
+        ),
+        "the toggle did not say unsubscribed",
+    )
+    .await;
+    let record = page.app.host().server(conn.id()).unwrap();
+    assert!(!record.catalog.is_subscribed(URI));
+    // Its simulated updates stop.
+    conn.call_tool("toggle-subscriber-updates", None)
+        .await
+        .unwrap();
+}
