@@ -217,7 +217,9 @@ impl Surface for TerminalSurface {
                 }
             }
             HostEvent::CallEnded(record) => self.send(UiEvent::CallEnded(record.clone())),
-            HostEvent::CallProgressed(record) if record.progress.is_some() => {
+            HostEvent::CallProgressed(record)
+                if record.progress.is_some() || record.task.is_some() =>
+            {
                 self.send(UiEvent::Progress(record.clone()));
             }
             HostEvent::RequestChanged(record) => self.changed(record),

@@ -285,10 +285,28 @@ impl Session {
 #[derive(Debug, Default)]
 struct ProgressLines {
     last: Option<(std::time::Instant, Option<String>)>,
+    /// The task's status and status line last printed (a call that became a task).
+    task: Option<(String, Option<String>)>,
 }
 
 impl ProgressLines {
     fn line(&mut self, call: &interlude_host::CallRecord) -> Option<String> {
+        if let Some(task) = &call.task {
+            let now = (task.status.clone(), task.status_message.clone());
+            if self.task.as_ref() != Some(&now) {
+                self.task = Some(now);
+                let status = match task.status.as_str() {
+                    "input_required" => "waiting for you",
+                    other => other,
+                };
+                let said = task
+                    .status_message
+                    .as_deref()
+                    .map(|m| format!(" — {}", plain_line(m)))
+                    .unwrap_or_default();
+                return Some(format!("   ⋯ task {status}{said}"));
+            }
+        }
         let p = call.progress.as_ref()?;
         let now = std::time::Instant::now();
         let finished = p.total.is_some_and(|t| p.progress >= t);
