@@ -677,6 +677,17 @@ impl CallEnd {
             Ok(o) => CallStatus::Completed(o.result.clone()),
             Err(HostError::Cancelled { .. }) => CallStatus::Cancelled {
                 reason: match self.era {
+                    // A task goes on at the server until it hears `tasks/cancel`, which it was
+                    // sent.
+                    _ if self
+                        .shared
+                        .registry()
+                        .call(self.id)
+                        .is_some_and(|c| c.task.is_some()) =>
+                    {
+                        "cancelled by the person; the server was told to stop its task                          (tasks/cancel)"
+                            .into()
+                    }
                     // The server waits on the open `tools/call`: it gets `notifications/cancelled`.
                     ProtocolEra::Push => "cancelled by the person; the server was told".into(),
                     // Between rounds nothing is open at the server: the call is simply not

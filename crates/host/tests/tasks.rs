@@ -151,4 +151,8 @@ async fn cancelling_a_task_call_sends_tasks_cancel() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert!(told, "no tasks/cancel for task {}", task.id);
+    let CallStatus::Cancelled { reason } = host.call(id).unwrap().status.clone() else {
+        panic!("the call ends cancelled");
+    };
+    assert!(reason.contains("tasks/cancel"), "{reason}");
 }
