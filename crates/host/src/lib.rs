@@ -51,6 +51,7 @@ mod host;
 mod http_client;
 mod hub;
 mod interaction;
+mod message_id;
 mod network_log;
 mod progress;
 mod protocol_log;

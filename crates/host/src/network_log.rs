@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::protocol_log::{Direction, LogId};
+use crate::message_id::{Direction, LogId};
 
 /// How many HTTP exchanges the network log keeps per server by default.
 pub const EXCHANGES_KEPT_PER_SERVER: usize = 1_000;
