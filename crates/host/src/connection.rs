@@ -568,9 +568,24 @@ impl Connection {
                     Box::pin(self.satisfy(call, required, &error)).await?;
                     continue;
                 }
+                // A 2025-11-25 server says the tool runs only as a task: called as one.
+                Err(rmcp::ServiceError::McpError(error))
+                    if round == 0
+                        && self.inner.info.era == ProtocolEra::Push
+                        && task::error_needs_task(&error) =>
+                {
+                    return Box::pin(self.follow_legacy_task(call, name, params.arguments)).await;
+                }
                 Err(e) => return Err(self.service_error(format!("the call to `{name}`"), e)),
             };
             let ir = match response {
+                CallToolResponse::Complete(result)
+                    if round == 0
+                        && self.inner.info.era == ProtocolEra::Push
+                        && task::needs_task(&result) =>
+                {
+                    return Box::pin(self.follow_legacy_task(call, name, params.arguments)).await;
+                }
                 CallToolResponse::Complete(result) => {
                     return Ok(CallOutcome {
                         call,

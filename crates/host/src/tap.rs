@@ -302,9 +302,15 @@ impl<T> Tap<T> {
     fn outgoing(&self, message: &TxJsonRpcMessage<RoleClient>) {
         match message {
             JsonRpcMessage::Request(r) => {
-                if let ClientRequest::CallToolRequest(call) = &r.request
-                    && let Some(CallTag(id)) = call.extensions.get::<CallTag>()
-                {
+                // A call's own requests: its `tools/call`, and (2025-11-25 tasks) the custom
+                // `tools/call` and `tasks/result` that carry it, on whose stream its questions
+                // come.
+                let tag = match &r.request {
+                    ClientRequest::CallToolRequest(call) => call.extensions.get::<CallTag>(),
+                    ClientRequest::CustomRequest(custom) => custom.extensions.get::<CallTag>(),
+                    _ => None,
+                };
+                if let Some(CallTag(id)) = tag {
                     self.in_flight.calls().insert(r.id.clone(), *id);
                 }
             }

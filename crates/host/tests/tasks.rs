@@ -2,7 +2,9 @@
 //! end — its status line on the call's record, its question asked as the call's own request,
 //! its answer sent with `tasks/update`, its result the call's — and the person's cancel sends
 //! `tasks/cancel`. The server is the demo (`deploy_release`), in this process over a pipe; on
-//! 2025-11-25 the same tool is an ordinary call.
+//! 2025-11-25 the same tool is an ordinary call. And the 2025-11-25 experimental tasks against
+//! the real server-everything (`simulate-research-query`, which runs only as a task and asks a
+//! clarifying question midway).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -14,8 +16,9 @@ use std::time::Duration;
 
 use interlude_demo::DemoServer;
 use interlude_host::{
-    CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus,
+    CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus, ServerSpec,
 };
+use interlude_test_support::NpmPeers;
 use interlude_test_support::surface::{RecordingSurface, Step};
 use rmcp::ServiceExt;
 use rmcp::model::ProtocolVersion;
@@ -155,4 +158,56 @@ async fn cancelling_a_task_call_sends_tasks_cancel() {
         panic!("the call ends cancelled");
     };
     assert!(reason.contains("tasks/cancel"), "{reason}");
+}
+
+const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
+
+/// server-everything 2026.8.31 speaks 2025-11-25 and its `simulate-research-query` runs only
+/// as a task (SEP-1686); a plain call is an `isError` result saying so. The host calls it as a
+/// task, follows its status, and answers its clarifying question (pushed on `tasks/result`) as
+/// the call's own request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everythings_research_task_asks_midway_and_ends_with_its_report() {
+    let Some(peers) = NpmPeers::locate(&[SERVER_EVERYTHING]) else {
+        return;
+    };
+    let surface =
+        RecordingSurface::new(vec![Step::accept(json!({"interpretation": "programming"}))]);
+    let host = Host::start(HostConfig::default(), surface);
+    let spec = ServerSpec::Stdio {
+        command: peers.node.to_string_lossy().into_owned(),
+        args: vec![
+            peers
+                .package_file(SERVER_EVERYTHING)
+                .to_string_lossy()
+                .into_owned(),
+            "stdio".into(),
+        ],
+        env: Default::default(),
+    };
+    let conn = host.connect("everything", spec).await.unwrap();
+    let arguments = json!({"topic": "python", "ambiguous": true});
+    let outcome = conn
+        .call_tool("simulate-research-query", arguments.as_object().cloned())
+        .await
+        .unwrap();
+    let report = text(&outcome.result);
+    assert!(
+        report.contains("# Research Report: python (programming)"),
+        "{report}"
+    );
+    let call = host.call(outcome.call).unwrap();
+    let task = call.task.as_ref().expect("the call became a task");
+    assert_eq!(task.status, "completed", "{task:?}");
+    assert_eq!(
+        call.requests.len(),
+        1,
+        "the clarifying question is the call's own"
+    );
+    let asked = host.request(call.requests[0]).unwrap();
+    assert!(
+        matches!(asked.status, RequestStatus::Replied(_)),
+        "{:?}",
+        asked.status
+    );
 }

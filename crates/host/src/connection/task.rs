@@ -1,9 +1,18 @@
-//! A call that became a task (the Tasks extension, SEP-2663, with 2026-07-28): followed to its
-//! end. The host polls `tasks/get` at the server's `pollIntervalMs` (within bounds), keeps the
-//! call's record up to date (its task's status and status line), asks the person each new
-//! `inputRequests` entry — tied to the call, as any of its requests — and sends the answers with
-//! `tasks/update`; the inlined `result` ends the call as a plain result would. A call cancelled
-//! or abandoned meanwhile sends `tasks/cancel`.
+//! A call that became a task: followed to its end. Two designs, one record (`CallTask`): the
+//! Tasks extension (SEP-2663, with 2026-07-28), below first, and the 2025-11-25 experimental
+//! tasks (SEP-1686), spoken through custom requests since rmcp no longer types them
+//! ([`Connection::follow_legacy_task`]).
+//!
+//! The extension: the host polls `tasks/get` at the server's `pollIntervalMs` (within bounds),
+//! keeps the call's record up to date (its task's status and status line), asks the person each
+//! new `inputRequests` entry — tied to the call, as any of its requests — and sends the answers
+//! with `tasks/update`; the inlined `result` ends the call as a plain result would. A call
+//! cancelled or abandoned meanwhile sends `tasks/cancel`.
+//!
+//! 2025-11-25: a server whose tool runs only as a task says so (rmcp drops the tool's
+//! `execution.taskSupport`), and the call is made again as a task (`params.task`); `tasks/get`
+//! for its status line, `tasks/result` once it needs the person or has ended — its questions
+//! come on that request, tied to the call by the transport tap — and `tasks/cancel` on cancel.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -174,6 +183,200 @@ impl Drop for CancelOnDrop {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 if let Err(e) = peer.cancel_task(CancelTaskParams::new(&id)).await {
+                    tracing::debug!("cannot cancel task {id}: {e}");
+                }
+            });
+        }
+    }
+}
+
+/// The words with which a 2025-11-25 server says a tool runs only as a task (the TypeScript
+/// SDK's, in an `isError` result or a -32601/-32600 error): rmcp drops the tool's
+/// `execution.taskSupport` and the server's `capabilities.tasks`, so this is how the host learns
+/// it.
+const NEEDS_TASK: &str = "requires task augmentation";
+
+/// Whether a 2025-11-25 answer says the tool runs only as a task.
+pub(super) fn needs_task(result: &CallToolResult) -> bool {
+    result.is_error == Some(true)
+        && result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text())
+            .any(|t| t.text.contains(NEEDS_TASK))
+}
+
+/// Whether a 2025-11-25 error says the tool runs only as a task.
+pub(super) fn error_needs_task(error: &rmcp::ErrorData) -> bool {
+    matches!(error.code.0, -32601 | -32600) && error.message.contains(NEEDS_TASK)
+}
+
+impl Connection {
+    /// Sends `method` with `params` as a request of call `call` (tagged: the questions its server
+    /// pushes while it is open are the call's) and returns what came back, as JSON.
+    async fn custom(
+        &self,
+        call: Option<CallId>,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, HostError> {
+        let mut request = rmcp::model::CustomRequest::new(method, Some(params));
+        if let Some(call) = call {
+            request.extensions.insert(crate::tap::CallTag(call));
+        }
+        let result = self
+            .inner
+            .peer
+            .send_request(rmcp::model::ClientRequest::CustomRequest(request))
+            .await
+            .map_err(|e| self.service_error(format!("`{method}`"), e))?;
+        Ok(serde_json::to_value(result).unwrap_or(serde_json::Value::Null))
+    }
+
+    /// Calls tool `name` as a 2025-11-25 experimental task (SEP-1686: `params.task`), and
+    /// follows the task to its end: `tasks/get` at its `pollInterval` (within bounds) for its
+    /// status line; once it needs the person (`input_required`) or has ended, `tasks/result`,
+    /// which the server answers with the call's result after pushing its questions on that
+    /// request (they are the call's, as any of its questions). A call cancelled or abandoned
+    /// meanwhile sends `tasks/cancel`.
+    pub(super) async fn follow_legacy_task(
+        &self,
+        call: CallId,
+        name: &str,
+        arguments: Option<rmcp::model::JsonObject>,
+    ) -> Result<CallOutcome, HostError> {
+        let server = &self.inner.info.name;
+        let shared = &self.inner.shared;
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), name.into());
+        params.insert("task".into(), serde_json::json!({}));
+        if let Some(arguments) = arguments {
+            params.insert("arguments".into(), serde_json::Value::Object(arguments));
+        }
+        let created = self
+            .custom(Some(call), "tools/call", serde_json::Value::Object(params))
+            .await?;
+        let Some(task) = created.get("task") else {
+            // The server answered at once after all.
+            return serde_json::from_value(created)
+                .map(|result| CallOutcome {
+                    call,
+                    result,
+                    rounds: 0,
+                })
+                .map_err(|e| HostError::Unexpected {
+                    server: server.clone(),
+                    what: format!(
+                        "the task call to `{name}` answered neither a task nor a result: {e}"
+                    ),
+                });
+        };
+        let id = task
+            .get("taskId")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if id.is_empty() {
+            return Err(HostError::Unexpected {
+                server: server.clone(),
+                what: format!("the task call to `{name}` named no taskId"),
+            });
+        }
+        let mut cancel = LegacyCancel {
+            connection: Some(self.clone()),
+            id: id.clone(),
+        };
+        let mut state = legacy_task(&id, task);
+        loop {
+            shared.submit(HostInput::Call(CallUpdate::Task(call, state.clone())));
+            let done = matches!(state.status.as_str(), "completed" | "failed" | "cancelled");
+            if done || state.status == "input_required" {
+                break;
+            }
+            let wait = state
+                .poll_interval_ms
+                .map_or(POLL_DEFAULT, Duration::from_millis)
+                .clamp(POLL_FLOOR, POLL_CEILING);
+            tokio::time::sleep(wait).await;
+            let got = self
+                .custom(None, "tasks/get", serde_json::json!({"taskId": id}))
+                .await?;
+            state = legacy_task(&id, &got);
+        }
+        // Blocks until the task ends; the questions it needs come while it is open.
+        let result = self
+            .custom(
+                Some(call),
+                "tasks/result",
+                serde_json::json!({"taskId": id}),
+            )
+            .await;
+        cancel.connection = None;
+        let result = result?;
+        if let Ok(got) = self
+            .custom(None, "tasks/get", serde_json::json!({"taskId": id}))
+            .await
+        {
+            shared.submit(HostInput::Call(CallUpdate::Task(
+                call,
+                legacy_task(&id, &got),
+            )));
+        }
+        serde_json::from_value::<CallToolResult>(result)
+            .map(|result| CallOutcome {
+                call,
+                result,
+                rounds: 0,
+            })
+            .map_err(|e| HostError::Task {
+                server: server.clone(),
+                reason: format!("ended without a result the host can read: {e}"),
+            })
+    }
+}
+
+/// A 2025-11-25 task as the record keeps it, from `task` (a `Task`'s fields; `ttl` and
+/// `pollInterval` are that version's names).
+fn legacy_task(id: &str, task: &serde_json::Value) -> CallTask {
+    let field = |a: &str, b: &str| {
+        task.get(a)
+            .or_else(|| task.get(b))
+            .and_then(serde_json::Value::as_u64)
+    };
+    CallTask {
+        id: id.to_owned(),
+        status: task
+            .get("status")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("working")
+            .to_owned(),
+        status_message: task
+            .get("statusMessage")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
+        ttl_ms: field("ttl", "ttlMs"),
+        poll_interval_ms: field("pollInterval", "pollIntervalMs"),
+    }
+}
+
+/// Sends `tasks/cancel` (2025-11-25) for a task whose call was cancelled or abandoned.
+struct LegacyCancel {
+    connection: Option<Connection>,
+    id: String,
+}
+
+impl Drop for LegacyCancel {
+    fn drop(&mut self) {
+        let Some(connection) = self.connection.take() else {
+            return;
+        };
+        let id = std::mem::take(&mut self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(e) = connection
+                    .custom(None, "tasks/cancel", serde_json::json!({"taskId": id}))
+                    .await
+                {
                     tracing::debug!("cannot cancel task {id}: {e}");
                 }
             });
