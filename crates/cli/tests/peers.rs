@@ -227,6 +227,33 @@ fn server_everything_sampling_is_answered_from_the_answers_file() {
     assert_eq!(result["stopReason"], "endTurn", "{out}");
 }
 
+/// server-everything's `simulate-research-query` runs only as a 2025-11-25 task: `interlude call`
+/// calls it as one, answers its clarifying question from the answers file, and prints the final
+/// report (it used to print the server's "requires task augmentation" error, and exit 0).
+#[test]
+fn server_everything_research_task_runs_to_its_report() {
+    let Some(peers) = Peers::locate() else { return };
+    let scratch = scratch("everything-task");
+    let file = scratch.join("answers.json");
+    std::fs::write(&file, r#"{"interpretation": "comedy"}"#).unwrap();
+    let out = interlude_call_everything_tool(
+        &peers,
+        "simulate-research-query",
+        &[
+            "--args".as_ref(),
+            r#"{"topic": "python", "ambiguous": true}"#.as_ref(),
+            "--answers".as_ref(),
+            file.as_os_str(),
+        ],
+    );
+    assert!(out.status.success(), "interlude call failed\n{out}");
+    let texts = result_texts(&out);
+    assert!(
+        texts.contains("# Research Report: python (comedy)"),
+        "no report with the answer\n{out}"
+    );
+}
+
 /// With no reply in the answers file, a sampling request is refused: the server hears the
 /// spec's "user rejected" error (code -1), and the call says so.
 #[test]
