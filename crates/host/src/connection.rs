@@ -37,7 +37,7 @@ mod mrtr;
 mod open;
 mod required;
 mod subscribe;
-mod task;
+pub(crate) mod task;
 
 use crate::embedded::EmbeddedContent;
 use crate::failure::{self, EndReason};

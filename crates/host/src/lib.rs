@@ -70,6 +70,7 @@ mod timer;
 pub use arguments::{ArgumentError, check_arguments, parse_arguments};
 pub use catalog_record::{ListKind, MAX_SUBSCRIPTIONS, ServerCatalog, Subscribing, Watched};
 pub use connection::catalog::MAX_LISTED;
+pub use connection::task::ListedTask;
 pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
 pub use eras::EraMemory;
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};

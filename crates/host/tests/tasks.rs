@@ -210,4 +210,24 @@ async fn server_everythings_research_task_asks_midway_and_ends_with_its_report()
         "{:?}",
         asked.status
     );
+
+    // The server's task list has it, ended.
+    let listed = conn
+        .list_tasks()
+        .await
+        .unwrap()
+        .expect("it offers a task list");
+    let mine = listed
+        .iter()
+        .find(|t| t.id == task.id)
+        .unwrap_or_else(|| panic!("task {} not listed: {listed:?}", task.id));
+    assert_eq!(mine.status, "completed");
+}
+
+#[tokio::test]
+async fn a_2026_server_offers_no_task_list() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let host = Host::start(pinned(&version), RecordingSurface::new(Vec::new()));
+    let conn = demo(&host, &version).await;
+    assert_eq!(conn.list_tasks().await.unwrap(), None);
 }

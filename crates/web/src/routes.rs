@@ -555,10 +555,11 @@ async fn catalog(State(app): State<WebApp>, Body(body): Body<ServerNameBody>) ->
     let Some(conn) = app.inner.host.connection_named(&body.name) else {
         return no_server(&body.name);
     };
-    let (resources, templates, prompts) = tokio::join!(
+    let (resources, templates, prompts, tasks) = tokio::join!(
         conn.list_resources(),
         conn.list_resource_templates(),
-        conn.list_prompts()
+        conn.list_prompts(),
+        conn.list_tasks()
     );
     let mut errors = serde_json::Map::new();
     let mut listed = |what: &str, list: Result<Value, interlude_host::HostError>| match list {
@@ -580,10 +581,20 @@ async fn catalog(State(app): State<WebApp>, Body(body): Body<ServerNameBody>) ->
         "prompts",
         prompts.map(|p| serde_json::to_value(p).unwrap_or_default()),
     );
+    // `null` when the server offers no task list (2026-07-28, or no `tasks/list`).
+    let tasks = match tasks {
+        Ok(Some(list)) => serde_json::to_value(list).unwrap_or_default(),
+        Ok(None) => Value::Null,
+        Err(e) => {
+            errors.insert("tasks".to_owned(), e.to_string().into());
+            Value::Array(Vec::new())
+        }
+    };
     Json(json!({
         "resources": resources,
         "templates": templates,
         "prompts": prompts,
+        "tasks": tasks,
         "errors": errors,
     }))
     .into_response()

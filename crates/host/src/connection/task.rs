@@ -383,3 +383,74 @@ impl Drop for LegacyCancel {
         }
     }
 }
+
+/// One task of a server's list (`tasks/list`, 2025-11-25).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedTask {
+    /// The server's id of the task.
+    pub id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// What the server says it is doing.
+    pub status_message: Option<String>,
+    /// When it was created, as the server wrote it (ISO 8601).
+    pub created_at: Option<String>,
+    /// When it last changed, likewise.
+    pub last_updated_at: Option<String>,
+}
+
+impl Connection {
+    /// The server's tasks (`tasks/list`, the 2025-11-25 experimental tasks; at most
+    /// [`MAX_LISTED`](crate::MAX_LISTED)), or `None` when it offers no list: a 2026-07-28 server
+    /// (the Tasks extension has none), or one that answers the method is not found.
+    ///
+    /// ```no_run
+    /// # async fn run(conn: interlude_host::Connection) -> Result<(), interlude_host::HostError> {
+    /// for task in conn.list_tasks().await?.unwrap_or_default() {
+    ///     println!("{} {}", task.id, task.status);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn list_tasks(&self) -> Result<Option<Vec<ListedTask>>, HostError> {
+        if self.inner.info.era != interlude_protocol::ProtocolEra::Push {
+            return Ok(None);
+        }
+        let request = rmcp::model::CustomRequest::new("tasks/list", Some(serde_json::json!({})));
+        let listed = match self
+            .inner
+            .peer
+            .send_request(rmcp::model::ClientRequest::CustomRequest(request))
+            .await
+        {
+            Ok(result) => serde_json::to_value(result).unwrap_or(serde_json::Value::Null),
+            Err(rmcp::ServiceError::McpError(e)) if e.code.0 == -32601 => return Ok(None),
+            Err(e) => return Err(self.service_error("listing its tasks".into(), e)),
+        };
+        let text = |task: &serde_json::Value, field: &str| {
+            task.get(field)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        let tasks = listed
+            .get("tasks")
+            .and_then(serde_json::Value::as_array)
+            .map(|tasks| {
+                tasks
+                    .iter()
+                    .take(crate::MAX_LISTED)
+                    .filter_map(|task| {
+                        Some(ListedTask {
+                            id: text(task, "taskId")?,
+                            status: text(task, "status").unwrap_or_else(|| "working".into()),
+                            status_message: text(task, "statusMessage"),
+                            created_at: text(task, "createdAt"),
+                            last_updated_at: text(task, "lastUpdatedAt"),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Some(tasks))
+    }
+}

@@ -48,7 +48,7 @@ async function list(body, server, api, shown) {
     replace(body, h('p', { class: 'server-error', role: 'alert' }, r.data?.error || `The host could not ask (HTTP ${r.status}).`));
     return;
   }
-  const { resources = [], templates = [], prompts = [], errors = {} } = r.data || {};
+  const { resources = [], templates = [], prompts = [], tasks = null, errors = {} } = r.data || {};
   body.removeAttribute('role');
   shownEl = shown;
   const listedUris = new Set(resources.map((res) => res.uri));
@@ -73,6 +73,15 @@ async function list(body, server, api, shown) {
     prompts.length || errors.prompts ? h('section', { class: 'catalog-prompts' },
       h('h3', {}, `Prompts (${prompts.length})`), failed('prompts'),
       h('ul', { class: 'catalog-list' }, prompts.map((p) => promptItem(server, p, shown, api)))) : null,
+    // The server's tasks (2025-11-25 `tasks/list`), when it offers the list.
+    Array.isArray(tasks) || errors.tasks ? h('section', { class: 'catalog-tasks' },
+      h('h3', {}, `Tasks (${(tasks || []).length})`), failed('tasks'),
+      (tasks || []).length ? null : h('p', { class: 'what' }, 'No task is kept by this server.'),
+      h('ul', { class: 'catalog-list' }, (tasks || []).map((t) => h('li', { dataset: { task: t.id } },
+        h('span', { class: 'chip task-status' }, t.status), ' ',
+        h('span', { class: 'mono' }, t.id),
+        t.statusMessage ? h('div', { class: 'tool-desc' }, t.statusMessage) : null,
+        t.lastUpdatedAt ? h('div', { class: 'what' }, `Last changed ${new Date(t.lastUpdatedAt).toLocaleTimeString()}`) : null)))) : null,
     shown);
   paintSubscriptions(api);
 }

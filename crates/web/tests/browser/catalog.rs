@@ -144,6 +144,33 @@ async fn server_everything_resources_and_prompts_through_the_page() {
         .js("document.querySelector('li[data-server=\"everything\"] button.server-catalog').getAttribute('aria-pressed')")
         .await;
     assert_eq!(pressed, serde_json::json!("false"));
+
+    // Its tasks (2025-11-25 `tasks/list`): a research query, which runs only as a task, is
+    // listed once it has run, with its status.
+    page.app
+        .call_tool(
+            "everything",
+            "simulate-research-query",
+            serde_json::json!({"topic": "tides"}).as_object().cloned(),
+        )
+        .await
+        .unwrap();
+    page.result_containing(
+        "everything",
+        "simulate-research-query",
+        "# Research Report: tides",
+    )
+    .await;
+    page.click_clear("li[data-server=\"everything\"] button.server-catalog")
+        .await;
+    let status = page
+        .until(
+            "(() => { const s = document.querySelector('#catalog .catalog-tasks li[data-task] .task-status')?.textContent; return s === 'completed' ? s : null; })()",
+            "the finished task is not listed",
+        )
+        .await;
+    assert_eq!(status, serde_json::json!("completed"));
+    page.artifact("catalog-tasks").await;
 }
 
 /// The demo's `trip_brief` asks the person how long the trip is before it is written: on
