@@ -128,10 +128,19 @@ pub(crate) async fn run(args: ReplayArgs) -> anyhow::Result<u8> {
         let id = call.id();
         // How it ended is in the record, whatever it was (a failure is compared, not fatal).
         let _ = call.await;
-        let now = host
-            .call(id)
-            .and_then(|record| RecordedCall::of(&record, |r| host.request(r)))
-            .with_context(|| format!("call {} ({}) did not end", i + 1, before.tool))?;
+        // The record says the call ended once the host has applied its end (a moment after
+        // the call's future finished, when the host is busy).
+        let mut now = None;
+        for _ in 0..500 {
+            now = host
+                .call(id)
+                .and_then(|record| RecordedCall::of(&record, |r| host.request(r)));
+            if now.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let now = now.with_context(|| format!("call {} ({}) did not end", i + 1, before.tool))?;
         let differences = compare(before, &now, &ignore);
         if differences.is_empty() {
             println!("call {} of {total}: {} — the same", i + 1, before.tool);
