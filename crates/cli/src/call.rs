@@ -95,7 +95,26 @@ pub(crate) fn trace_file(path: Option<&std::path::Path>) -> anyhow::Result<Optio
     Ok(Some(path.to_owned()))
 }
 
-/// The `--dev-origin` values, read.
+/// `--timeout` (seconds of active time per call, 0 for none) and `--connect-timeout` (seconds
+/// for the handshake), read into `config`.
+pub(crate) fn set_timeouts(
+    config: &mut HostConfig,
+    timeout: f64,
+    connect_timeout: f64,
+) -> anyhow::Result<()> {
+    config.call_timeout = match timeout {
+        0.0 => None,
+        secs => {
+            Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?)
+        }
+    };
+    config.connect_timeout = Duration::try_from_secs_f64(connect_timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .context("--connect-timeout must be a positive number")?;
+    Ok(())
+}
+
 /// The roots given with `--root`, then those of a config file's `roots` (folder paths, relative
 /// to the file's folder, or `{"uri", "name"}` objects).
 pub(crate) fn roots(
@@ -139,6 +158,7 @@ pub(crate) fn roots(
     Ok(roots)
 }
 
+/// The `--dev-origin` values, read.
 pub(crate) fn dev_origins(given: &[String]) -> anyhow::Result<Vec<DevOrigin>> {
     given
         .iter()
@@ -172,16 +192,7 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         eras: crate::era_memory(),
         ..HostConfig::default()
     };
-    config.call_timeout = match args.timeout {
-        0.0 => None,
-        secs => {
-            Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?)
-        }
-    };
-    config.connect_timeout = Duration::try_from_secs_f64(args.connect_timeout)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .context("--connect-timeout must be a positive number")?;
+    set_timeouts(&mut config, args.timeout, args.connect_timeout)?;
     if args.user_interaction {
         config.declare = config.declare.with_user_interaction();
     }

@@ -97,16 +97,7 @@ pub(crate) async fn run(args: ReplayArgs) -> anyhow::Result<u8> {
         roots: crate::call::roots(&args.root, None)?,
         ..HostConfig::default()
     };
-    config.call_timeout = match args.timeout {
-        0.0 => None,
-        secs => {
-            Some(Duration::try_from_secs_f64(secs).context("--timeout must be a positive number")?)
-        }
-    };
-    config.connect_timeout = Duration::try_from_secs_f64(args.connect_timeout)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .context("--connect-timeout must be a positive number")?;
+    crate::call::set_timeouts(&mut config, args.timeout, args.connect_timeout)?;
     config.engine.url_policy.dev_origins = crate::call::dev_origins(&args.dev_origin)?;
     // Links are printed, never opened or looked up here (as `interlude call` does).
     config.engine.resolve_links = false;
