@@ -14,7 +14,7 @@
 use std::time::Duration;
 
 use interlude_host::{
-    Host, HostConfig, HostError, HostEvent, ListKind, ProtocolChoice, ServerSpec, Subscribing,
+    Host, HostConfig, HostError, HostEvent, ListKind, ProtocolChoice, Subscribing,
 };
 use interlude_test_support::NpmPeers;
 use interlude_test_support::surface::RecordingSurface;
@@ -62,17 +62,7 @@ async fn server_everything_subscribe_update_unsubscribe() {
     let surface = RecordingSurface::new(Vec::new());
     let mut events = surface.events();
     let host = Host::start(HostConfig::default(), surface);
-    let spec = ServerSpec::Stdio {
-        command: peers.node.to_string_lossy().into_owned(),
-        args: vec![
-            peers
-                .package_file(SERVER_EVERYTHING)
-                .to_string_lossy()
-                .into_owned(),
-            "stdio".into(),
-        ],
-        env: Default::default(),
-    };
+    let spec = peers.stdio_spec(SERVER_EVERYTHING, &["stdio"]);
     let conn = host.connect("everything", spec).await.unwrap();
     let record = host.server(conn.id()).unwrap();
     assert_eq!(record.catalog.subscribing, Subscribing::PerResource);

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use interlude_demo::DemoServer;
 use interlude_host::{
-    CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus, ServerSpec,
+    CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus,
 };
 use interlude_test_support::NpmPeers;
 use interlude_test_support::surface::{RecordingSurface, Step};
@@ -174,17 +174,7 @@ async fn server_everythings_research_task_asks_midway_and_ends_with_its_report()
     let surface =
         RecordingSurface::new(vec![Step::accept(json!({"interpretation": "programming"}))]);
     let host = Host::start(HostConfig::default(), surface);
-    let spec = ServerSpec::Stdio {
-        command: peers.node.to_string_lossy().into_owned(),
-        args: vec![
-            peers
-                .package_file(SERVER_EVERYTHING)
-                .to_string_lossy()
-                .into_owned(),
-            "stdio".into(),
-        ],
-        env: Default::default(),
-    };
+    let spec = peers.stdio_spec(SERVER_EVERYTHING, &["stdio"]);
     let conn = host.connect("everything", spec).await.unwrap();
     let arguments = json!({"topic": "python", "ambiguous": true});
     let outcome = conn

@@ -93,6 +93,17 @@ impl NpmPeers {
     pub fn package_file(&self, path: &str) -> PathBuf {
         self.npm.join("node_modules").join(path)
     }
+
+    /// The package script `path` run by Node over stdio with `args`, as a host connects to it.
+    pub fn stdio_spec(&self, path: &str, args: &[&str]) -> interlude_host::ServerSpec {
+        interlude_host::ServerSpec::Stdio {
+            command: self.node.to_string_lossy().into_owned(),
+            args: std::iter::once(self.package_file(path).to_string_lossy().into_owned())
+                .chain(args.iter().map(|a| (*a).to_owned()))
+                .collect(),
+            env: Default::default(),
+        }
+    }
 }
 
 /// The virtual environment holding the pinned Python peers (`.peers/python`, or
