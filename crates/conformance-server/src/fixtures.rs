@@ -549,7 +549,7 @@ impl ServerHandler for Fixtures {
         request: rmcp::model::GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.ask.tasks().get(&request)
+        self.ask.tasks().get(&request).await
     }
 
     async fn update_task(
@@ -557,7 +557,7 @@ impl ServerHandler for Fixtures {
         request: rmcp::model::UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().update(request)
+        self.ask.tasks().update(request).await
     }
 
     async fn cancel_task(
@@ -565,7 +565,7 @@ impl ServerHandler for Fixtures {
         request: rmcp::model::CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().cancel(&request)
+        self.ask.tasks().cancel(&request).await
     }
 
     /// 2025: the level of the log messages this session gets. 2026-07-28 has no such method

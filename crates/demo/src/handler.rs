@@ -61,7 +61,7 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::GetTaskParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.ask.tasks().get(&request)
+        self.ask.tasks().get(&request).await
     }
 
     async fn update_task(
@@ -69,7 +69,7 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::UpdateTaskParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().update(request)
+        self.ask.tasks().update(request).await
     }
 
     async fn cancel_task(
@@ -77,7 +77,7 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::CancelTaskParams,
         _context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().cancel(&request)
+        self.ask.tasks().cancel(&request).await
     }
 
     async fn list_prompts(

@@ -48,8 +48,13 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
     sessions.session_config.keep_alive = Some(options.session_keep_alive);
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = options.shutdown.child_token();
-    let ask = options.ask.clone();
     let flows = options.flows.as_ref().map(|(f, _)| f.clone());
+    // With its pages, the demo keeps its tasks in its flow store too (once, before the
+    // instances share the configuration): a restart loses no ended task's result.
+    let ask = match &flows {
+        Some(f) => options.ask.clone().with_task_store(f.store().clone()),
+        None => options.ask.clone(),
+    };
     let service = StreamableHttpService::new(
         move || {
             let server = DemoServer::new(ask.clone());

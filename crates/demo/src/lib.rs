@@ -65,8 +65,13 @@ pub use http::{HttpOptions, serve_http};
 /// ```
 pub async fn serve_stdio() -> Result<(), StdioError> {
     use rmcp::ServiceExt;
+    // With its pages, the demo keeps its tasks in its flow store too: a restart loses no
+    // ended task's result.
     let server = match flows::from_env() {
-        Some(flows) => DemoServer::default().with_flows(flows),
+        Some(flows) => {
+            let ask = interlude_server::AskConfig::new().with_task_store(flows.store().clone());
+            DemoServer::new(ask).with_flows(flows)
+        }
         None => DemoServer::default(),
     };
     // A client of the User Interaction draft (seed 000) declares it where rmcp's typed

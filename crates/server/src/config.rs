@@ -72,6 +72,25 @@ impl AskConfig {
         &self.tasks
     }
 
+    /// Keeps the server's tasks in `store` as well as in memory, so that a restart loses no
+    /// ended task's outcome (see [`Tasks`]). Give it the store the server's URL flows use.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use interlude_server::AskConfig;
+    /// use interlude_server::url::SqliteStore;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(SqliteStore::in_memory()?);
+    /// let config = AskConfig::new().with_task_store(store);
+    /// # let _ = config;
+    /// # Ok(()) }
+    /// ```
+    pub fn with_task_store(mut self, store: Arc<dyn crate::url::FlowStore>) -> Self {
+        self.tasks = Tasks::with_store(store);
+        self
+    }
+
     /// The User Interaction draft's interactions this server created (seed 000), to answer
     /// `interaction/notify` with ([`Interactions::notify`](crate::interaction::Interactions::notify)).
     pub fn interactions(&self) -> &Interactions {

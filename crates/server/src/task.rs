@@ -11,10 +11,12 @@
 //! is asked, and it runs once. A `tasks/cancel` stops it (its future is dropped), and the task
 //! ends `cancelled`. URL flows are not asked inside a task yet (the task fails, saying so).
 //!
-//! The tasks are kept by rmcp's task manager, in this process's memory, under unguessable ids
-//! (UUID v4), for their TTL (five minutes by default) and as long again once ended. What is
-//! not here yet: the 2025-11-25 experimental tasks (`params.task`, `tasks/result`), which rmcp
-//! does not parse; a task store that outlives the process; tasks bound to a signed-in user.
+//! The tasks run under rmcp's task manager, in this process's memory, under unguessable ids
+//! (UUID v4), for their TTL (five minutes by default) and as long again once ended; given a
+//! store ([`AskConfig::with_task_store`](crate::AskConfig::with_task_store), the same
+//! [`FlowStore`](crate::url::FlowStore) as URL flows), each task is also kept there when it
+//! starts and when it ends, so a restart loses no ended task's result (and a task cut short by
+//! the restart says so). What is not here yet: tasks bound to a signed-in user.
 
 use std::future::Future;
 
@@ -111,16 +113,19 @@ impl Ask {
         }
         let config = self.call.config.clone();
         let context = crate::ask::kept_context(&self.call.context);
-        let manager = config.tasks.manager().clone();
-        let task = manager.spawn(options, move |handle| {
-            Box::pin(async move {
-                let ask = Ask::in_task(&config, context, handle.clone());
-                tokio::select! {
-                    outcome = work(ask) => settled(outcome),
-                    () = handle.cancelled() => Err(TaskExit::Cancelled),
-                }
+        let tasks = config.tasks.clone();
+        let task = tasks
+            .spawn(options, move |handle| {
+                Box::pin(async move {
+                    let ask = Ask::in_task(&config, context, handle.clone());
+                    tokio::select! {
+                        outcome = work(ask) => settled(outcome),
+                        () = handle.cancelled() => Err(TaskExit::Cancelled),
+                    }
+                })
             })
-        });
+            .await
+            .map_err(AskError::Tool)?;
         Err(AskError::TaskCreated(Box::new(CreateTaskResult::new(task))))
     }
 

@@ -35,5 +35,5 @@ pub use identity::{Identity, LocalUser, ShortKey, SignedCookie};
 pub use oauth::OAuthProvider;
 pub use store::{
     Flow, FlowId, FlowStatus, FlowStore, InvalidFlowId, MemoryStore, Secret, SqliteStore,
-    StoreError, StoreFuture, StoreKey, UserId,
+    StoreError, StoreFuture, StoreKey, StoredTask, UserId,
 };

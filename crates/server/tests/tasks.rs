@@ -126,7 +126,7 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.ask.tasks().get(&request)
+        self.ask.tasks().get(&request).await
     }
 
     async fn update_task(
@@ -134,7 +134,7 @@ impl ServerHandler for Server {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().update(request)
+        self.ask.tasks().update(request).await
     }
 
     async fn cancel_task(
@@ -142,7 +142,7 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().cancel(&request)
+        self.ask.tasks().cancel(&request).await
     }
 }
 
@@ -320,4 +320,126 @@ async fn a_tool_that_only_runs_as_a_task_names_the_extension_to_a_client_without
         e.data.unwrap()["requiredCapabilities"],
         json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
     );
+}
+
+/// With a store (`AskConfig::with_task_store`, here an SQLite file), a restart loses no ended
+/// task: a server started afresh on the same file answers `tasks/get` for a task the first one
+/// completed with its result, and for one the first was still running (waiting for its
+/// approval) with `failed`, saying why — not "unknown task".
+#[tokio::test]
+async fn a_stored_task_outlives_its_server() {
+    let path = std::env::temp_dir().join(format!(
+        "interlude-tasks-{}-{}.sqlite",
+        std::process::id(),
+        line!()
+    ));
+    let remove = |path: &std::path::Path| {
+        for suffix in ["", "-wal", "-shm", ".key"] {
+            let mut p = path.to_owned().into_os_string();
+            p.push(suffix);
+            let _ = std::fs::remove_file(p);
+        }
+    };
+    remove(&path);
+    let stored = |path: &std::path::Path| -> Server {
+        let store: Arc<dyn interlude_server::url::FlowStore> =
+            Arc::new(interlude_server::url::SqliteStore::open(path).unwrap());
+        Server {
+            ask: AskConfig::new().with_task_store(store),
+            ..server()
+        }
+    };
+    let before = connect(stored(&path), true).await;
+    let start = |client: &RunningService<rmcp::RoleClient, ClientConfig>| {
+        let peer = client.peer().clone();
+        async move {
+            match peer
+                .call_tool_once(CallToolRequestParams::new("deploy"))
+                .await
+                .unwrap()
+            {
+                CallToolResponse::Task(created) => created.task.task_id,
+                other => panic!("a task: {other:?}"),
+            }
+        }
+    };
+    let done = start(&before).await;
+    until_status(&before, &done, "input_required").await;
+    let answers = [(
+        "approval".to_owned(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    )]
+    .into_iter()
+    .collect();
+    before
+        .peer()
+        .update_task(UpdateTaskParams::new(&done, answers))
+        .await
+        .unwrap();
+    until_status(&before, &done, "completed").await;
+    let waiting = start(&before).await;
+    until_status(&before, &waiting, "input_required").await;
+    drop(before);
+
+    let after = connect(stored(&path), true).await;
+    let got = serde_json::to_value(
+        after
+            .peer()
+            .get_task(GetTaskParams::new(&done))
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(got["status"], "completed", "{got}");
+    assert_eq!(got["result"]["content"][0]["text"], "Deployed.", "{got}");
+    let lost = serde_json::to_value(
+        after
+            .peer()
+            .get_task(GetTaskParams::new(&waiting))
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(lost["status"], "failed", "{lost}");
+    let said = lost["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("the server stopped while this task was running"),
+        "{lost}"
+    );
+    // Late answers and a cancel are acknowledged and change nothing.
+    after
+        .peer()
+        .update_task(UpdateTaskParams::new(
+            &waiting,
+            [("approval".to_owned(), json!({"action": "decline"}))]
+                .into_iter()
+                .collect(),
+        ))
+        .await
+        .unwrap();
+    after
+        .peer()
+        .cancel_task(CancelTaskParams::new(&waiting))
+        .await
+        .unwrap();
+    let again = serde_json::to_value(
+        after
+            .peer()
+            .get_task(GetTaskParams::new(&waiting))
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(again["status"], "failed", "{again}");
+    let unknown = after
+        .peer()
+        .get_task(GetTaskParams::new("no-such-task"))
+        .await
+        .unwrap_err();
+    let rmcp::ServiceError::McpError(e) = unknown else {
+        panic!("an error reply: {unknown:?}");
+    };
+    assert_eq!(e.code.0, -32602);
+    drop(after);
+    remove(&path);
 }

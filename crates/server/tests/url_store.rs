@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use interlude_server::url::{
     Flow, FlowId, FlowStatus, FlowStore, MemoryStore, Secret, SqliteStore, StoreError, StoreKey,
-    UserId,
+    StoredTask, UserId,
 };
+use rmcp::model::{DetailedTask, Task, TaskPayload, TaskStatus};
 use serde_json::json;
 
 const T0: u64 = 1_767_225_600_000;
@@ -73,7 +74,57 @@ suite!(
     completing_with_a_secret_keeps_both_or_neither,
     a_failing_call_leaves_the_others_made_with_it,
     a_completed_flow_s_outcome_is_claimed_by_compare_and_set,
+    tasks_are_kept_replaced_and_expired,
 );
+
+/// A task of the Tasks extension, `status`, written at `at` and kept until `until`.
+fn stored_task(id: &str, payload: TaskPayload, at: u64, until: Option<u64>) -> StoredTask {
+    let now = "2026-11-29T08:00:00Z";
+    StoredTask {
+        task: DetailedTask::new(Task::new(id, TaskStatus::Working, now, now), payload),
+        updated_at_ms: at,
+        expires_at_ms: until,
+    }
+}
+
+/// Tasks: kept under their id, replaced whole (its end over its start), forgotten by `expire`
+/// once their time is up — and one kept without an end of time stays.
+async fn tasks_are_kept_replaced_and_expired(store: &dyn FlowStore) {
+    assert_eq!(store.task("t-1").await.unwrap(), None);
+    let started = stored_task("t-1", TaskPayload::Working, T0, Some(T0 + 5 * MINUTE));
+    store.put_task(&started).await.unwrap();
+    assert_eq!(store.task("t-1").await.unwrap(), Some(started));
+    let mut result = serde_json::Map::new();
+    result.insert(
+        "content".into(),
+        json!([{"type": "text", "text": "Deployed."}]),
+    );
+    let ended = stored_task(
+        "t-1",
+        TaskPayload::Completed { result },
+        T0 + MINUTE,
+        Some(T0 + 6 * MINUTE),
+    );
+    store.put_task(&ended).await.unwrap();
+    assert_eq!(store.task("t-1").await.unwrap(), Some(ended.clone()));
+    let forever = stored_task("t-2", TaskPayload::Cancelled, T0, None);
+    store.put_task(&forever).await.unwrap();
+
+    assert_eq!(store.expire(T0 + 6 * MINUTE - 1, 0).await.unwrap(), 0);
+    assert_eq!(store.task("t-1").await.unwrap(), Some(ended));
+    assert_eq!(store.expire(T0 + 6 * MINUTE, 0).await.unwrap(), 1);
+    assert_eq!(store.task("t-1").await.unwrap(), None);
+    assert_eq!(store.task("t-2").await.unwrap(), Some(forever));
+
+    let too_late = stored_task("t-3", TaskPayload::Working, u64::MAX, None);
+    assert!(matches!(
+        store.put_task(&too_late).await,
+        Err(StoreError::TimeOutOfRange {
+            what: "updated_at_ms",
+            ..
+        })
+    ));
+}
 
 /// `claim`: only a completed flow's outcome, and only from the token recorded now; of several
 /// requests presenting the same token, one wins.
@@ -781,7 +832,7 @@ fn sqlite_refuses_a_file_of_a_newer_schema() {
     }
     match SqliteStore::open(&db.path) {
         Err(StoreError::NewerSchema { found, known }) => {
-            assert_eq!((found, known), (99, 3));
+            assert_eq!((found, known), (99, 4));
         }
         other => panic!("expected NewerSchema, got {other:?}"),
     }
@@ -905,6 +956,37 @@ async fn sqlite_seals_secrets_at_rest_with_a_key_kept_apart() {
     let other = SqliteStore::open_with_key(&db.path, StoreKey::random()).unwrap();
     assert!(matches!(
         other.secret(&alice(), "openai").await,
+        Err(StoreError::Corrupt(_))
+    ));
+}
+
+/// A task's record (a person's answer may be in its result) is sealed like a secret: not in the
+/// file in plain text, read back after a restart, and not by another key.
+#[tokio::test]
+async fn sqlite_seals_tasks_at_rest() {
+    let db = TempDb::new("sealed-task");
+    let store = SqliteStore::open(&db.path).unwrap();
+    let answer = "the-approvers-PLAINTEXT-answer";
+    let mut result = serde_json::Map::new();
+    result.insert("content".into(), json!([{"type": "text", "text": answer}]));
+    let ended = stored_task("t-9", TaskPayload::Completed { result }, T0, None);
+    store.put_task(&ended).await.unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let mut path = db.path.clone().into_os_string();
+        path.push(suffix);
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            !bytes.windows(answer.len()).any(|w| w == answer.as_bytes()),
+            "the task's result is in {path:?} in plain text"
+        );
+    }
+    drop(store);
+    let store = SqliteStore::open(&db.path).unwrap();
+    assert_eq!(store.task("t-9").await.unwrap(), Some(ended));
+    drop(store);
+    let other = SqliteStore::open_with_key(&db.path, StoreKey::random()).unwrap();
+    assert!(matches!(
+        other.task("t-9").await,
         Err(StoreError::Corrupt(_))
     ));
 }

@@ -12,7 +12,7 @@
 //! completes it only for that user (`pages.rs`).
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use interlude_protocol::Answer;
 use interlude_protocol::url::ELICITATION_COMPLETE_METHOD;
@@ -26,6 +26,7 @@ use crate::ask::Ask;
 use crate::error::AskError;
 use crate::url::identity::Identity;
 use crate::url::oauth::OAuthProvider;
+pub(crate) use crate::url::store::now_ms;
 use crate::url::store::{Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, UserId};
 
 /// What a flow is for; it decides which page the link opens.
@@ -236,13 +237,6 @@ const TRACK_POLL: Duration = Duration::from_millis(250);
 
 /// How long a flow stays open by default.
 pub const DEFAULT_FLOW_TTL: Duration = Duration::from_secs(15 * 60);
-
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
 
 impl UrlFlows {
     /// Flows kept in `store`, with pages under `base` (an absolute URL, where

@@ -1,8 +1,9 @@
 //! The durable state of URL-mode flows: [`FlowStore`] and its two implementations,
 //! [`SqliteStore`] (a file; the default) and [`MemoryStore`] (a process's memory).
 //!
-//! A store keeps two things: flows (who started what, and how far it got) and secrets (what a
-//! flow obtained, keyed by user and name). It decides nothing about who may do what; the flow
+//! A store keeps three things: flows (who started what, and how far it got), secrets (what a
+//! flow obtained, keyed by user and name) and tasks ([`StoredTask`]: where each task of the
+//! Tasks extension stands, so that its outcome outlives the process). It decides nothing about who may do what; the flow
 //! service above it checks the person before it reads or moves anything. It does enforce what
 //! must hold whatever the caller does: a flow moves only by compare-and-set, so it completes at
 //! most once however many requests race; an expired flow never completes; a secret is only ever
@@ -23,10 +24,12 @@ use serde_json::Value;
 mod memory;
 mod sealing;
 mod sqlite;
+mod task_record;
 
 pub use memory::MemoryStore;
 pub use sealing::{STORE_KEY_LEN, StoreKey};
 pub use sqlite::SqliteStore;
+pub use task_record::StoredTask;
 
 /// How many random bytes a [`FlowId`] carries (128 bits).
 const FLOW_ID_BYTES: usize = 16;
@@ -553,7 +556,8 @@ pub trait FlowStore: Send + Sync + 'static {
     /// Housekeeping, to run now and then. First deletes the finished flows that finished at
     /// least `keep_finished_ms` before `now_ms`; then marks `Expired` the pending flows whose
     /// time is up (they count as finished at `now_ms`, so a late retry still finds them
-    /// `Expired` for `keep_finished_ms`). Returns how many flows were deleted or marked.
+    /// `Expired` for `keep_finished_ms`); and deletes the tasks whose `expires_at_ms` is at
+    /// or before `now_ms`. Returns how many flows and tasks were deleted or marked.
     fn expire(&self, now_ms: u64, keep_finished_ms: u64) -> StoreFuture<'_, usize>;
 
     /// Keeps `secret` as the user's secret called `name`, replacing any earlier one.
@@ -571,6 +575,14 @@ pub trait FlowStore: Send + Sync + 'static {
 
     /// Forgets the user's secret called `name`. Returns whether there was one.
     fn delete_secret<'a>(&'a self, user: &'a UserId, name: &'a str) -> StoreFuture<'a, bool>;
+
+    /// Keeps `task`, replacing what was kept under its id. Refuses a time beyond what the
+    /// store can keep ([`StoreError::TimeOutOfRange`]).
+    fn put_task<'a>(&'a self, task: &'a StoredTask) -> StoreFuture<'a, ()>;
+
+    /// The task kept under `id`, if any (one past its `expires_at_ms` stays until
+    /// [`FlowStore::expire`] runs).
+    fn task<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<StoredTask>>;
 
     /// Completes flow `id` and keeps `secret` as its user's secret `name`, both or neither:
     /// nothing is kept for a flow that was no longer pending or in time. Returns whether it
@@ -596,6 +608,23 @@ pub trait FlowStore: Send + Sync + 'static {
             Ok(true)
         })
     }
+}
+
+/// The time now, as a store keeps it: milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// Refuses the times of `task` that the store could not keep.
+fn check_task_times(task: &StoredTask) -> Result<(), StoreError> {
+    to_db_time("updated_at_ms", task.updated_at_ms)?;
+    if let Some(at) = task.expires_at_ms {
+        to_db_time("expires_at_ms", at)?;
+    }
+    Ok(())
 }
 
 /// Refuses the times of `flow` that the store could not keep.

@@ -7,8 +7,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 
 use super::{
-    Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, StoreFuture, UserId, check_times,
-    ready,
+    Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, StoreFuture, StoredTask, UserId,
+    check_task_times, check_times, ready,
 };
 
 /// A [`FlowStore`] in memory: the same behaviour as [`SqliteStore`](super::SqliteStore), nothing
@@ -25,6 +25,7 @@ struct MemoryState {
     /// `lookup` key → the flow that has it.
     lookups: HashMap<String, FlowId>,
     secrets: HashMap<(UserId, String), Secret>,
+    tasks: HashMap<String, StoredTask>,
 }
 
 struct MemoryFlow {
@@ -49,6 +50,7 @@ impl fmt::Debug for MemoryStore {
         f.debug_struct("MemoryStore")
             .field("flows", &state.flows.len())
             .field("secrets", &state.secrets.len())
+            .field("tasks", &state.tasks.len())
             .finish()
     }
 }
@@ -168,7 +170,17 @@ impl MemoryState {
                 changed += 1;
             }
         }
+        let before = self.tasks.len();
+        self.tasks
+            .retain(|_, t| t.expires_at_ms.is_none_or(|at| at > now_ms));
+        changed += before - self.tasks.len();
         Ok(changed)
+    }
+
+    fn put_task(&mut self, task: &StoredTask) -> Result<(), StoreError> {
+        check_task_times(task)?;
+        self.tasks.insert(task.id().to_owned(), task.clone());
+        Ok(())
     }
 
     fn put_secret(
@@ -196,6 +208,14 @@ impl MemoryState {
 }
 
 impl FlowStore for MemoryStore {
+    fn put_task<'a>(&'a self, task: &'a StoredTask) -> StoreFuture<'a, ()> {
+        ready(self.state().put_task(task))
+    }
+
+    fn task<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<StoredTask>> {
+        ready(Ok(self.state().tasks.get(id).cloned()))
+    }
+
     fn insert_flow<'a>(&'a self, flow: &'a Flow) -> StoreFuture<'a, ()> {
         ready(self.state().insert_flow(flow))
     }

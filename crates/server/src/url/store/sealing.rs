@@ -106,32 +106,52 @@ impl StoreKey {
         name: &str,
         secret: &[u8],
     ) -> Result<Vec<u8>, StoreError> {
-        let failed = || StoreError::Corrupt("secrets.value (cannot be sealed)".to_owned());
-        let nonce = random_nonce();
-        let mut sealed = secret.to_vec();
-        self.aead()
-            .ok_or_else(failed)?
-            .seal_in_place_append_tag(
-                Nonce::assume_unique_for_key(nonce),
-                Aad::from(associated_data(user, name)),
-                &mut sealed,
-            )
-            .map_err(|_| failed())?;
-        let mut out = Vec::with_capacity(NONCE_LEN + sealed.len());
-        out.extend_from_slice(&nonce);
-        out.extend_from_slice(&sealed);
-        Ok(out)
+        self.seal_for(&associated_data(user, name), secret)
+            .ok_or_else(|| StoreError::Corrupt("secrets.value (cannot be sealed)".to_owned()))
     }
 
     /// What [`StoreKey::seal`] sealed, or None when it was sealed with another key, for another
     /// row, or altered.
     pub(crate) fn open(&self, user: &UserId, name: &str, sealed: &[u8]) -> Option<Vec<u8>> {
+        self.open_for(&associated_data(user, name), sealed)
+    }
+
+    /// Task `id`'s record sealed for its row (see [`StoreKey::seal`]).
+    pub(crate) fn seal_task(&self, id: &str, record: &[u8]) -> Result<Vec<u8>, StoreError> {
+        self.seal_for(&task_associated_data(id), record)
+            .ok_or_else(|| StoreError::Corrupt("tasks.record (cannot be sealed)".to_owned()))
+    }
+
+    /// What [`StoreKey::seal_task`] sealed for task `id`, or None.
+    pub(crate) fn open_task(&self, id: &str, sealed: &[u8]) -> Option<Vec<u8>> {
+        self.open_for(&task_associated_data(id), sealed)
+    }
+
+    /// `plain` sealed and bound to `ad`: the nonce, then the ciphertext and its tag.
+    fn seal_for(&self, ad: &[u8], plain: &[u8]) -> Option<Vec<u8>> {
+        let nonce = random_nonce();
+        let mut sealed = plain.to_vec();
+        self.aead()?
+            .seal_in_place_append_tag(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(ad),
+                &mut sealed,
+            )
+            .ok()?;
+        let mut out = Vec::with_capacity(NONCE_LEN + sealed.len());
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(&sealed);
+        Some(out)
+    }
+
+    /// What [`StoreKey::seal_for`] sealed with `ad`, or None.
+    fn open_for(&self, ad: &[u8], sealed: &[u8]) -> Option<Vec<u8>> {
         let (nonce, ciphertext) = sealed.split_at_checked(NONCE_LEN)?;
         let nonce = Nonce::try_assume_unique_for_key(nonce).ok()?;
         let mut buffer = ciphertext.to_vec();
         let opened = self
             .aead()?
-            .open_in_place(nonce, Aad::from(associated_data(user, name)), &mut buffer)
+            .open_in_place(nonce, Aad::from(ad), &mut buffer)
             .ok()?;
         Some(opened.to_vec())
     }
@@ -158,6 +178,13 @@ fn associated_data(user: &UserId, name: &str) -> Vec<u8> {
     ad.extend_from_slice(user.as_str().as_bytes());
     ad.push(0);
     ad.extend_from_slice(name.as_bytes());
+    ad
+}
+
+/// A task's record is bound to its id, and can never pass for a secret (nor one for it).
+fn task_associated_data(id: &str) -> Vec<u8> {
+    let mut ad = b"interlude/task/v1\0".to_vec();
+    ad.extend_from_slice(id.as_bytes());
     ad
 }
 

@@ -19,9 +19,11 @@ use tokio::sync::oneshot;
 
 use super::sealing::{StoreKey, check_database_files, key_path};
 use super::{
-    Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, StoreFuture, UserId, check_times,
-    clamp_time, to_db_time,
+    Flow, FlowId, FlowStatus, FlowStore, Secret, StoreError, StoreFuture, StoredTask, UserId,
+    check_times, clamp_time, to_db_time,
 };
+
+mod tasks;
 
 /// The schema, one entry per version: entry `n` takes a store from version `n` to `n + 1`
 /// (version 0 is an empty file). A change to the schema is a new entry, never an edit of an old
@@ -81,6 +83,13 @@ const MIGRATIONS: &[&str] = &[
     // opened with its key).
     "ALTER TABLE flows ADD COLUMN claim TEXT;
     ALTER TABLE secrets ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0;",
+    // Version 4: the tasks of the Tasks extension, each record sealed (`tasks.rs`).
+    "CREATE TABLE tasks (
+        id            TEXT    NOT NULL PRIMARY KEY,
+        record        BLOB    NOT NULL,
+        updated_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER
+    ) STRICT, WITHOUT ROWID;",
 ];
 
 /// A `SELECT` of a whole flow, in [`RawFlow`]'s column order, followed by `$tail`.
@@ -97,12 +106,12 @@ macro_rules! select_flows {
 /// A [`FlowStore`] in an SQLite file: every change is on disk when its call's future resolves,
 /// so a restart of the server mid-flow loses nothing.
 ///
-/// The file is the store's own (its tables are `flows`, `secrets` and `schema_version`). Secrets
-/// are sealed at rest (ChaCha20-Poly1305, a random nonce each, bound to their user and name)
-/// with a [`StoreKey`] kept apart from the database: by default the file `<database>.key`
-/// beside it ([`SqliteStore::open`]), or a key the server supplies
+/// The file is the store's own (its tables are `flows`, `secrets`, `tasks` and `schema_version`).
+/// Secrets and tasks are sealed at rest (ChaCha20-Poly1305, a random nonce each, bound to their
+/// row: a secret's user and name, a task's id) with a [`StoreKey`] kept apart from the database:
+/// by default the file `<database>.key` beside it ([`SqliteStore::open`]), or a key the server supplies
 /// ([`SqliteStore::open_with_key`]). A copy of the database alone (a backup, a leftover `-wal`)
-/// reveals no secret; flows themselves (who started what, an OAuth flow's PKCE verifier until
+/// reveals no secret and no task's result; flows themselves (who started what, an OAuth flow's PKCE verifier until
 /// it completes) are not sealed. On Unix every file of the store must be the user's own and
 /// private (`0600`): the store creates them so, and refuses to use one that exists otherwise
 /// ([`StoreError::NotPrivate`]). Keep it in a folder other users cannot write to.
@@ -601,9 +610,22 @@ impl FlowStore for SqliteStore {
                     [clamp_time(now_ms)],
                 )
                 .map_err(backend)?;
+                changed += tasks::expire(conn, now_ms)?;
                 Ok(changed)
             })
         })
+    }
+
+    fn put_task<'a>(&'a self, task: &'a StoredTask) -> StoreFuture<'a, ()> {
+        let task = task.clone();
+        let key = self.key.clone();
+        self.call(true, move |conn| tasks::put(conn, &key, &task))
+    }
+
+    fn task<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<StoredTask>> {
+        let id = id.to_owned();
+        let key = self.key.clone();
+        self.call(false, move |conn| tasks::get(conn, &key, &id))
     }
 
     fn put_secret<'a>(
@@ -877,7 +899,15 @@ mod tests {
         let version: i64 = conn
             .query_row("SELECT version FROM schema_version", [], |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 3);
+        assert_eq!(version, i64::try_from(MIGRATIONS.len()).unwrap());
+        let tasks: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'tasks'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(tasks, 1, "version 4 adds the tasks");
         let without_rowid: i64 = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE name = 'flows' AND sql LIKE '%WITHOUT ROWID%'",
