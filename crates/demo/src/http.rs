@@ -61,7 +61,8 @@ pub async fn serve_http(listener: TcpListener, options: HttpOptions) -> std::io:
             Ok(match &flows {
                 Some(f) => server.with_flows(f.clone()),
                 None => server,
-            })
+            }
+            .with_legacy_tasks())
         },
         sessions.into(),
         config,

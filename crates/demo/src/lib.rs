@@ -84,6 +84,7 @@ pub async fn serve_stdio() -> Result<(), StdioError> {
         stdout,
     );
     let service = server
+        .with_legacy_tasks()
         .serve(interlude_server::checked(transport))
         .await
         .map_err(|e| StdioError::Start(Box::new(e)))?;

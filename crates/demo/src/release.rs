@@ -1,11 +1,12 @@
 //! `deploy_release`: a long tool that asks midway — it runs three checks, then asks for the
-//! approval to deploy, then deploys. A task (the Tasks extension) when the client takes tasks,
-//! with a status line the host shows as it goes; an ordinary call otherwise (a 2025 session, a
-//! client without the extension), the same handler either way ([`Ask::task`]).
+//! approval to deploy, then deploys. A task when the client takes tasks — the Tasks extension
+//! with 2026-07-28, or a 2025-11-25 client that asks for one (`params.task`, through
+//! [`LegacyTasks`]) — with a status line the host shows as it goes; an ordinary call otherwise,
+//! the same handler either way ([`Ask::task`]).
 
 use std::time::Duration;
 
-use interlude_server::task::{TaskOptions, TaskSupport};
+use interlude_server::task::{LegacyTasks, TaskOptions, TaskSupport};
 use interlude_server::{Answer, Ask, ToolResult, asking};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -14,6 +15,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::tools::DemoServer;
+
+impl DemoServer {
+    /// The demo as it is served: speaking the 2025-11-25 experimental tasks as well, with
+    /// `deploy_release` listed as a tool that may run as one.
+    #[must_use]
+    pub fn with_legacy_tasks(self) -> LegacyTasks<DemoServer> {
+        LegacyTasks::new(self).tool("deploy_release", TaskSupport::Optional)
+    }
+}
 
 /// What to deploy.
 #[derive(Debug, Deserialize, JsonSchema)]

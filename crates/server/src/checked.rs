@@ -65,7 +65,8 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Checked<T> {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.inner.send(item)
+        self.inner
+            .send(crate::legacy_task::wire::with_legacy_terms(item))
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -217,7 +218,9 @@ impl<R> CheckedLines<R> {
         let judged = beyond_a_value(body)
             .map_err(|why| (ErrorCode::PARSE_ERROR.0, why))
             .and_then(|()| match serde_json::from_slice::<Envelope<'_>>(body) {
-                Ok(envelope) => envelope.judge(),
+                Ok(envelope) => envelope.judge().map(|()| {
+                    crate::legacy_task::wire::may_rewrite(envelope.method.as_deref(), body)
+                }),
                 // JSON, but not an object: no message at all.
                 Err(e) if e.classify() == serde_json::error::Category::Data => Err((
                     ErrorCode::INVALID_REQUEST.0,
@@ -229,7 +232,10 @@ impl<R> CheckedLines<R> {
                 )),
             });
         match judged {
-            Ok(()) => self.out.extend_from_slice(line),
+            Ok(true) => self
+                .out
+                .extend_from_slice(&crate::legacy_task::wire::rewritten_line(line)),
+            Ok(false) => self.out.extend_from_slice(line),
             Err((code, why)) => self.marker(code, &why),
         }
     }
@@ -289,7 +295,8 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for CheckedLines<R> {
 struct Envelope<'a> {
     #[serde(borrow)]
     jsonrpc: Option<std::borrow::Cow<'a, str>>,
-    method: Option<serde::de::IgnoredAny>,
+    #[serde(borrow)]
+    method: Option<std::borrow::Cow<'a, str>>,
     result: Option<serde::de::IgnoredAny>,
     error: Option<serde::de::IgnoredAny>,
     id: Option<Value>,
@@ -464,7 +471,8 @@ pub async fn checked_http(
         }
     };
     // A response under an id the server never sent (`"0"`, `1.0`): refused, as on stdio.
-    if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(&bytes)
+    let envelope = serde_json::from_slice::<Envelope<'_>>(&bytes).ok();
+    if let Some(envelope) = &envelope
         && envelope.method.is_none()
         && let Err((code, why)) = response_id_fits(envelope.id.as_ref())
     {
@@ -481,6 +489,21 @@ pub async fn checked_http(
             body,
         ));
     }
+    // The 2025-11-25 experimental tasks (`legacy_task.rs`): the request in terms rmcp reads,
+    // and, for the responses that may need it, the response in 2025-11-25's terms.
+    let method = envelope.as_ref().and_then(|e| e.method.as_deref());
+    let rewrite = !wire_2026 && crate::legacy_task::wire::may_rewrite(method, &bytes);
+    let patch_response = rewrite
+        || matches!(
+            method,
+            Some("initialize" | "server/discover" | "tools/list")
+        );
+    let bytes = match rewrite {
+        true => {
+            axum::body::Bytes::from(crate::legacy_task::wire::rewritten_line(&bytes).into_owned())
+        }
+        false => bytes,
+    };
     if let Ok(ClientJsonRpcMessage::Request(request)) =
         serde_json::from_slice::<ClientJsonRpcMessage>(&bytes)
         && let ClientRequest::CustomRequest(custom) = &request.request
@@ -499,11 +522,17 @@ pub async fn checked_http(
             body,
         ));
     }
-    next.run(axum::extract::Request::from_parts(
-        parts,
-        axum::body::Body::from(bytes),
-    ))
-    .await
+    let response = next
+        .run(axum::extract::Request::from_parts(
+            parts,
+            axum::body::Body::from(bytes),
+        ))
+        .await;
+    if patch_response {
+        crate::legacy_task::http::with_legacy_terms(response).await
+    } else {
+        response
+    }
 }
 
 /// What each known method's params must hold where a client is likely to go wrong: the field

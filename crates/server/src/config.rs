@@ -11,7 +11,7 @@ mod interactions;
 mod tasks;
 
 pub use interactions::Interactions;
-pub use tasks::Tasks;
+pub use tasks::{TaskSupport, Tasks};
 
 /// How a server asks: shared by every tool call of one server (cheap to clone).
 #[derive(Clone, Debug)]

@@ -112,6 +112,7 @@ mod config;
 mod error;
 pub mod interaction;
 mod interaction_create;
+mod legacy_task;
 mod push;
 mod result;
 mod roots;

@@ -1,7 +1,8 @@
 //! Tools that run as tasks: the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663),
-//! used with 2026-07-28. A tool that may take long answers its call at once with a task; the
-//! client polls `tasks/get`, answers the task's questions with `tasks/update` and may
-//! `tasks/cancel` it.
+//! used with 2026-07-28, and the 2025-11-25 experimental tasks (SEP-1686, served through
+//! [`LegacyTasks`]). A tool that may take long answers its call at once with a task; the client
+//! polls `tasks/get` and may `tasks/cancel` it; it answers the task's questions with
+//! `tasks/update` (the extension) or on the `tasks/result` call they are pushed on (2025-11-25).
 //!
 //! The handler is the same code in and out of a task: [`Ask::task`] runs it as a task when the
 //! client declared the extension on the request, and right there otherwise. Inside a task, each
@@ -25,7 +26,8 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, CreateTaskResult};
 use rmcp::task_manager::{TaskContext, TaskExit};
 
-pub use crate::config::Tasks;
+pub use crate::config::{TaskSupport, Tasks};
+pub use crate::legacy_task::LegacyTasks;
 pub use rmcp::task_manager::TaskOptions;
 
 use crate::ask::Ask;
@@ -34,35 +36,28 @@ use crate::error::AskError;
 use crate::result::ToolResult;
 use crate::round_trip::{RoundTrip, Served};
 
-/// How a tool takes to running as a task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TaskSupport {
-    /// A task when the client declared the extension; an ordinary call otherwise.
-    Optional,
-    /// Only as a task: a 2026-07-28 client that did not declare the extension gets error
-    /// -32021 naming it. (A 2025 session has no such extension: the tool runs as an ordinary
-    /// call there.)
-    Required,
-}
-
 impl Ask {
-    /// Whether the client declared the Tasks extension for this request (2026-07-28: in the
-    /// request's own `_meta`, or the session's capabilities).
+    /// Whether this call may run as a task: with 2026-07-28, the client declared the Tasks
+    /// extension (in the request's own `_meta`, or the session's capabilities); with
+    /// 2025-11-25, the client asked for a task in this call (`params.task`, which the
+    /// toolkit's input checks keep for it; see [`LegacyTasks`]).
     pub fn supports_tasks(&self) -> bool {
-        self.call.era == ProtocolEra::Mrtr
-            && self
+        match self.call.era {
+            ProtocolEra::Mrtr => self
                 .call
                 .context
                 .client_capabilities()
-                .is_some_and(|c| c.supports_tasks())
+                .is_some_and(|c| c.supports_tasks()),
+            ProtocolEra::Push => crate::legacy_task::requested(&self.call.context),
+        }
     }
 
-    /// Runs `work` as a task when the client declared the Tasks extension: the call answers at
-    /// once with the task (`resultType: "task"`), and `work` goes on in the background, its
-    /// questions becoming the task's `inputRequests`. Otherwise `work` runs here, as an
-    /// ordinary call — unless `support` is [`TaskSupport::Required`] on a 2026-07-28 call,
-    /// which is error -32021 naming the extension.
+    /// Runs `work` as a task when the call may be one ([`Ask::supports_tasks`]): the call
+    /// answers at once with the task, and `work` goes on in the background, its questions
+    /// becoming the task's input requests. Otherwise `work` runs here, as an ordinary call —
+    /// unless `support` is [`TaskSupport::Required`] on a 2026-07-28 call, which is error
+    /// -32021 naming the extension (on 2025-11-25, [`LegacyTasks`] refuses such a call
+    /// before the handler runs).
     ///
     /// `work` is given this `Ask` (or, in a task, the task's own) and runs once. Questions asked
     /// before `task` (an ordinary round, say) are answered first; `work` captures what they
@@ -162,7 +157,10 @@ impl Ask {
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
         task: TaskContext,
     ) -> Ask {
-        let call = Call::new(config, context);
+        let mut call = Call::new(config, context);
+        // In a task, in either design, questions are the task's input requests (gathered as
+        // a round would send them, then asked through the task), never pushed by the handler.
+        call.era = ProtocolEra::Mrtr;
         Ask::from_call(
             call,
             RoundTrip::new(Served::Tool, "", None, None, None),

@@ -443,3 +443,236 @@ async fn a_stored_task_outlives_its_server() {
     drop(after);
     remove(&path);
 }
+
+/// The 2025-11-25 experimental tasks, on the wire: a raw JSON-RPC client over a pipe to the
+/// same server, served as a toolkit server is (`checked_lines`, `checked`, `LegacyTasks`).
+mod legacy {
+    use super::*;
+    use interlude_server::task::LegacyTasks;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    struct Raw {
+        write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+        lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+        next_id: i64,
+    }
+
+    impl Raw {
+        async fn send(&mut self, message: Value) {
+            let mut line = serde_json::to_vec(&message).unwrap();
+            line.push(b'\n');
+            self.write.write_all(&line).await.unwrap();
+        }
+
+        /// The next message from the server (ten seconds at most).
+        async fn next(&mut self) -> Value {
+            let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+                .await
+                .expect("the server said something in time")
+                .unwrap()
+                .expect("the pipe is open");
+            serde_json::from_str(&line).unwrap()
+        }
+
+        /// Sends request `method` and returns its response (notifications in between skipped).
+        async fn request(&mut self, method: &str, params: Value) -> Value {
+            self.next_id += 1;
+            let id = self.next_id;
+            self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+                .await;
+            loop {
+                let message = self.next().await;
+                if message["id"] == id && message.get("method").is_none() {
+                    return message;
+                }
+                assert!(
+                    message.get("id").is_none() || message.get("method").is_none(),
+                    "an unexpected response: {message}"
+                );
+                assert!(
+                    message.get("method").is_some_and(|m| m
+                        .as_str()
+                        .is_some_and(|m| m.starts_with("notifications/"))),
+                    "an unexpected request while waiting for {method}: {message}"
+                );
+            }
+        }
+
+        async fn status(&mut self, task: &str, status: &str) -> Value {
+            for _ in 0..500 {
+                let got = self.request("tasks/get", json!({"taskId": task})).await;
+                if got["result"]["status"] == status {
+                    return got["result"].clone();
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("task {task} never became {status}");
+        }
+    }
+
+    async fn connect() -> (Raw, Arc<AtomicUsize>) {
+        let server = server();
+        let runs = server.runs.clone();
+        let served = LegacyTasks::new(server)
+            .tool("deploy", TaskSupport::Optional)
+            .tool("long_job", TaskSupport::Optional)
+            .tool("task_only", TaskSupport::Required);
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(server_io);
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
+            interlude_server::checked_lines(read),
+            write,
+        );
+        tokio::spawn(async move {
+            if let Ok(running) = served.serve(interlude_server::checked(transport)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, write) = tokio::io::split(client_io);
+        let mut raw = Raw {
+            write,
+            lines: BufReader::new(read).lines(),
+            next_id: 0,
+        };
+        let init = raw
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25",
+                    "capabilities": {"elicitation": {"form": {}}},
+                    "clientInfo": {"name": "raw", "version": "1"}}),
+            )
+            .await;
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        assert_eq!(
+            init["result"]["capabilities"]["tasks"],
+            json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
+            "a server with tasks says so in 2025-11-25's terms: {init}"
+        );
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        (raw, runs)
+    }
+
+    #[tokio::test]
+    async fn tools_that_run_as_tasks_are_listed_with_their_execution() {
+        let (mut raw, _) = connect().await;
+        let listed = raw.request("tools/list", json!({})).await;
+        let support = |name: &str| {
+            listed["result"]["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["name"] == name)
+                .map(|t| t["execution"]["taskSupport"].clone())
+                .unwrap()
+        };
+        assert_eq!(support("deploy"), "optional", "{listed}");
+        assert_eq!(support("task_only"), "required", "{listed}");
+        let refused = raw
+            .request("tools/call", json!({"name": "task_only", "arguments": {}}))
+            .await;
+        assert_eq!(refused["error"]["code"], -32601, "{refused}");
+        let said = refused["error"]["message"].as_str().unwrap();
+        assert!(said.contains("requires task augmentation"), "{refused}");
+    }
+
+    /// The same handler as the extension's test: a task whose question is pushed on
+    /// `tasks/result`, tied to the task, and whose result comes back there.
+    #[tokio::test]
+    async fn a_task_asks_on_tasks_result_and_ends_with_the_result() {
+        let (mut raw, runs) = connect().await;
+        let created = raw
+            .request(
+                "tools/call",
+                json!({"name": "deploy", "arguments": {}, "task": {"ttl": 60000}}),
+            )
+            .await;
+        let task = &created["result"]["task"];
+        let id = task["taskId"].as_str().unwrap().to_owned();
+        assert_eq!(task["status"], "working", "{created}");
+        assert!(
+            task["ttl"].is_u64() && task.get("ttlMs").is_none(),
+            "{created}"
+        );
+        assert!(task["pollInterval"].is_u64(), "{created}");
+        let waiting = raw.status(&id, "input_required").await;
+        assert_eq!(waiting["statusMessage"], "Running the checks", "{waiting}");
+        assert!(waiting.get("inputRequests").is_none(), "{waiting}");
+
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": 100, "method": "tasks/result",
+            "params": {"taskId": id}}),
+        )
+        .await;
+        let asked = raw.next().await;
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        assert_eq!(asked["params"]["message"], "The checks passed. Deploy now?");
+        assert_eq!(
+            asked["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            id.as_str(),
+            "{asked}"
+        );
+        raw.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result":
+            {"action": "accept", "content": {"approve": true}}}))
+            .await;
+        let result = raw.next().await;
+        assert_eq!(result["id"], 100, "{result}");
+        assert_eq!(
+            result["result"]["content"][0]["text"], "Deployed.",
+            "{result}"
+        );
+        assert_eq!(
+            result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            id.as_str()
+        );
+        let done = raw.status(&id, "completed").await;
+        assert!(done.get("result").is_none(), "{done}");
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler ran once");
+    }
+
+    #[tokio::test]
+    async fn without_params_task_the_same_tool_is_an_ordinary_call() {
+        let (mut raw, _) = connect().await;
+        raw.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "deploy", "arguments": {}}}))
+            .await;
+        let asked = raw.next().await;
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        assert!(
+            asked["params"]["_meta"]
+                .get("io.modelcontextprotocol/related-task")
+                .is_none(),
+            "{asked}"
+        );
+        raw.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result":
+            {"action": "accept", "content": {"approve": false}}}))
+            .await;
+        let result = raw.next().await;
+        assert_eq!(
+            result["result"]["content"][0]["text"], "Not deployed.",
+            "{result}"
+        );
+    }
+
+    #[tokio::test]
+    async fn cancelling_a_task_stops_it_and_an_ended_one_cannot_be() {
+        let (mut raw, _) = connect().await;
+        let created = raw
+            .request(
+                "tools/call",
+                json!({"name": "long_job", "arguments": {}, "task": {}}),
+            )
+            .await;
+        let id = created["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        raw.status(&id, "working").await;
+        let cancelled = raw.request("tasks/cancel", json!({"taskId": id})).await;
+        assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+        let again = raw.request("tasks/cancel", json!({"taskId": id})).await;
+        assert_eq!(again["error"]["code"], -32602, "{again}");
+        let unknown = raw.request("tasks/get", json!({"taskId": "nope"})).await;
+        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    }
+}

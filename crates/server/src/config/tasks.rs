@@ -14,6 +14,19 @@ use rmcp::task_manager::{TaskContext, TaskExit, TaskFuture, TaskManager, TaskOpt
 
 use crate::url::store::{FlowStore, StoredTask, now_ms};
 
+/// How a tool takes to running as a task ([`Ask::task`](crate::Ask::task)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// A task when the client declared the extension; an ordinary call otherwise.
+    Optional,
+    /// Only as a task: a 2026-07-28 client that did not declare the extension gets error
+    /// -32021 naming it; a 2025-11-25 call without `params.task` gets -32601 from
+    /// [`LegacyTasks`](crate::task::LegacyTasks) when the tool is named there. (2025-06-18 has no
+    /// tasks: the tool runs as an ordinary call there.)
+    Required,
+}
+
 /// The tasks of one server: shared by every handler instance (it lives in
 /// [`AskConfig`](crate::AskConfig)), it answers `tasks/get`, `tasks/update` and `tasks/cancel`.
 ///
