@@ -77,11 +77,15 @@ async fn research_until_it_asks(page: &Page) -> String {
     // The card says how the answer travels: in the 2025-11-25 design, on the task's open
     // `tasks/result` (not the extension's `tasks/update`).
     let era = page
-        .text(&format!("section.ask[data-request=\"{request}\"] .chip.era-push"))
+        .text(&format!(
+            "section.ask[data-request=\"{request}\"] .chip.era-push"
+        ))
         .await;
     assert_eq!(era, "2025-11-25 · task");
     let note = page
-        .text(&format!("section.ask[data-request=\"{request}\"] .ask-note"))
+        .text(&format!(
+            "section.ask[data-request=\"{request}\"] .ask-note"
+        ))
         .await;
     assert!(note.contains("tasks/result"), "{note}");
     // The card is the call's: on its call on the page, and in the call's record.
@@ -280,7 +284,9 @@ async fn a_reload_while_a_task_waits_shows_its_line_and_question_again() {
     let asked = card.text().await.unwrap();
     assert!(asked.contains("The checks passed for 2.4.0"), "{asked}");
     let era = page
-        .text(&format!("section.ask[data-request=\"{after}\"] .chip.era-mrtr"))
+        .text(&format!(
+            "section.ask[data-request=\"{after}\"] .chip.era-mrtr"
+        ))
         .await;
     assert_eq!(era, "2026-07-28 · task");
     page.artifact("task-reloaded").await;
