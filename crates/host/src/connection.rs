@@ -700,7 +700,7 @@ impl CallEnd {
                         .call(self.id)
                         .is_some_and(|c| c.task.is_some()) =>
                     {
-                        "cancelled by the person; the server was told to stop its task                          (tasks/cancel)"
+                        "cancelled by the person; the server was told to stop its task (tasks/cancel)"
                             .into()
                     }
                     // The server waits on the open `tools/call`: it gets `notifications/cancelled`.

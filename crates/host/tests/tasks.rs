@@ -4,7 +4,9 @@
 //! `tasks/cancel`. The server is the demo (`deploy_release`), in this process over a pipe; on
 //! 2025-11-25 the same tool is an ordinary call. And the 2025-11-25 experimental tasks against
 //! the real server-everything (`simulate-research-query`, which runs only as a task and asks a
-//! clarifying question midway).
+//! clarifying question midway). Two tasks in flight at once each end with the answer given to
+//! their own question, and a task whose server goes away mid-task ends its call with a
+//! sentence, never running on.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -220,4 +222,240 @@ async fn a_2026_server_offers_no_task_list() {
     let host = Host::start(pinned(&version), RecordingSurface::new(Vec::new()));
     let conn = demo(&host, &version).await;
     assert_eq!(conn.list_tasks().await.unwrap(), None);
+}
+
+/// The demo's `deploy_release` on 2026-07-28, served in this process over a pipe; the server's
+/// task is aborted (its transport dropped) by aborting the returned handle.
+async fn demo_to_kill(host: &Host) -> (Connection, tokio::task::JoinHandle<()>) {
+    let version = ProtocolVersion::V_2026_07_28;
+    let (host_end, server_end) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(async move {
+        if let Ok(running) = DemoServer::default().serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let conn = host
+        .connect_transport("demo", host_end, ProtocolChoice::Pin(version))
+        .await
+        .expect("the in-process demo connects");
+    (conn, server)
+}
+
+/// The request of call `call` that still waits for the person, if there is one.
+fn waiting_request(host: &Host, call: interlude_host::CallId) -> Option<interlude_host::RequestId> {
+    host.call(call)?
+        .requests
+        .iter()
+        .copied()
+        .find(|r| host.request(*r).is_some_and(|r| r.status.is_pending()))
+}
+
+fn accepted(values: serde_json::Value) -> interlude_host::Answer<interlude_host::schema::Content> {
+    interlude_host::Answer::Accepted(values.as_object().cloned().unwrap())
+}
+
+/// Two tasks of one server in flight at once (the Tasks extension), each waiting for its own
+/// approval: answered in the opposite order from the one they were asked in, with different
+/// answers, each task ends with the answer given to its own question — the host ties each
+/// question to its call and sends each answer with `tasks/update` to its own task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tasks_in_flight_each_end_with_their_own_answer() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let host = Host::start(pinned(&version), RecordingSurface::new(vec![]));
+    let conn = demo(&host, &version).await;
+    let first = conn.start_call(
+        "deploy_release",
+        json!({"version": "1.0.0"}).as_object().cloned(),
+    );
+    let second = conn.start_call(
+        "deploy_release",
+        json!({"version": "2.0.0"}).as_object().cloned(),
+    );
+    let (a, b) = (first.id(), second.id());
+    let first = tokio::spawn(first.outcome());
+    let second = tokio::spawn(second.outcome());
+
+    // Both tasks run at once and both ask before either is answered.
+    let (asked_a, asked_b) = interlude_test_support::wait_until(
+        "both tasks to ask for their approval",
+        Duration::from_secs(30),
+        || Some((waiting_request(&host, a)?, waiting_request(&host, b)?)),
+    )
+    .await
+    .unwrap();
+    let task_a = host
+        .call(a)
+        .unwrap()
+        .task
+        .clone()
+        .expect("call 1 is a task");
+    let task_b = host
+        .call(b)
+        .unwrap()
+        .task
+        .clone()
+        .expect("call 2 is a task");
+    assert_ne!(task_a.id, task_b.id, "two tasks, not one");
+    for (request, version) in [(asked_a, "1.0.0"), (asked_b, "2.0.0")] {
+        let message = host.request(request).unwrap().request.message().to_owned();
+        assert!(
+            message.starts_with(&format!("The checks passed for {version} ")),
+            "{message}"
+        );
+    }
+
+    // The second first: its task ends with its answer; the first still waits for its own.
+    let sink = host.answer_sink();
+    sink.answer(
+        asked_b,
+        accepted(json!({"approve": true, "note": "second, answered first"})),
+    );
+    let ended_b = second.await.unwrap().unwrap();
+    assert_eq!(ended_b.call, b);
+    assert_eq!(
+        text(&ended_b.result),
+        "2.0.0 is deployed to production. Note: second, answered first"
+    );
+    assert!(
+        host.request(asked_a).unwrap().status.is_pending(),
+        "the first task's question went with the second's answer"
+    );
+    assert_eq!(host.call(a).unwrap().status, CallStatus::Running);
+
+    // Then the first, with a different answer.
+    sink.answer(
+        asked_a,
+        accepted(json!({"approve": true, "note": "first, answered second"})),
+    );
+    let ended_a = first.await.unwrap().unwrap();
+    assert_eq!(ended_a.call, a);
+    assert_eq!(
+        text(&ended_a.result),
+        "1.0.0 is deployed to production. Note: first, answered second"
+    );
+
+    // Each answer went to its own task, with `tasks/update`.
+    let log = host.protocol_log(conn.id());
+    for (task, note) in [
+        (&task_a.id, "first, answered second"),
+        (&task_b.id, "second, answered first"),
+    ] {
+        let updates: Vec<_> = log
+            .iter()
+            .filter(|m| m.message["method"] == "tasks/update")
+            .filter(|m| m.message["params"]["taskId"] == **task)
+            .collect();
+        assert_eq!(updates.len(), 1, "task {task}: {updates:?}");
+        let sent = updates[0].message["params"].to_string();
+        assert!(sent.contains(note), "task {task} was sent {sent}");
+    }
+    for (call, task) in [(a, &task_a.id), (b, &task_b.id)] {
+        let record = host.call(call).unwrap();
+        assert_eq!(record.task.as_ref().unwrap().id, **task);
+        assert_eq!(record.task.as_ref().unwrap().status, "completed");
+        assert_eq!(record.requests.len(), 1, "{:?}", record.requests);
+    }
+}
+
+/// A task whose server goes away mid-task (here while its question waits for the person)
+/// ends its call with a sentence saying so — failed, not running forever — and its question
+/// does not wait on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_server_dies_waiting_for_the_person_ends_failed_with_a_sentence() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let host = Host::start(pinned(&version), RecordingSurface::new(vec![]));
+    let (conn, server) = demo_to_kill(&host).await;
+    let call = conn.start_call("deploy_release", None);
+    let id = call.id();
+    let running = tokio::spawn(call.outcome());
+    let asked = interlude_test_support::wait_until(
+        "the task to ask for its approval",
+        Duration::from_secs(30),
+        || waiting_request(&host, id),
+    )
+    .await
+    .unwrap();
+    server.abort();
+    let ended = tokio::time::timeout(Duration::from_secs(30), running)
+        .await
+        .expect("the call never ended after its server went away")
+        .unwrap();
+    assert!(ended.is_err(), "{ended:?}");
+    let record = interlude_test_support::wait_until(
+        "the call's record to end",
+        Duration::from_secs(10),
+        || host.call(id).filter(|c| c.status != CallStatus::Running),
+    )
+    .await
+    .unwrap();
+    let CallStatus::Failed { reason } = &record.status else {
+        panic!("the call ends failed, not {:?}", record.status);
+    };
+    // "answering task `…` on `demo` failed: the connection to the server closed before it
+    // answered"
+    assert!(
+        reason.contains("`demo`") && reason.contains("connection to the server closed"),
+        "the sentence does not say the server went away: {reason}"
+    );
+    assert!(record.ended_at_ms.is_some());
+    let question = interlude_test_support::wait_until(
+        "the question to stop waiting",
+        Duration::from_secs(10),
+        || host.request(asked).filter(|r| !r.status.is_pending()),
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(question.status, RequestStatus::Closed(_)),
+        "{:?}",
+        question.status
+    );
+}
+
+/// Likewise while the task works (between two polls): the call ends failed, with a sentence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_server_dies_while_it_works_ends_failed_with_a_sentence() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let host = Host::start(pinned(&version), RecordingSurface::new(vec![]));
+    let (conn, server) = demo_to_kill(&host).await;
+    let call = conn.start_call("deploy_release", None);
+    let id = call.id();
+    let running = tokio::spawn(call.outcome());
+    interlude_test_support::wait_until(
+        "the task to report a check",
+        Duration::from_secs(30),
+        || {
+            host.call(id)?
+                .task
+                .as_ref()?
+                .status_message
+                .as_ref()
+                .filter(|m| m.starts_with("Check "))
+                .cloned()
+        },
+    )
+    .await
+    .unwrap();
+    server.abort();
+    let ended = tokio::time::timeout(Duration::from_secs(30), running)
+        .await
+        .expect("the call never ended after its server went away")
+        .unwrap();
+    assert!(ended.is_err(), "{ended:?}");
+    let record = interlude_test_support::wait_until(
+        "the call's record to end",
+        Duration::from_secs(10),
+        || host.call(id).filter(|c| c.status != CallStatus::Running),
+    )
+    .await
+    .unwrap();
+    let CallStatus::Failed { reason } = &record.status else {
+        panic!("the call ends failed, not {:?}", record.status);
+    };
+    // "asking how task `…` stands on `demo` failed: the connection to the server closed
+    // before it answered"
+    assert!(
+        reason.contains("`demo`") && reason.contains("connection to the server closed"),
+        "the sentence does not say the server went away: {reason}"
+    );
 }

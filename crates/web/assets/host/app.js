@@ -392,12 +392,16 @@ function renderProgress(c) {
     bar, h('span', { class: 'progress-text' }, amount, p.message ? ` — ${p.message}` : ''));
 }
 
-/** The task a call became (the Tasks extension): its status and what the server says it does. */
+/** The task a call became (the Tasks extension): its status and what the server says it does.
+ * The record keeps the server's last word while the call ran; once the call has ended (cancelled,
+ * or failed when its server went away) a task last seen working or waiting ended with it, and
+ * says how, rather than "waiting for you" under a call that no longer waits. */
 const TASK_STATUS = { working: 'working', input_required: 'waiting for you', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
 function renderTask(c) {
   const t = c.task;
   if (!t) return null;
-  const status = TASK_STATUS[t.status] ?? t.status;
+  const stale = c.status !== 'running' && (t.status === 'working' || t.status === 'input_required');
+  const status = stale ? (STATUS_TEXT[c.status] || c.status) : (TASK_STATUS[t.status] ?? t.status);
   return h('div', { class: 'call-task', role: 'status', 'aria-label': `Task of ${c.tool}`, title: `Task ${t.id}` },
     h('span', { class: 'chip task-chip' }, 'task'), ' ',
     h('span', { class: 'task-status' }, status),

@@ -165,11 +165,15 @@ export const ERA_LABEL = {
   push: ['2025 · elicitation/create', 'The server is waiting on an open request for your answer.'],
   mrtr: ['2026-07-28 · input required', 'Your answer goes back with the retried tool call (multi round-trip).'],
   task: ['2026-07-28 · task', 'Your answer goes to the running task (tasks/update); the task goes on.'],
+  // A 2025-11-25 experimental task asks with `elicitation/create` on its open `tasks/result`.
+  'push-task': ['2025-11-25 · task', 'The task waits on its open request (tasks/result) for your answer; the task goes on.'],
 };
 
-/** The era label and note of a request: a task's own when its call became one. */
+/** The era label and note of a request: a task's own when its call became one (in the design
+ * of its era). */
 export function eraOf(req) {
-  return ERA_LABEL[req.inTask ? 'task' : req.era] || [req.era, ''];
+  const key = req.inTask ? (req.era === 'push' ? 'push-task' : 'task') : req.era;
+  return ERA_LABEL[key] || [req.era, ''];
 }
 
 /**

@@ -38,7 +38,8 @@ mod page;
 /// Everyday controls: run again, clear finished, export, disconnect and reconnect.
 mod controls;
 
-/// A call that becomes a task (the Tasks extension): its status line, its question, Cancel.
+/// A call that becomes a task (the Tasks extension and the 2025-11-25 experimental tasks): its
+/// status line, its question, Cancel, a reload.
 mod tasks;
 
 /// The protocol pane's Network view: HTTP exchanges, their headers redacted, linked both ways
