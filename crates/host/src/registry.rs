@@ -270,7 +270,9 @@ pub struct CallRecord {
 pub struct CallTask {
     /// The server's id of the task.
     pub id: String,
-    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`: as the server last
+    /// said, until the call ends — a call cancelled or failed while its task still worked or
+    /// waited leaves it `cancelled` or `failed` (the host no longer follows it).
     pub status: String,
     /// What the server says it is doing.
     pub status_message: Option<String>,
@@ -687,6 +689,17 @@ impl Registry {
             return None;
         }
         let r = Arc::make_mut(record);
+        // A task the host stops following takes the call's end: the record does not go on
+        // saying it works, or waits for the person.
+        if let Some(task) = &mut r.task
+            && matches!(task.status.as_str(), "working" | "input_required")
+        {
+            match &status {
+                CallStatus::Cancelled { .. } => task.status = "cancelled".to_owned(),
+                CallStatus::Failed { .. } => task.status = "failed".to_owned(),
+                CallStatus::Running | CallStatus::Completed(_) => {}
+            }
+        }
         r.status = status;
         r.ended_at_ms = Some(now_ms());
         let event = HostEvent::CallEnded(record.clone());

@@ -160,6 +160,8 @@ async fn cancelling_a_task_call_sends_tasks_cancel() {
         panic!("the call ends cancelled");
     };
     assert!(reason.contains("tasks/cancel"), "{reason}");
+    let task = host.call(id).unwrap().task.clone().unwrap();
+    assert_eq!(task.status, "cancelled", "{task:?}");
 }
 
 const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
@@ -391,13 +393,22 @@ async fn a_task_whose_server_dies_waiting_for_the_person_ends_failed_with_a_sent
     let CallStatus::Failed { reason } = &record.status else {
         panic!("the call ends failed, not {:?}", record.status);
     };
-    // "answering task `…` on `demo` failed: the connection to the server closed before it
-    // answered"
+    // "waiting for the person's answer to task `…` on `demo` failed: the connection to the
+    // server closed before it answered"
     assert!(
         reason.contains("`demo`") && reason.contains("connection to the server closed"),
         "the sentence does not say the server went away: {reason}"
     );
+    assert!(
+        reason.contains("waiting for the person's answer"),
+        "the person answered nothing: {reason}"
+    );
     assert!(record.ended_at_ms.is_some());
+    let task = record.task.as_ref().expect("the call's task");
+    assert_eq!(
+        task.status, "failed",
+        "the host no longer follows it: {task:?}"
+    );
     let question = interlude_test_support::wait_until(
         "the question to stop waiting",
         Duration::from_secs(10),

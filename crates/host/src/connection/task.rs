@@ -92,11 +92,18 @@ impl Connection {
                     }
                     asked.extend(new.keys().cloned());
                     let answers = self.answer_round(Some(call), new).await?;
+                    // A server gone while its task waited for the person: said as that, not as
+                    // a failed answer (its question ended unanswered).
+                    let doing = if self.inner.peer.is_transport_closed() {
+                        format!("waiting for the person's answer to task `{id}`")
+                    } else {
+                        format!("answering task `{id}`")
+                    };
                     self.inner
                         .peer
                         .update_task(UpdateTaskParams::new(&id, answers))
                         .await
-                        .map_err(|e| self.service_error(format!("answering task `{id}`"), e))?;
+                        .map_err(|e| self.service_error(doing, e))?;
                 }
                 TaskPayload::Completed { result } => {
                     cancel.peer = None;
