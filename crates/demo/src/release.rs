@@ -55,7 +55,7 @@ const CHECK_TIME: Duration = Duration::from_millis(700);
 #[tool_router(router = release_tools, vis = "pub(crate)")]
 impl DemoServer {
     #[tool(
-        description = "Deploy a release: three checks, then the server asks you to approve the deployment, then it deploys. Runs as a task (status line, Cancel) when your client takes tasks (the Tasks extension, 2026-07-28); an ordinary call otherwise."
+        description = "Deploy a release: three checks, then the server asks you to approve the deployment, then it deploys. Runs as a task (status line, Cancel) when your client takes tasks (the Tasks extension with 2026-07-28, or params.task with 2025-11-25); an ordinary call otherwise."
     )]
     async fn deploy_release(
         &self,

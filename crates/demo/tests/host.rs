@@ -74,6 +74,56 @@ fn accept(v: Value) -> Step {
     Step::accept(v)
 }
 
+/// The 2025-11-25 experimental tasks end to end, on both transports: the demo lists
+/// `deploy_release` as allowing a task and declares task calls; the host reads both off the
+/// wire (rmcp drops them) and calls it as a task at once (`params.task`), follows its status
+/// line, answers its approval pushed on `tasks/result` (tied to the call), and ends with the
+/// result; the call's record holds the task, completed.
+#[tokio::test]
+async fn a_2025_11_25_task_tool_runs_as_a_task_on_every_transport() {
+    let version = ProtocolVersion::V_2025_11_25;
+    for transport in [Transport::Stdio, Transport::Http] {
+        let surface = RecordingSurface::new(vec![accept(json!({"approve": true}))]);
+        let host = Host::start(pinned(&version), surface.clone());
+        let conn = host
+            .connect("demo", demo_spec(transport).await)
+            .await
+            .unwrap();
+        let ctx = format!("{transport:?}");
+        let outcome = conn.call_tool("deploy_release", None).await.unwrap();
+        assert_eq!(
+            text_of(&outcome.result),
+            "2.4.0 is deployed to production.",
+            "{ctx}"
+        );
+        let record = host.call(outcome.call).unwrap();
+        let task = record.task.as_ref().expect("the call ran as a task");
+        assert_eq!(task.status, "completed", "{ctx}");
+        let log = host.protocol_log(conn.id());
+        let asked_for_a_task = log.iter().any(|m| {
+            m.message["method"] == "tools/call" && m.message["params"]["task"].is_object()
+        });
+        assert!(asked_for_a_task, "no task call in the log, {ctx}");
+        let pushed = log
+            .iter()
+            .find(|m| m.message["method"] == "elicitation/create");
+        let pushed = pushed.expect("the approval was asked");
+        assert_eq!(
+            pushed.message["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            task.id.as_str(),
+            "{ctx}"
+        );
+        let seen = surface.seen();
+        assert_eq!(seen.presented.len(), 1, "{ctx}");
+        assert_eq!(
+            seen.presented[0].call,
+            Some(outcome.call),
+            "tied to its call, {ctx}"
+        );
+        conn.close().await;
+    }
+}
+
 /// Whether a server can reach the host outside a tool call: always on stdio; over HTTP once the
 /// standalone SSE stream is open (2025-11-25 sessions); never on stateless 2026-07-28 HTTP.
 #[tokio::test]

@@ -63,6 +63,8 @@ struct Shared {
     /// the message rmcp produced from it ([`RawLines::take`]).
     line: std::sync::Mutex<Vec<u8>>,
     ended: EndReason,
+    /// Reads a 2025-11-25 server's task support off each line.
+    hints: Arc<crate::task_hints::TaskHints>,
     /// What the server wrote last when its output ended, if that is worth saying: the end
     /// of "the server exited with status 1 …".
     tail: std::sync::Mutex<Option<String>>,
@@ -96,7 +98,12 @@ pub(crate) struct ChildTransport {
 
 impl ChildTransport {
     /// The transport of `child`, whose stdin and stdout must be piped.
-    pub(crate) fn new(mut child: Child, ended: EndReason, log: LogTo) -> std::io::Result<Self> {
+    pub(crate) fn new(
+        mut child: Child,
+        ended: EndReason,
+        log: LogTo,
+        hints: Arc<crate::task_hints::TaskHints>,
+    ) -> std::io::Result<Self> {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(std::io::Error::other("the child's stdio is not piped"));
         };
@@ -104,6 +111,7 @@ impl ChildTransport {
             delivered: AtomicU64::new(0),
             line: std::sync::Mutex::default(),
             ended,
+            hints,
             tail: std::sync::Mutex::default(),
             log,
         });
@@ -324,6 +332,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
             let mut line = crate::sync::lock(&this.shared.line);
             let room = KEPT_LINE.saturating_sub(line.len());
             line.extend_from_slice(handed.get(..room.min(n)).unwrap_or_default());
+            if handed.last() == Some(&b'\n') {
+                this.shared.hints.sniff(&line);
+            }
         }
         this.line_len += n;
         this.pos += n;

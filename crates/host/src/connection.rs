@@ -91,6 +91,8 @@ pub(crate) struct TransportExtras {
     stderr_closed: Option<tokio::sync::oneshot::Receiver<()>>,
     /// The lines the server's messages arrived as (a child's stdout), for the protocol log.
     lines: Option<crate::child::RawLines>,
+    /// What a 2025-11-25 server says of its tasks, read off the raw messages.
+    task_hints: Option<Arc<crate::task_hints::TaskHints>>,
 }
 
 /// A live connection to a server. Cheap to clone; the host keeps one clone until the
@@ -115,6 +117,8 @@ struct Inner {
     ended: EndReason,
     /// Its 2026-07-28 `subscriptions/listen` stream, when one is open.
     listening: subscribe::SharedListening,
+    /// Which tools a 2025-11-25 server lets run as tasks (read by its transport).
+    task_hints: Option<Arc<crate::task_hints::TaskHints>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -546,6 +550,18 @@ impl Connection {
     ) -> Result<CallOutcome, HostError> {
         let server = &self.inner.info.name;
         let shared = &self.inner.shared;
+        // A 2025-11-25 server that takes task calls, for a tool it lists as allowing or needing
+        // one: called as a task at once (boxed: rare, and large).
+        if shared.config.tasks
+            && self.inner.info.era == ProtocolEra::Push
+            && self
+                .inner
+                .task_hints
+                .as_ref()
+                .is_some_and(|h| h.augments(name))
+        {
+            return Box::pin(self.follow_legacy_task(call, name, arguments)).await;
+        }
         let mut params = CallToolRequestParams::new(name.to_owned());
         params.arguments = arguments;
         let max_rounds = shared.config.max_rounds;

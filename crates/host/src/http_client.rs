@@ -52,6 +52,8 @@ pub(crate) struct HttpClient {
     ended: EndReason,
     /// Where each HTTP exchange is recorded (the network log), once the server is known.
     recorder: Option<wire::Recorder>,
+    /// Reads a 2025-11-25 server's task support off the messages as they arrive.
+    hints: Option<Arc<crate::task_hints::TaskHints>>,
 }
 
 impl HttpClient {
@@ -66,6 +68,7 @@ impl HttpClient {
             declare_user_interaction: false,
             ended: EndReason::default(),
             recorder: None,
+            hints: None,
         })
     }
 
@@ -82,6 +85,12 @@ impl HttpClient {
         self
     }
 
+    /// The same client, reading a 2025-11-25 server's task support into `hints`.
+    pub(crate) fn reading_task_hints(mut self, hints: Arc<crate::task_hints::TaskHints>) -> Self {
+        self.hints = Some(hints);
+        self
+    }
+
     /// The same client, noting in `ended` why it cut a server's event stream off.
     pub(crate) fn noting_to(mut self, ended: EndReason) -> Self {
         self.ended = ended;
@@ -94,13 +103,19 @@ impl HttpClient {
     fn watched(&self, stream: SseStream) -> SseStream {
         use futures::StreamExt;
         let ended = self.ended.clone();
+        let hints = self.hints.clone();
         stream
-            .inspect(move |item| {
-                if let Err(e) = item
-                    && let Some(why) = crate::failure::event_too_large(e)
-                {
-                    tracing::warn!("{why}");
-                    ended.note(why);
+            .inspect(move |item| match item {
+                Err(e) => {
+                    if let Some(why) = crate::failure::event_too_large(e) {
+                        tracing::warn!("{why}");
+                        ended.note(why);
+                    }
+                }
+                Ok(event) => {
+                    if let (Some(hints), Some(data)) = (&hints, &event.data) {
+                        hints.sniff(data.as_bytes());
+                    }
                 }
             })
             .boxed()
@@ -313,6 +328,9 @@ impl HttpClient {
                     wire::read_whole(response, &exchange, limits.max_json_response_size).await?;
                 exchange.carried(&read);
                 exchange.end(ExchangeState::Done, None);
+                if let Some(hints) = &self.hints {
+                    hints.sniff(&read);
+                }
                 match serde_json::from_slice::<rmcp::model::ServerJsonRpcMessage>(&read) {
                     Ok(answer) => Ok(StreamableHttpPostResponse::Json(answer, session)),
                     Err(_) if awaits_nothing => Ok(StreamableHttpPostResponse::Accepted),

@@ -65,6 +65,7 @@ mod stderr;
 mod surface;
 mod sync;
 mod tap;
+mod task_hints;
 mod timer;
 
 pub use arguments::{ArgumentError, check_arguments, parse_arguments};

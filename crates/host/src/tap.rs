@@ -96,6 +96,8 @@ pub(crate) struct Tap<T> {
     /// The lines received messages arrived as, when the transport below keeps them: the log
     /// keeps those bytes instead of a copy of the message.
     lines: Option<crate::child::RawLines>,
+    /// Where a 2025-11-25 server's task support is read (each `tools/list` marked there).
+    hints: Option<Arc<crate::task_hints::TaskHints>>,
     /// Whether each logged message is linked to the HTTP exchange that carried it (a server
     /// reached over streamable HTTP: `network_log.rs`).
     linking: bool,
@@ -164,6 +166,7 @@ impl<T> Tap<T> {
             declare: Declare::No,
             answered: None,
             lines: None,
+            hints: None,
             linking: false,
         }
     }
@@ -171,6 +174,16 @@ impl<T> Tap<T> {
     /// Links each logged message to the HTTP exchange that carried it.
     pub(crate) fn linking(mut self, linking: bool) -> Self {
         self.linking = linking;
+        self
+    }
+
+    /// Marks each `tools/list` it sends in `hints`, so that its answer is read for a 2025-11-25
+    /// server's task support.
+    pub(crate) fn with_task_hints(
+        mut self,
+        hints: Option<Arc<crate::task_hints::TaskHints>>,
+    ) -> Self {
+        self.hints = hints;
         self
     }
 
@@ -410,6 +423,12 @@ where
         let logging = self.logging();
         let call = logging.then(|| self.call_of_outgoing(&item)).flatten();
         self.outgoing(&item);
+        if let Some(hints) = &self.hints
+            && let JsonRpcMessage::Request(request) = &item
+            && matches!(request.request, ClientRequest::ListToolsRequest(_))
+        {
+            hints.watch();
+        }
         let waiter = self.answered.as_ref().and_then(|a| a.waiter(&item));
         self.record(Direction::Send, &item, call, |m| match self.declare {
             Declare::Below => {

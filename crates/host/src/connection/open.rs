@@ -83,7 +83,8 @@ impl Connection {
                     server: id,
                     name: name.clone(),
                 };
-                let transport = ChildTransport::new(child, ended.clone(), log)
+                let hints = Arc::new(crate::task_hints::TaskHints::default());
+                let transport = ChildTransport::new(child, ended.clone(), log, hints.clone())
                     .map_err(|e| failed(format!("cannot start `{command}`: {e}")))?;
                 // What the server writes on stderr goes to the log, and its last lines are kept:
                 // a server says there why it stops, and the failure quotes it.
@@ -106,6 +107,7 @@ impl Connection {
                     ended: Some(ended),
                     stderr_closed: Some(stderr_closed),
                     lines: Some(transport.lines()),
+                    task_hints: Some(hints),
                     ..TransportExtras::default()
                 };
                 Self::open_transport(shared.clone(), id, name, transport, protocol, extras).await
@@ -125,8 +127,10 @@ impl Connection {
                     config.custom_headers.insert(header, value);
                 }
                 let ended = EndReason::default();
+                let hints = Arc::new(crate::task_hints::TaskHints::default());
                 let client = HttpClient::new()
                     .map_err(failed)?
+                    .reading_task_hints(hints.clone())
                     .declaring_user_interaction(crate::interaction::declared(shared.config.declare))
                     .noting_to(ended.clone())
                     .recording_to(shared.log.clone(), id, &name);
@@ -135,6 +139,7 @@ impl Connection {
                     ended: Some(ended),
                     server_stream: Some(client.stream_state()),
                     http_client: Some(client.clone()),
+                    task_hints: Some(hints),
                     ..TransportExtras::default()
                 };
                 let transport = StreamableHttpClientTransport::with_client(client, config);
@@ -200,6 +205,7 @@ impl Connection {
         };
         let tap = Tap::new(transport.into_transport(), closed.clone())
             .with_lines(extras.lines.clone())
+            .with_task_hints(extras.task_hints.clone())
             .logged(shared.log.clone(), id, name.clone())
             .linking(extras.http_client.is_some())
             .declaring(declare, answered);
@@ -356,6 +362,7 @@ impl Connection {
                 closing,
                 ended,
                 listening: Default::default(),
+                task_hints: extras.task_hints,
             }),
         })
     }

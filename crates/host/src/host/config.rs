@@ -100,7 +100,8 @@ pub struct HostConfig {
     pub roots: Vec<crate::Root>,
     /// Declare the Tasks extension (`io.modelcontextprotocol/tasks`) to 2026-07-28 servers: a
     /// call they answer with a task is followed to its end (polled, its questions asked, its
-    /// cancel sent). On by default.
+    /// cancel sent); and call a 2025-11-25 server's tool as a task (`params.task`) when the
+    /// server declares task calls and lists the tool as allowing or needing one. On by default.
     pub tasks: bool,
 }
 
