@@ -8,7 +8,7 @@
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
-use interlude_engine::bridge::{BridgeEffect, ViewBridge, ViewConfig};
+use interlude_engine::bridge::{BridgeEffect, ViewBridge, ViewConfig, Way};
 use interlude_fuzz::{Content, Json, TOOL_NAMES, ViewMessage, as_json, list, obj, small};
 use interlude_protocol::apps::{UiDialect, Visibility};
 use libfuzzer_sys::fuzz_target;
@@ -60,6 +60,15 @@ impl Gate {
     ) {
         for e in effects {
             match e {
+                // The view's document initializing (again: it reloaded) is a new instance,
+                // which hears the call's input and outcome afresh once live.
+                BridgeEffect::Traffic(t)
+                    if t.way == Way::In
+                        && t.refused.is_none()
+                        && t.method.ends_with("/initialize") =>
+                {
+                    *self = Gate::default();
+                }
                 BridgeEffect::Live => self.live = true,
                 BridgeEffect::ToServer { proxy, .. } => proxies.push(*proxy),
                 BridgeEffect::Ask { question, .. } => questions.push(*question),
