@@ -133,13 +133,53 @@ impl Ask {
     }
 }
 
+impl Ask {
+    /// Whether this `Ask` is a task's ([`Ask::task`]): its questions go through the task.
+    pub(crate) fn is_in_task(&self) -> bool {
+        self.task.is_some()
+    }
+
+    /// In a task, asks the person's consent to open a URL flow's page (`url`, flow
+    /// `elicitation_id`) as one of the task's input requests, and waits for the answer.
+    pub(crate) async fn url_through_task(
+        &self,
+        message: String,
+        url: String,
+        elicitation_id: &str,
+    ) -> Result<rmcp::model::ElicitResult, AskError> {
+        use rmcp::model::{ElicitRequest, ElicitRequestParams, InputRequest};
+        let Some(task) = &self.task else {
+            return Err(AskError::Tool(ErrorData::internal_error(
+                "a URL flow was asked through a task outside one",
+                None,
+            )));
+        };
+        // The flow's id names the question: unique in the task, as its keys must be.
+        let key = format!("url-{elicitation_id}");
+        let params = ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message,
+            url,
+            elicitation_id: elicitation_id.to_owned(),
+        };
+        let request = InputRequest::Elicitation(ElicitRequest::new(params));
+        match task.request_input(key.clone(), request).await {
+            Ok(answer) => crate::round_trip::elicit_result(&key, answer),
+            Err(TaskExit::Error(e)) => Err(AskError::Tool(e)),
+            Err(TaskExit::Cancelled) => Err(AskError::Service(rmcp::ServiceError::Cancelled {
+                reason: Some("the task was cancelled while it waited for an answer".into()),
+            })),
+        }
+    }
+}
+
 /// How a task's handler ended, as the task records it: a result (`isError` included) is
 /// `completed`; an error is `failed`, with the JSON-RPC error it would have been.
 fn settled(outcome: ToolResult) -> Result<CallToolResult, TaskExit> {
     match outcome {
         Ok(result) => Ok(result),
         Err(AskError::InputRequired(_)) => Err(TaskExit::Error(ErrorData::internal_error(
-            "the task's handler asked something a task cannot ask yet (a URL flow)",
+            "the task's handler asked something a task cannot ask (a round of its own)",
             None,
         ))),
         Err(AskError::TaskCreated(_)) => Err(TaskExit::Error(ErrorData::internal_error(
@@ -157,6 +197,10 @@ impl Ask {
         context: rmcp::service::RequestContext<rmcp::RoleServer>,
         task: TaskContext,
     ) -> Ask {
+        let mut context = context;
+        // The call's request was answered (with the task): rmcp ends its cancellation token
+        // then. The task's work is stopped by `tasks/cancel` instead (its future is dropped).
+        context.ct = tokio_util::sync::CancellationToken::new();
         let mut call = Call::new(config, context);
         // In a task, in either design, questions are the task's input requests (gathered as
         // a round would send them, then asked through the task), never pushed by the handler.

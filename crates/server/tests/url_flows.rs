@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use interlude_protocol::url::ELICITATION_COMPLETE_METHOD;
+use interlude_server::task::{TaskOptions, TaskSupport};
 use interlude_server::url::{
     FlowKind, FlowStore, LocalUser, MemoryStore, SignedCookie, SqliteStore, UrlFlows, UserId,
 };
@@ -135,8 +136,27 @@ impl ServerHandler for KeyServer {
 
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::default();
-        info.capabilities = ServerCapabilities::builder().enable_tools().build();
+        info.capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tasks()
+            .build();
         info
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.ask.tasks().get(&request).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.ask.tasks().update(request).await
     }
 
     async fn list_tools(
@@ -161,6 +181,18 @@ impl ServerHandler for KeyServer {
             "set_api_key" => respond(self.set_api_key(&ask).await),
             "needs_key" => respond(self.needs_key(&ask).await),
             "pay" => respond(self.pay(&ask).await),
+            // The same flow inside a task (the Tasks extension).
+            "set_api_key_task" => {
+                let server = self.clone();
+                respond(
+                    ask.task(
+                        TaskSupport::Optional,
+                        TaskOptions::new(),
+                        |ask| async move { server.set_api_key(&ask).await },
+                    )
+                    .await,
+                )
+            }
             "name" => respond(self.name(&ask).await),
             // `require`: -32042, or the draft's -32003 for a client that declared `ua`.
             "requires_key" => respond(
@@ -222,7 +254,8 @@ struct Client {
 
 impl ClientHandler for Client {
     fn get_info(&self) -> ClientConfig {
-        let mut capabilities = ClientCapabilities::default();
+        // It takes tasks (the Tasks extension) too: only a tool that runs as one cares.
+        let mut capabilities = ClientCapabilities::builder().enable_tasks().build();
         capabilities.elicitation = Some(
             ElicitationCapability::new()
                 .with_form(FormElicitationCapability::new())
@@ -1128,4 +1161,79 @@ async fn a_flow_form_post_needs_its_own_origin_and_its_token() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
+}
+
+/// A URL flow inside a task (the Tasks extension, 2026-07-28): the consent is one of the task's
+/// input requests (a URL elicitation naming the flow), answered with `tasks/update`; the task
+/// then waits, `working`, until the page completes the flow, and ends with the tool's result.
+#[tokio::test]
+async fn a_url_flow_inside_a_task_asks_its_consent_then_waits_for_the_page() {
+    let store = Arc::new(MemoryStore::default());
+    let (server, origin) = pages(store.clone(), &AskConfig::new()).await;
+    let s = connect(
+        server,
+        ProtocolVersion::V_2026_07_28,
+        ElicitationAction::Accept,
+    )
+    .await;
+    let peer = peer(&s);
+    let created = peer
+        .call_tool_once(CallToolRequestParams::new("set_api_key_task"))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = created else {
+        panic!("a task: {created:?}");
+    };
+    let id = created.task.task_id.clone();
+    let status = |want: &'static str| {
+        let peer = peer.clone();
+        let id = id.clone();
+        async move {
+            let mut last = Value::Null;
+            for _ in 0..500 {
+                let got = peer
+                    .get_task(rmcp::model::GetTaskParams::new(&id))
+                    .await
+                    .unwrap();
+                last = serde_json::to_value(got).unwrap();
+                if last["status"] == want {
+                    return last;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("task {id} never became {want}: {last}");
+        }
+    };
+    let waiting = status("input_required").await;
+    let requests = waiting["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{waiting}");
+    let (key, asked) = requests.iter().next().unwrap();
+    assert_eq!(asked["params"]["mode"], "url", "{waiting}");
+    let url = asked["params"]["url"].as_str().unwrap().to_owned();
+    assert!(url.starts_with(&format!("{origin}/flows/")), "{url}");
+
+    let answers = [(key.clone(), json!({"action": "accept"}))]
+        .into_iter()
+        .collect();
+    peer.update_task(rmcp::model::UpdateTaskParams::new(&id, answers))
+        .await
+        .unwrap();
+    // Consent given, the task waits for the page, not for the client.
+    let working = status("working").await;
+    assert!(working.get("inputRequests").is_none(), "{working}");
+    let (code, body) = Browser::signed_in_as("ada")
+        .post_key(&url, &origin, "sk-in-a-task")
+        .await;
+    assert_eq!(code, 200, "{body}");
+    let done = status("completed").await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "stored for ada",
+        "{done}"
+    );
+    let secret = store
+        .secret(&UserId::new("ada"), "openai")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(secret.expose(), b"sk-in-a-task");
 }

@@ -16,6 +16,8 @@
 //!   shows it as "waiting for you in the browser").
 //! - **Seed 000** (the User Interaction draft): a `ua` interaction on the flow's page
 //!   (`interaction/ua.rs`).
+//! - **In a task** (either design): the consent is one of the task's input requests, then the
+//!   task waits for the page as a push-era call does.
 //!
 //! Above the flows' bookkeeping (`flows.rs`: starting, waiting for, completing and following a
 //! flow) and above [`Ask`], whose call it asks through; nothing below imports it.
@@ -53,6 +55,9 @@ impl UrlFlows {
             return Err(AskError::Unsupported { mode: "url" });
         }
         let user = self.user(ask)?;
+        if ask.is_in_task() {
+            return self.run_in_task(ask, user, kind, message.into()).await;
+        }
         match ask.era() {
             ProtocolEra::Push => self.run_push(ask, user, kind, message.into()).await,
             ProtocolEra::Mrtr => self.run_round_trip(ask, &user, kind, message.into()).await,
@@ -85,6 +90,31 @@ impl UrlFlows {
         // Consent given: the flow goes on in the browser, for as long as it may.
         self.until_over(ask, &flow.id, &done).await
     }
+    /// In a task (either design): the consent is one of the task's input requests, then the
+    /// task waits for the page to complete the flow (as a push-era call does; the client hears
+    /// the task go on, not `notifications/elicitation/complete`).
+    async fn run_in_task(
+        &self,
+        ask: &Ask,
+        user: UserId,
+        kind: &FlowKind,
+        message: String,
+    ) -> Result<Answer<Flow>, AskError> {
+        let flow = self.start(user, kind).await?;
+        let done = self.wait_for(&flow.id, None);
+        let _forget = Forget {
+            flows: self,
+            id: flow.id.clone(),
+        };
+        let url = self.url_of(&flow.id);
+        let result = ask.url_through_task(message, url, flow.id.as_str()).await?;
+        match result.action {
+            ElicitationAction::Accept => {}
+            not_consented => return self.not_consented(&flow.id, not_consented).await,
+        }
+        self.until_over(ask, &flow.id, &done).await
+    }
+
     async fn run_round_trip(
         &self,
         ask: &Ask,
