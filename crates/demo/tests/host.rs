@@ -124,6 +124,78 @@ async fn a_2025_11_25_task_tool_runs_as_a_task_on_every_transport() {
     }
 }
 
+/// Two 2025-11-25 tasks of one server in flight at once (the demo over stdio), each waiting for
+/// its own approval, pushed on its own `tasks/result`: answered in the opposite order, with
+/// different notes, each ends with its own — the host ties each pushed question to its call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_2025_11_25_tasks_in_flight_each_end_with_their_own_answer() {
+    let version = ProtocolVersion::V_2025_11_25;
+    let host = Host::start(pinned(&version), RecordingSurface::new(vec![]));
+    let conn = host
+        .connect("demo", demo_spec(Transport::Stdio).await)
+        .await
+        .unwrap();
+    let start =
+        |v: &str| conn.start_call("deploy_release", json!({"version": v}).as_object().cloned());
+    let (first, second) = (start("1.0.0"), start("2.0.0"));
+    let (a, b) = (first.id(), second.id());
+    let first = tokio::spawn(first.outcome());
+    let second = tokio::spawn(second.outcome());
+    let waiting = |call| {
+        host.call(call)?
+            .requests
+            .iter()
+            .copied()
+            .find(|r| host.request(*r).is_some_and(|r| r.status.is_pending()))
+    };
+    let (asked_a, asked_b) = interlude_test_support::wait_until(
+        "both tasks to ask for their approval",
+        Duration::from_secs(30),
+        || Some((waiting(a)?, waiting(b)?)),
+    )
+    .await
+    .unwrap();
+    for (request, v) in [(asked_a, "1.0.0"), (asked_b, "2.0.0")] {
+        let message = host.request(request).unwrap().request.message().to_owned();
+        assert!(
+            message.starts_with(&format!("The checks passed for {v} ")),
+            "{message}"
+        );
+    }
+    let accepted = |note: &str| {
+        interlude_engine::Answer::Accepted(
+            json!({"approve": true, "note": note})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
+    };
+    let sink = host.answer_sink();
+    sink.answer(asked_b, accepted("second, answered first"));
+    let ended_b = second.await.unwrap().unwrap();
+    assert_eq!(
+        text_of(&ended_b.result),
+        "2.0.0 is deployed to production. Note: second, answered first"
+    );
+    assert!(host.request(asked_a).unwrap().status.is_pending());
+    sink.answer(asked_a, accepted("first, answered second"));
+    let ended_a = first.await.unwrap().unwrap();
+    assert_eq!(
+        text_of(&ended_a.result),
+        "1.0.0 is deployed to production. Note: first, answered second"
+    );
+    let (task_a, task_b) = (
+        host.call(a).unwrap().task.clone().unwrap(),
+        host.call(b).unwrap().task.clone().unwrap(),
+    );
+    assert_ne!(task_a.id, task_b.id);
+    assert_eq!(
+        (task_a.status.as_str(), task_b.status.as_str()),
+        ("completed", "completed")
+    );
+    conn.close().await;
+}
+
 /// Whether a server can reach the host outside a tool call: always on stdio; over HTTP once the
 /// standalone SSE stream is open (2025-11-25 sessions); never on stateless 2026-07-28 HTTP.
 #[tokio::test]

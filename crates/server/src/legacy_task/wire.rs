@@ -33,7 +33,7 @@ pub(crate) const CANCEL: &str = "interlude.dev/tasks-2025/cancel";
 /// [`rewrite_inbound`]: a look at the bytes, not a parse.
 pub(crate) fn may_rewrite(method: Option<&str>, body: &[u8]) -> bool {
     match method {
-        Some("tools/call") => body.windows(6).any(|w| w == b"\"task\""),
+        Some("tools/call") => memchr::memmem::find(body, b"\"task\"").is_some(),
         Some("tasks/get" | "tasks/cancel") => true,
         _ => false,
     }
