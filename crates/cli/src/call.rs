@@ -11,7 +11,10 @@ use interlude_host::{Host, HostConfig, HostError, ProtocolChoice, RequestStatus,
 use rmcp::model::ProtocolVersion;
 use serde_json::Value;
 
-use crate::{EXIT_DECLINED, EXIT_ERROR, EXIT_OK, EXIT_TOOL_ERROR};
+use crate::{EXIT_DECLINED, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR};
+
+/// How long an interrupted call may take to end after it was cancelled.
+const INTERRUPT_WAIT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Args)]
 pub(crate) struct CallArgs {
@@ -231,7 +234,21 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         );
         return Ok(EXIT_ERROR);
     }
-    let outcome = connection.call_tool(&args.tool, arguments).await;
+    // Ctrl-C cancels the call, as the page's Cancel does: the server is told (a task with
+    // `tasks/cancel`) before the connection closes.
+    let call = connection.start_call(&args.tool, arguments);
+    let id = call.id();
+    let mut running = std::pin::pin!(call.outcome());
+    let outcome = tokio::select! {
+        outcome = &mut running => outcome,
+        Ok(()) = tokio::signal::ctrl_c() => {
+            host.cancel_call(id);
+            let _ = tokio::time::timeout(INTERRUPT_WAIT, &mut running).await;
+            connection.close().await;
+            eprintln!("interlude: interrupted; the call was cancelled and the server told");
+            return Ok(EXIT_INTERRUPTED);
+        }
+    };
     connection.close().await;
     // The call needed the person's consent first and did not get it: declined, not failed.
     if let Err(e @ HostError::NotGiven { .. }) = &outcome {

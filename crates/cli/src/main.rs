@@ -79,6 +79,9 @@ pub(crate) const EXIT_DIFFERENT: u8 = 1;
 pub(crate) const EXIT_ERROR: u8 = 2;
 /// Exit code: the call went through and the tool answered that it failed (`isError: true`).
 pub(crate) const EXIT_TOOL_ERROR: u8 = 3;
+/// Exit code (`call`): interrupted (Ctrl-C); the call was cancelled and its server told. The
+/// shells' own code for SIGINT.
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 fn init_tracing(quiet: bool) {
     // rmcp's own warnings name its internals (`response error id=… error=ErrorData {…}`); the

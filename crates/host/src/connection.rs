@@ -79,6 +79,9 @@ pub struct CallOutcome {
     pub rounds: usize,
 }
 
+/// How long [`Connection::close`] waits for `tasks/cancel` requests still on their way.
+const FAREWELL_WAIT: Duration = Duration::from_secs(2);
+
 /// What a transport built from a [`ServerSpec`] brings besides itself.
 #[derive(Default)]
 pub(crate) struct TransportExtras {
@@ -119,6 +122,8 @@ struct Inner {
     listening: subscribe::SharedListening,
     /// Which tools a 2025-11-25 server lets run as tasks (read by its transport).
     task_hints: Option<Arc<crate::task_hints::TaskHints>>,
+    /// `tasks/cancel` requests on their way (waited for, briefly, on close).
+    farewells: Arc<task::Farewells>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -636,6 +641,8 @@ impl Connection {
     /// Closes the connection (for stdio servers, the child process is stopped); the record
     /// says closed, and requests still pending from this server close with a notice.
     pub async fn close(&self) {
+        // A task cancelled a moment ago is told so before the connection goes.
+        self.inner.farewells.sent(FAREWELL_WAIT).await;
         self.inner.closing.store(true, Ordering::SeqCst);
         let service = self.inner.service.lock().await.take();
         match service {

@@ -363,6 +363,7 @@ impl Connection {
                 ended,
                 listening: Default::default(),
                 task_hints: extras.task_hints,
+                farewells: Default::default(),
             }),
         })
     }

@@ -15,6 +15,8 @@
 //! come on that request, tied to the call by the transport tap — and `tasks/cancel` on cancel.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use interlude_engine::CallId;
@@ -50,6 +52,7 @@ impl Connection {
         let mut cancel = CancelOnDrop {
             peer: Some(self.inner.peer.clone()),
             id: id.clone(),
+            farewells: self.inner.farewells.clone(),
         };
         let started = Instant::now();
         let mut task = created.task;
@@ -179,6 +182,47 @@ fn status_name(status: TaskStatus) -> &'static str {
 struct CancelOnDrop {
     peer: Option<Peer<RoleClient>>,
     id: String,
+    farewells: Arc<Farewells>,
+}
+
+/// The `tasks/cancel` requests still on their way: [`Connection::close`] waits for them (a
+/// moment at most) before it closes, so a call cancelled just before its connection closes
+/// still stops its task at the server.
+#[derive(Debug, Default)]
+pub(super) struct Farewells {
+    sending: AtomicUsize,
+    done: tokio::sync::Notify,
+}
+
+impl Farewells {
+    /// Sends `farewell` on a task of its own, counted until it is sent (or failed).
+    fn send(self: &Arc<Self>, farewell: impl Future<Output = ()> + Send + 'static) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        self.sending.fetch_add(1, Ordering::SeqCst);
+        let me = Arc::clone(self);
+        runtime.spawn(async move {
+            farewell.await;
+            if me.sending.fetch_sub(1, Ordering::SeqCst) == 1 {
+                me.done.notify_waiters();
+            }
+        });
+    }
+
+    /// Waits until none is on its way, or `within` passed.
+    pub(super) async fn sent(&self, within: Duration) {
+        let all = async {
+            loop {
+                let notified = self.done.notified();
+                if self.sending.load(Ordering::SeqCst) == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        let _ = tokio::time::timeout(within, all).await;
+    }
 }
 
 impl Drop for CancelOnDrop {
@@ -187,13 +231,11 @@ impl Drop for CancelOnDrop {
             return;
         };
         let id = std::mem::take(&mut self.id);
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Err(e) = peer.cancel_task(CancelTaskParams::new(&id)).await {
-                    tracing::debug!("cannot cancel task {id}: {e}");
-                }
-            });
-        }
+        self.farewells.send(async move {
+            if let Err(e) = peer.cancel_task(CancelTaskParams::new(&id)).await {
+                tracing::debug!("cannot cancel task {id}: {e}");
+            }
+        });
     }
 }
 
@@ -378,16 +420,15 @@ impl Drop for LegacyCancel {
             return;
         };
         let id = std::mem::take(&mut self.id);
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Err(e) = connection
-                    .custom(None, "tasks/cancel", serde_json::json!({"taskId": id}))
-                    .await
-                {
-                    tracing::debug!("cannot cancel task {id}: {e}");
-                }
-            });
-        }
+        let farewells = connection.inner.farewells.clone();
+        farewells.send(async move {
+            if let Err(e) = connection
+                .custom(None, "tasks/cancel", serde_json::json!({"taskId": id}))
+                .await
+            {
+                tracing::debug!("cannot cancel task {id}: {e}");
+            }
+        });
     }
 }
 
