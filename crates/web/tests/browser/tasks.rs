@@ -55,6 +55,50 @@ async fn a_task_shows_its_status_line_asks_midway_and_ends() {
 /// task, and asks midway which meaning is meant.
 const RESEARCH: &str = "simulate-research-query";
 
+/// The toolkit's own 2025-11-25 task (the demo's `demo-2025`, over HTTP): the server lists
+/// `deploy_release` as allowing a task, so the host calls it as one; its status line follows the
+/// checks, its approval arrives on `tasks/result` as a card labelled so, and it ends with its
+/// result and `completed`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_toolkit_s_2025_11_25_task_asks_midway_and_ends() {
+    let page = harness().await;
+    page.call_from_sidebar("demo-2025", "deploy_release").await;
+    let call = call_selector("demo-2025", "deploy_release");
+    page.until(
+        &format!(
+            "(() => {{ const t = document.querySelector('{call} .call-task')?.textContent || ''; return t.includes('Check ') ? t : null; }})()"
+        ),
+        "the task's status line never named a check",
+    )
+    .await;
+    let (card, request) = page.focused_card("demo-2025", None).await;
+    let asked = card.text().await.unwrap();
+    assert!(asked.contains("The checks passed for 2.4.0"), "{asked}");
+    let era = page
+        .text(&format!(
+            "section.ask[data-request=\"{request}\"] .chip.era-push"
+        ))
+        .await;
+    assert_eq!(era, "2025-11-25 · task");
+    page.artifact("task-2025-toolkit-asks").await;
+    page.field("approve").await.click().await.unwrap();
+    page.press_primary(&card).await;
+    page.result_containing(
+        "demo-2025",
+        "deploy_release",
+        "2.4.0 is deployed to production",
+    )
+    .await;
+    page.until(
+        &format!(
+            "(() => {{ const t = document.querySelector('{call} .task-status')?.textContent; return t === 'completed' ? t : null; }})()"
+        ),
+        "the task did not show completed",
+    )
+    .await;
+    page.close().await;
+}
+
 /// Calls [`RESEARCH`] on "python", ambiguous, from the tool form (the topic typed, the
 /// `ambiguous` box ticked), and waits for its question: a card inside the call, focused, that
 /// is the call's own request in the host's record. Returns the card's request id.
