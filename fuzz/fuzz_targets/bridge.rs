@@ -58,14 +58,25 @@ impl Gate {
         proxies: &mut Vec<u64>,
         questions: &mut Vec<u64>,
     ) {
+        let answered: Vec<&Value> = effects
+            .iter()
+            .filter_map(|e| match e {
+                BridgeEffect::Traffic(t) if t.way == Way::Out && t.method == "response" => {
+                    t.id.as_ref()
+                }
+                _ => None,
+            })
+            .collect();
         for e in effects {
             match e {
                 // The view's document initializing (again: it reloaded) is a new instance,
-                // which hears the call's input and outcome afresh once live.
+                // which hears the call's input and outcome afresh once live. Only an
+                // initialize the bridge answered with a result counts (one without an id, or
+                // refused, changes nothing).
                 BridgeEffect::Traffic(t)
                     if t.way == Way::In
-                        && t.refused.is_none()
-                        && t.method.ends_with("/initialize") =>
+                        && t.method.ends_with("/initialize")
+                        && t.id.as_ref().is_some_and(|id| answered.contains(&id)) =>
                 {
                     *self = Gate::default();
                 }
