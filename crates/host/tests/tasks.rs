@@ -164,6 +164,54 @@ async fn cancelling_a_task_call_sends_tasks_cancel() {
     assert_eq!(task.status, "cancelled", "{task:?}");
 }
 
+/// A task call abandoned (its caller drops it, as the terminal's Ctrl-C does) sends
+/// `tasks/cancel` for its task too, and the record says the call was cancelled.
+#[tokio::test]
+async fn abandoning_a_task_call_sends_tasks_cancel() {
+    let version = ProtocolVersion::V_2026_07_28;
+    let surface = RecordingSurface::new(vec![Step::Never]);
+    let host = Host::start(pinned(&version), surface);
+    let conn = demo(&host, &version).await;
+    let call = conn.start_call("deploy_release", None);
+    let id = call.id();
+    let running = tokio::spawn(call.outcome());
+    let task = interlude_test_support::wait_until(
+        "the call to become a task",
+        Duration::from_secs(10),
+        || host.call(id).and_then(|c| c.task.clone()),
+    )
+    .await
+    .unwrap();
+    running.abort();
+    let told = interlude_test_support::wait_until(
+        "tasks/cancel for the abandoned call's task",
+        Duration::from_secs(10),
+        || {
+            host.protocol_log(conn.id())
+                .iter()
+                .any(|m| {
+                    m.message["method"] == "tasks/cancel"
+                        && m.message["params"]["taskId"] == task.id
+                })
+                .then_some(())
+        },
+    )
+    .await;
+    assert!(told.is_ok(), "no tasks/cancel for task {}", task.id);
+    let ended = interlude_test_support::wait_until(
+        "the abandoned call to end",
+        Duration::from_secs(10),
+        || host.call(id).filter(|c| c.status != CallStatus::Running),
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(ended.status, CallStatus::Cancelled { .. }),
+        "{:?}",
+        ended.status
+    );
+}
+
 const SERVER_EVERYTHING: &str = "@modelcontextprotocol/server-everything/dist/index.js";
 
 /// server-everything 2026.8.31 speaks 2025-11-25 and its `simulate-research-query` runs only

@@ -215,9 +215,17 @@ impl Session {
                     return Ok(());
                 }
                 Some(UiEvent::Interrupt) => {
+                    // A task is told to stop too (`tasks/cancel`, sent as the call is dropped).
+                    let task = self.host.call(id).is_some_and(|c| c.task.is_some());
                     running.abort();
-                    self.screen
-                        .notice(&format!("Abandoned the call to {server} › {tool_shown}."));
+                    let told = if task {
+                        "; its task was told to stop (tasks/cancel)"
+                    } else {
+                        ""
+                    };
+                    self.screen.notice(&format!(
+                        "Abandoned the call to {server} › {tool_shown}{told}."
+                    ));
                     return Ok(());
                 }
                 Some(UiEvent::LinkWaiting { id, server, url }) => {

@@ -41,6 +41,25 @@ fn a_task_prints_its_status_lines_asks_midway_and_ends() {
     tmux.wait_for("2.4.0 is deployed to production.");
 }
 
+/// Ctrl-C while a task works abandons its call, and the terminal says the task was told to
+/// stop (the host sends `tasks/cancel` as the call is dropped; `crates/host/tests/tasks.rs`
+/// checks the wire); the menu comes back.
+#[test]
+fn ctrl_c_abandons_a_task_and_says_it_was_told_to_stop() {
+    let Some(tmux) = start_session() else { return };
+    tmux.type_text("deploy_release");
+    tmux.wait_for("> deploy_release");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("? Version");
+    tmux.press(&["Enter"]);
+    tmux.wait_for("task working — Check 1 of 3: unit tests");
+    tmux.press(&["C-c"]);
+    tmux.wait_for(
+        "Abandoned the call to demo › deploy_release; its task was told to stop (tasks/cancel).",
+    );
+    tmux.wait_for("Call a tool:");
+}
+
 /// server-everything 2026.8.31 (npm peer, over stdio) speaks 2025-11-25, and its research tool
 /// runs only as a task: asked about "python", ambiguous, it prints its stages as task lines,
 /// stops to ask which meaning is meant (a choice, as a prompt of the call), and its report
