@@ -348,10 +348,11 @@ impl Page {
             .unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
     }
 
-    /// Clicks the element matching `css` once it is in view and nothing covers it (a sticky
-    /// bar, an overlay): for what may lie under the page's chrome.
+    /// Clicks the element matching `css` once it is there (it may still be being drawn: a pane
+    /// just opened), in view and nothing covers it (a sticky bar, an overlay): for what may lie
+    /// under the page's chrome.
     pub(crate) async fn click_clear(&self, css: &str) {
-        let element = self.find(css).await;
+        let element = self.wait_for(css, css).await;
         self.click_element(&element, css).await;
     }
 
