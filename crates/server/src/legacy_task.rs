@@ -317,6 +317,8 @@ impl<H: ServerHandler + AskServer> LegacyTasks<H> {
             let answered = self.push(&call, &id, asked).await;
             self.release(&id, &key);
             match answered {
+                // The task ended meanwhile (its question was taken back): its end is next.
+                None if !call.context.ct.is_cancelled() => {}
                 // The call was cancelled: the task goes on without this caller.
                 None => {
                     return Err(ErrorData::internal_error(
@@ -338,7 +340,8 @@ impl<H: ServerHandler + AskServer> LegacyTasks<H> {
 
     /// Pushes one of task `id`'s questions to the client on `call`'s stream; its answer as the
     /// task takes it (a person's refusal of a sampling request, or a failure, as an error
-    /// object), or None when `tasks/result` was cancelled first.
+    /// object), or None when `tasks/result` was cancelled first or the task ended (the question
+    /// is then taken back with `notifications/cancelled`).
     async fn push(&self, call: &Call, id: &str, asked: Value) -> Option<Value> {
         let request = serde_json::from_value::<InputRequest>(asked)
             .ok()
@@ -356,7 +359,21 @@ impl<H: ServerHandler + AskServer> LegacyTasks<H> {
         let meta = request.get_meta_mut();
         *meta = crate::wire::related_to(&call.context.id);
         meta.insert(RELATED_TASK.to_owned(), json!({"taskId": id}));
-        match crate::push::ask_client(call, request).await {
+        // The task may end while its question waits (cancelled, say): the question is then
+        // taken back from the client.
+        let tasks = self.inner.ask_config().tasks().clone();
+        let task = id.to_owned();
+        let ended = async move {
+            loop {
+                tokio::time::sleep(WATCH).await;
+                match tasks.get(&GetTaskParams::new(&task)).await {
+                    Ok(now) if !now.task.status().is_terminal() => {}
+                    _ => return,
+                }
+            }
+        };
+        let asked = crate::push::ask_client_until(call, request, ended, "the task ended");
+        match asked.await {
             Err(e) => Some(json!({"error": {"code": -32603, "message": e.to_string()}})),
             Ok(None) => None,
             Ok(Some(Ok(result))) => Some(serde_json::to_value(result).unwrap_or(Value::Null)),

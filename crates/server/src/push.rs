@@ -199,6 +199,39 @@ pub(crate) fn ask_client(
     }
 }
 
+/// [`ask_client`], given up when `over` resolves first: the client is then told the request is
+/// over (`notifications/cancelled` with `reason`, so that it takes the question away) and the
+/// answer is `None`.
+pub(crate) async fn ask_client_until(
+    call: &Call,
+    request: ServerRequest,
+    over: impl Future<Output = ()> + Send,
+    reason: &str,
+) -> Result<Option<Result<ClientResult, ServiceError>>, AskError> {
+    let sending: Pin<Box<dyn Future<Output = Sent> + Send + '_>> =
+        Box::pin(send_request(call, request));
+    let Some((id, response)) = sending.await? else {
+        return Ok(None);
+    };
+    let waiting = wait_for(
+        call,
+        id.clone(),
+        response,
+        |reply| Ok(Some(reply.map_err(|_| ServiceError::TransportClosed)?)),
+        || None,
+    );
+    tokio::select! {
+        reply = waiting => reply,
+        () = over => {
+            let notice = CancelledNotificationParam::new(Some(id), Some(reason.to_owned()));
+            if let Err(e) = call.context.peer.notify_cancelled(notice).await {
+                tracing::debug!("cannot take back a question: {e}");
+            }
+            Ok(None)
+        }
+    }
+}
+
 /// As rmcp does when a request times out: tells the client the request is over, and fails.
 async fn expire(call: &Call, id: RequestId, timeout: Duration) -> AskError {
     let notice = CancelledNotificationParam::new(Some(id), Some(TIMEOUT_REASON.to_owned()));

@@ -654,6 +654,57 @@ mod legacy {
         );
     }
 
+    /// A task cancelled while its question, pushed on `tasks/result`, waits for the person:
+    /// the question is taken back (`notifications/cancelled` naming it), `tasks/result` ends
+    /// with the task's end, and the task says `cancelled`.
+    #[tokio::test]
+    async fn a_task_cancelled_while_it_asks_takes_its_question_back() {
+        let (mut raw, _) = connect().await;
+        let created = raw
+            .request(
+                "tools/call",
+                json!({"name": "deploy", "arguments": {}, "task": {}}),
+            )
+            .await;
+        let id = created["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        raw.status(&id, "input_required").await;
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": 100, "method": "tasks/result",
+            "params": {"taskId": id}}),
+        )
+        .await;
+        let asked = raw.next().await;
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": 101, "method": "tasks/cancel",
+            "params": {"taskId": id}}),
+        )
+        .await;
+        let (mut taken_back, mut result, mut cancelled) = (None, None, None);
+        while taken_back.is_none() || result.is_none() || cancelled.is_none() {
+            let message = raw.next().await;
+            if message["method"] == "notifications/cancelled" {
+                taken_back = Some(message);
+            } else if message["id"] == 100 {
+                result = Some(message);
+            } else if message["id"] == 101 {
+                cancelled = Some(message);
+            }
+        }
+        let taken_back = taken_back.unwrap();
+        assert_eq!(
+            taken_back["params"]["requestId"], asked["id"],
+            "{taken_back}"
+        );
+        assert_eq!(cancelled.unwrap()["result"]["status"], "cancelled");
+        let result = result.unwrap();
+        let said = result["error"]["message"].as_str().unwrap_or_default();
+        assert!(said.contains("cancelled"), "{result}");
+    }
+
     #[tokio::test]
     async fn cancelling_a_task_stops_it_and_an_ended_one_cannot_be() {
         let (mut raw, _) = connect().await;
