@@ -113,9 +113,13 @@ impl Ask {
             .spawn(options, move |handle| {
                 Box::pin(async move {
                     let ask = Ask::in_task(&config, context, handle.clone());
+                    // `tasks/cancel` both signals the handle and takes back the task's
+                    // questions (failing the handler's wait): the signal is looked at first,
+                    // so a cancelled task ends `cancelled`, never `failed` by that error.
                     tokio::select! {
-                        outcome = work(ask) => settled(outcome),
+                        biased;
                         () = handle.cancelled() => Err(TaskExit::Cancelled),
+                        outcome = work(ask) => settled(outcome),
                     }
                 })
             })
