@@ -56,7 +56,7 @@ impl UrlFlows {
         }
         let user = self.user(ask)?;
         if ask.is_in_task() {
-            return self.run_in_task(ask, user, kind, message.into()).await;
+            return self.run_push(ask, user, kind, message.into()).await;
         }
         match ask.era() {
             ProtocolEra::Push => self.run_push(ask, user, kind, message.into()).await,
@@ -64,6 +64,10 @@ impl UrlFlows {
         }
     }
 
+    /// 2025-11-25, or a task in either design: the person's consent is asked (pushed as a URL
+    /// elicitation naming the flow, or as one of the task's input requests), then the call
+    /// waits until the page completes the flow. A pushed consent's client hears the end
+    /// (`notifications/elicitation/complete`); a task's hears the task go on.
     async fn run_push(
         &self,
         ask: &Ask,
@@ -73,45 +77,24 @@ impl UrlFlows {
     ) -> Result<Answer<Flow>, AskError> {
         let flow = self.start(user, kind).await?;
         let elicitation_id = flow.id.as_str().to_owned();
-        let done = self.wait_for(
-            &flow.id,
-            Some((ask.context().peer.clone(), elicitation_id.clone())),
-        );
+        let in_task = ask.is_in_task();
+        let announce = (!in_task).then(|| (ask.context().peer.clone(), elicitation_id.clone()));
+        let done = self.wait_for(&flow.id, announce);
         let _forget = Forget {
             flows: self,
             id: flow.id.clone(),
         };
         let url = self.url_of(&flow.id);
-        let result = crate::push::elicit_url(&ask.call, message, url, elicitation_id).await?;
+        let result = if in_task {
+            ask.url_through_task(message, url, &elicitation_id).await?
+        } else {
+            crate::push::elicit_url(&ask.call, message, url, elicitation_id).await?
+        };
         match result.action {
             ElicitationAction::Accept => {}
             not_consented => return self.not_consented(&flow.id, not_consented).await,
         }
         // Consent given: the flow goes on in the browser, for as long as it may.
-        self.until_over(ask, &flow.id, &done).await
-    }
-    /// In a task (either design): the consent is one of the task's input requests, then the
-    /// task waits for the page to complete the flow (as a push-era call does; the client hears
-    /// the task go on, not `notifications/elicitation/complete`).
-    async fn run_in_task(
-        &self,
-        ask: &Ask,
-        user: UserId,
-        kind: &FlowKind,
-        message: String,
-    ) -> Result<Answer<Flow>, AskError> {
-        let flow = self.start(user, kind).await?;
-        let done = self.wait_for(&flow.id, None);
-        let _forget = Forget {
-            flows: self,
-            id: flow.id.clone(),
-        };
-        let url = self.url_of(&flow.id);
-        let result = ask.url_through_task(message, url, flow.id.as_str()).await?;
-        match result.action {
-            ElicitationAction::Accept => {}
-            not_consented => return self.not_consented(&flow.id, not_consented).await,
-        }
         self.until_over(ask, &flow.id, &done).await
     }
 
