@@ -7,8 +7,9 @@ use axum::response::Response;
 use futures::StreamExt;
 use serde_json::Value;
 
-/// The most of a JSON response read to patch it; a larger one is cut off (logged).
-const MAX_JSON: usize = 1024 * 1024;
+/// The most of a JSON response read to patch it. The response is the server's own, already
+/// whole in memory: the bound only keeps a runaway one from doubling.
+const MAX_JSON: usize = 256 * 1024 * 1024;
 
 /// `response` to a POST that may need it (`initialize`, `tools/list`, a task call), patched.
 pub(crate) async fn with_legacy_terms(response: Response) -> Response {
@@ -24,7 +25,11 @@ pub(crate) async fn with_legacy_terms(response: Response) -> Response {
             Ok(bytes) => Response::from_parts(parts, Body::from(patched_json(&bytes))),
             Err(e) => {
                 tracing::warn!("cannot read a response to patch it: {e}");
-                Response::from_parts(parts, Body::empty())
+                let mut failed = Response::new(Body::from(format!(
+                    "the server's response could not be read: {e}"
+                )));
+                *failed.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+                failed
             }
         };
     }
