@@ -99,7 +99,14 @@ async fn each_http_exchange_is_recorded_redacted_and_linked_to_its_messages() {
                             .any(|m| m.method.as_deref() == Some("tools/call"))
                     })
                     .collect();
+                // The person's answer is posted on an exchange of its own, whose 202 may
+                // come after the call's result: it must be over as well.
+                let replies_done = all
+                    .iter()
+                    .filter(|x| x.sent.iter().any(|m| m.kind == "response"))
+                    .all(|x| x.state == ExchangeState::Done);
                 let settled = !calls.is_empty()
+                    && replies_done
                     && calls.iter().all(|x| {
                         x.state == ExchangeState::Done
                             && x.received.iter().all(|m| m.log_seq.is_some())
