@@ -365,9 +365,17 @@ enum Imp {
     RmcpReactorStdio,
     Ts,
     TsHoisted,
+    /// Like for like on the host side: the Interlude host against the bare rmcp server (on
+    /// Interlude's stdio), so that both clients get the very same messages.
+    HostOnBareServer,
+    /// Like for like on the server side: the bench's bare rmcp client against the Interlude
+    /// toolkit's server, so that both servers get the very same messages (the host declares
+    /// more capabilities than the bare client, and on 2026-07-28 they travel in every
+    /// request's `_meta`).
+    BareClientOnToolkit,
 }
 
-const ALL_IMPS: [Imp; 7] = [
+const ALL_IMPS: [Imp; 9] = [
     Imp::Interlude,
     Imp::InterludeNoLog,
     Imp::Rmcp,
@@ -375,6 +383,8 @@ const ALL_IMPS: [Imp; 7] = [
     Imp::RmcpReactorStdio,
     Imp::Ts,
     Imp::TsHoisted,
+    Imp::HostOnBareServer,
+    Imp::BareClientOnToolkit,
 ];
 
 impl Transport {
@@ -419,13 +429,15 @@ impl Imp {
             Imp::RmcpReactorStdio => "rmcp-reactor-stdio",
             Imp::Ts => "ts",
             Imp::TsHoisted => "ts-hoisted",
+            Imp::HostOnBareServer => "interlude-host-rmcp-server",
+            Imp::BareClientOnToolkit => "rmcp-client-interlude-server",
         }
     }
 
     fn server_role(self) -> &'static str {
         match self {
-            Imp::Interlude | Imp::InterludeNoLog => "interlude-server",
-            Imp::RmcpReactorStdio => "rmcp-server-reactor-stdio",
+            Imp::Interlude | Imp::InterludeNoLog | Imp::BareClientOnToolkit => "interlude-server",
+            Imp::RmcpReactorStdio | Imp::HostOnBareServer => "rmcp-server-reactor-stdio",
             _ => "rmcp-server",
         }
     }
@@ -440,6 +452,8 @@ impl Imp {
             Imp::RmcpReactorStdio => "bare rmcp on Interlude's stdio",
             Imp::Ts => "TS SDK 1.32.2",
             Imp::TsHoisted => "TS, hoisted schema",
+            Imp::HostOnBareServer => "Interlude host, bare rmcp server",
+            Imp::BareClientOnToolkit => "bare rmcp client, Interlude server",
         }
     }
 
@@ -471,6 +485,8 @@ impl Cell {
             Transport::Http => imps.push(Imp::RmcpPooled),
             Transport::Stdio => imps.push(Imp::RmcpReactorStdio),
         }
+        // The mixed pairs (run when named with `--impl`, and by `--callgrind`).
+        imps.extend([Imp::HostOnBareServer, Imp::BareClientOnToolkit]);
         if self.era == Era::Push {
             imps.push(Imp::Ts);
             if self.transport == Transport::Stdio {
@@ -508,7 +524,10 @@ impl Options {
             transports: vec![Transport::Stdio, Transport::Http],
             eras: vec![Era::Push, Era::Mrtr],
             concurrency: vec![1, 32],
-            imps: ALL_IMPS.to_vec(),
+            imps: ALL_IMPS
+                .into_iter()
+                .filter(|i| !matches!(i, Imp::HostOnBareServer | Imp::BareClientOnToolkit))
+                .collect(),
             root: Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
             callgrind: false,
             base: 20,
@@ -581,7 +600,12 @@ impl Options {
             o.transports = vec![Transport::Stdio];
             o.concurrency = vec![1];
             if !imps_given {
-                o.imps = vec![Imp::Interlude, Imp::RmcpReactorStdio];
+                o.imps = vec![
+                    Imp::Interlude,
+                    Imp::RmcpReactorStdio,
+                    Imp::HostOnBareServer,
+                    Imp::BareClientOnToolkit,
+                ];
             }
             ensure!(
                 o.imps.iter().all(|i| !i.is_ts() && *i != Imp::RmcpPooled),
@@ -677,7 +701,9 @@ fn run_bench(options: Options) -> anyhow::Result<()> {
                     | Imp::InterludeNoLog
                     | Imp::Rmcp
                     | Imp::RmcpPooled
-                    | Imp::RmcpReactorStdio => run_rust(&exe, imp, *cell, options.calls),
+                    | Imp::RmcpReactorStdio
+                    | Imp::HostOnBareServer
+                    | Imp::BareClientOnToolkit => run_rust(&exe, imp, *cell, options.calls),
                     Imp::Ts | Imp::TsHoisted => match &ts {
                         Some(ts) => ts.run(imp, *cell, options.calls),
                         None => continue,
@@ -980,6 +1006,49 @@ fn count_instructions(exe: &Path, options: &Options) -> anyhow::Result<()> {
             server / 1000.0
         );
     }
+    // Like for like: each side against the other side's bare counterpart, so that both get the
+    // same messages.
+    let count = |era: Era, imp: Imp| {
+        per_call
+            .iter()
+            .find(|(e, i, _, _)| *e == era && *i == imp)
+            .map(|&(_, _, c, s)| (c, s))
+    };
+    let mut first = true;
+    for &era in &options.eras {
+        let Some((bare_client, bare_server)) = count(era, Imp::RmcpReactorStdio) else {
+            continue;
+        };
+        let host = count(era, Imp::HostOnBareServer).map(|(c, _)| c);
+        let toolkit = count(era, Imp::BareClientOnToolkit).map(|(_, s)| s);
+        if host.is_none() && toolkit.is_none() {
+            continue;
+        }
+        if first {
+            println!();
+            println!("like for like (each side gets the same messages as its bare counterpart):");
+            println!();
+            println!(
+                "| era | host, bare server | bare client | ratio | toolkit, bare client | bare server | ratio |"
+            );
+            println!("|---|---|---|---|---|---|---|");
+            first = false;
+        }
+        let k =
+            |v: Option<f64>| v.map_or_else(|| "—".to_owned(), |v| format!("{:.1} k", v / 1000.0));
+        let r =
+            |v: Option<f64>, b: f64| v.map_or_else(|| "—".to_owned(), |v| format!("{:.3}×", v / b));
+        println!(
+            "| {} | {} | {:.1} k | {} | {} | {:.1} k | {} |",
+            era.short(),
+            k(host),
+            bare_client / 1000.0,
+            r(host, bare_client),
+            k(toolkit),
+            bare_server / 1000.0,
+            r(toolkit, bare_server),
+        );
+    }
     Ok(())
 }
 
@@ -1041,8 +1110,10 @@ fn run_rust(exe: &Path, imp: Imp, cell: Cell, calls: usize) -> anyhow::Result<f6
     let result = runtime.block_on(async {
         let run = async {
             match imp {
-                Imp::Interlude => interlude_client(exe, url, cell, calls, true).await,
-                Imp::InterludeNoLog => interlude_client(exe, url, cell, calls, false).await,
+                Imp::Interlude | Imp::HostOnBareServer => {
+                    interlude_client(exe, url, cell, calls, imp, true).await
+                }
+                Imp::InterludeNoLog => interlude_client(exe, url, cell, calls, imp, false).await,
                 _ => rmcp_client(exe, url, cell, calls, imp).await,
             }
         };
@@ -1101,6 +1172,7 @@ async fn interlude_client(
     url: Option<String>,
     cell: Cell,
     calls: usize,
+    imp: Imp,
     log: bool,
 ) -> anyhow::Result<f64> {
     // The bench answers thousands of requests a second: lift the per-server rate limit a person
@@ -1133,7 +1205,7 @@ async fn interlude_client(
         None => ServerSpec::Stdio {
             command: server_program(exe).0,
             args: server_program(exe).1,
-            env: BTreeMap::from([(ROLE_ENV.to_owned(), Imp::Interlude.server_role().to_owned())]),
+            env: BTreeMap::from([(ROLE_ENV.to_owned(), imp.server_role().to_owned())]),
         },
     };
     let connection = Arc::new(host.connect("bench", spec).await?);

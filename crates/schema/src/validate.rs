@@ -106,7 +106,8 @@ impl FormSchema {
 
 fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
     let name = field.name.as_str();
-    let label = sentence_start(&field.label());
+    // The label is only made (humanized, capitalized) for an error: a valid answer costs nothing.
+    let label = || sentence_start(&field.label());
     let err = |message: String| fe(name, message);
     match &field.kind {
         FieldKind::Text {
@@ -117,28 +118,36 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
         } => {
             let s = v
                 .as_str()
-                .ok_or_else(|| err(format!("{label} must be text.")))?;
+                .ok_or_else(|| err(format!("{label} must be text.", label = label())))?;
             let len = s.chars().count() as u64;
             if let Some(min) = min_length
                 && len < *min
             {
                 return Err(err(if *min == 1 {
-                    format!("{label} must not be empty.")
+                    format!("{label} must not be empty.", label = label())
                 } else {
-                    format!("{label} must be at least {min} characters long.")
+                    format!(
+                        "{label} must be at least {min} characters long.",
+                        label = label()
+                    )
                 }));
             }
             if let Some(max) = max_length
                 && len > *max
             {
                 return Err(err(format!(
-                    "{label} must be at most {max} characters long."
+                    "{label} must be at most {max} characters long.",
+                    label = label()
                 )));
             }
             if let Some(f) = format
                 && !formats::matches(*f, s)
             {
-                return Err(err(format!("{label} must be {}.", f.expectation())));
+                return Err(err(format!(
+                    "{label} must be {}.",
+                    f.expectation(),
+                    label = label()
+                )));
             }
             Ok(())
         }
@@ -155,22 +164,30 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
             };
             let n = v
                 .as_f64()
-                .ok_or_else(|| err(format!("{label} must be {what}.")))?;
+                .ok_or_else(|| err(format!("{label} must be {what}.", label = label())))?;
             if *integer && (n.fract() != 0.0 || !(v.is_i64() || v.is_u64() || n.is_finite())) {
-                return Err(err(format!("{label} must be a whole number.")));
+                return Err(err(format!(
+                    "{label} must be a whole number.",
+                    label = label()
+                )));
             }
             match (minimum, maximum) {
                 (Some(lo), Some(hi)) if n < *lo || n > *hi => Err(err(format!(
                     "{label} must be between {} and {}.",
                     fmt_num(*lo),
-                    fmt_num(*hi)
+                    fmt_num(*hi),
+                    label = label()
                 ))),
-                (Some(lo), _) if n < *lo => {
-                    Err(err(format!("{label} must be at least {}.", fmt_num(*lo))))
-                }
-                (_, Some(hi)) if n > *hi => {
-                    Err(err(format!("{label} must be at most {}.", fmt_num(*hi))))
-                }
+                (Some(lo), _) if n < *lo => Err(err(format!(
+                    "{label} must be at least {}.",
+                    fmt_num(*lo),
+                    label = label()
+                ))),
+                (_, Some(hi)) if n > *hi => Err(err(format!(
+                    "{label} must be at most {}.",
+                    fmt_num(*hi),
+                    label = label()
+                ))),
                 _ => Ok(()),
             }
         }
@@ -178,11 +195,16 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
             if v.is_boolean() {
                 Ok(())
             } else {
-                Err(err(format!("{label} must be yes or no.")))
+                Err(err(format!("{label} must be yes or no.", label = label())))
             }
         }
         FieldKind::SingleSelect { options, .. } => {
-            let one_of = || err(format!("{label} must be one of the choices."));
+            let one_of = || {
+                err(format!(
+                    "{label} must be one of the choices.",
+                    label = label()
+                ))
+            };
             let s = v.as_str().ok_or_else(one_of)?;
             if options.iter().any(|c| c.value == s) {
                 Ok(())
@@ -196,7 +218,12 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
             max_items,
             ..
         } => {
-            let list = || err(format!("{label} must be a list of choices."));
+            let list = || {
+                err(format!(
+                    "{label} must be a list of choices.",
+                    label = label()
+                ))
+            };
             let arr = v.as_array().ok_or_else(list)?;
             let values: HashSet<&str> = options.iter().map(|c| c.value.as_str()).collect();
             let mut seen = HashSet::with_capacity(arr.len().min(options.len()));
@@ -206,11 +233,15 @@ fn validate_value(field: &Field, v: &Value) -> Result<(), FieldError> {
                 };
                 if !values.contains(s) {
                     return Err(err(format!(
-                        "{label} has \u{201c}{s}\u{201d}, which is not one of the choices."
+                        "{label} has \u{201c}{s}\u{201d}, which is not one of the choices.",
+                        label = label()
                     )));
                 }
                 if !seen.insert(s) {
-                    return Err(err(format!("{label} has \u{201c}{s}\u{201d} twice.")));
+                    return Err(err(format!(
+                        "{label} has \u{201c}{s}\u{201d} twice.",
+                        label = label()
+                    )));
                 }
             }
             let n = arr.len() as u64;

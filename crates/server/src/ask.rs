@@ -167,6 +167,18 @@ impl Ask {
     }
 
     /// The request context of the tool call (peer, cancellation token, `_meta`).
+    ///
+    /// As a tool's extractor, `Ask` takes the call's `_meta` into this context (as rmcp's own
+    /// `RequestMetaObject` extractor does, and as `Ask` takes `inputResponses` and
+    /// `requestState`): read it here. A `RequestContext` or `RequestMetaObject` parameter listed
+    /// *after* `Ask` sees an empty `_meta`; list it before, or use this.
+    ///
+    /// ```
+    /// # use interlude_server::Ask;
+    /// fn progress_token(ask: &Ask) -> Option<rmcp::model::ProgressToken> {
+    ///     ask.context().meta.get_progress_token()
+    /// }
+    /// ```
     pub fn context(&self) -> &RequestContext<RoleServer> {
         &self.call.context
     }
@@ -180,18 +192,16 @@ impl Ask {
     /// as form, by the spec's compatibility rule).
     pub fn supports_form(&self) -> bool {
         self.call
-            .context
             .client_capabilities()
-            .and_then(|c| c.elicitation)
+            .and_then(|c| c.elicitation.as_ref())
             .is_some_and(|e| e.form.is_some() || e.url.is_none())
     }
 
     /// Whether the client declared URL-mode elicitation for this call.
     pub fn supports_url(&self) -> bool {
         self.call
-            .context
             .client_capabilities()
-            .and_then(|c| c.elicitation)
+            .and_then(|c| c.elicitation.as_ref())
             .is_some_and(|e| e.url.is_some())
     }
 
@@ -205,16 +215,15 @@ impl Ask {
         self.call.era == ProtocolEra::Push
             && self
                 .call
-                .context
                 .client_capabilities()
-                .and_then(|c| UserInteractionCapability::declared_by(&c))
+                .and_then(UserInteractionCapability::declared_by)
                 .is_some_and(|declared| declared.supports(kind))
     }
 
     /// Whether the client renders MCP Apps (it declared the `io.modelcontextprotocol/ui`
     /// extension with the app MIME type): without it, the tool's text is all a person sees.
     pub fn supports_apps(&self) -> bool {
-        crate::apps::supports_apps(self.call.context.client_capabilities().as_ref())
+        crate::apps::supports_apps(self.call.client_capabilities())
     }
 
     /// Whether the client declared sampling (it can be asked for a model completion,
@@ -228,7 +237,6 @@ impl Ask {
     /// ```
     pub fn supports_sampling(&self) -> bool {
         self.call
-            .context
             .client_capabilities()
             .is_some_and(|c| c.sampling.is_some())
     }
@@ -244,7 +252,6 @@ impl Ask {
     /// ```
     pub fn supports_roots(&self) -> bool {
         self.call
-            .context
             .client_capabilities()
             .is_some_and(|c| c.roots.is_some())
     }
@@ -358,9 +365,8 @@ impl Ask {
     /// Whether the client declared that it takes tools in sampling requests (`sampling.tools`).
     fn supports_sampling_tools(&self) -> bool {
         self.call
-            .context
             .client_capabilities()
-            .and_then(|c| c.sampling)
+            .and_then(|c| c.sampling.as_ref())
             .is_some_and(|s| s.tools.is_some())
     }
 
@@ -522,7 +528,7 @@ impl Ask {
     /// elicitation, SEP-3118): it declared form elicitation and `elicitation` inside the MCP
     /// Apps extension.
     pub fn supports_app_elicitation(&self) -> bool {
-        crate::apps::supports_app_elicitation(self.call.context.client_capabilities().as_ref())
+        crate::apps::supports_app_elicitation(self.call.client_capabilities())
     }
 
     /// Asks for `T` like [`Ask::form`], shown in this server's app view `view` (a `ui://`
@@ -733,26 +739,41 @@ impl<S: AskServer> FromContextPart<ToolCallContext<'_, S>> for Ask {
             context.arguments.as_ref(),
             context.input_responses.take(),
             context.request_state.take(),
-            kept_context(&context.request_context),
+            taken_context(&mut context.request_context),
         ))
     }
 }
 
-/// The extractor's copy of the request context. rmcp leaves an empty `RequestMetaObject` in the
+/// The extractor's request context: the call's `_meta` is moved into it (as rmcp's own
+/// `RequestMetaObject` extractor moves it; a deep copy of the client's capabilities on every
+/// 2026-07-28 request was a fifth of the toolkit's cost per round), the rest shared or copied.
+fn taken_context(context: &mut RequestContext<RoleServer>) -> RequestContext<RoleServer> {
+    let mut kept = kept_context_without_meta(context);
+    kept.meta = std::mem::take(&mut context.meta);
+    kept
+}
+
+/// A copy of the request context, for work that outlives the call's own (a task).
+pub(crate) fn kept_context(context: &RequestContext<RoleServer>) -> RequestContext<RoleServer> {
+    let mut kept = kept_context_without_meta(context);
+    kept.meta = context.meta.clone();
+    kept
+}
+
+/// The request context but its `_meta`. rmcp leaves an empty `RequestMetaObject` in the
 /// extensions of every request (the metadata itself moves to `meta`); copying it costs two
 /// allocations (≈ 0.2 KiB) that a push-era call would keep for as long as the person takes, so a
 /// copy whose extensions hold nothing else starts with none.
-pub(crate) fn kept_context(context: &RequestContext<RoleServer>) -> RequestContext<RoleServer> {
+fn kept_context_without_meta(context: &RequestContext<RoleServer>) -> RequestContext<RoleServer> {
     let only_empty_meta = context.extensions.len() == 1
         && context
             .extensions
             .get::<rmcp::model::RequestMetaObject>()
             .is_some_and(|meta| meta.is_empty());
-    if !only_empty_meta {
-        return context.clone();
-    }
     let mut kept = RequestContext::new(context.id.clone(), context.peer.clone());
     kept.ct = context.ct.clone();
-    kept.meta = context.meta.clone();
+    if !only_empty_meta {
+        kept.extensions = context.extensions.clone();
+    }
     kept
 }

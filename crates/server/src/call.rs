@@ -6,7 +6,10 @@
 //! seed-000 `interaction/create`); none of them needs anything of `Ask` itself, so they sit
 //! below it.
 
+use std::sync::OnceLock;
+
 use interlude_protocol::ProtocolEra;
+use rmcp::model::ClientCapabilities;
 use rmcp::service::{RequestContext, RoleServer};
 
 use crate::config::AskConfig;
@@ -16,6 +19,10 @@ pub(crate) struct Call {
     pub(crate) context: RequestContext<RoleServer>,
     pub(crate) config: AskConfig,
     pub(crate) era: ProtocolEra,
+    /// The client's capabilities, decoded from the request's `_meta` (2026-07-28) or taken
+    /// from the session (2025) the first time a question asks what the client supports: rmcp
+    /// decodes them anew on every `client_capabilities()`.
+    capabilities: OnceLock<Option<ClientCapabilities>>,
 }
 
 impl Call {
@@ -29,6 +36,14 @@ impl Call {
             context,
             config: config.clone(),
             era,
+            capabilities: OnceLock::new(),
         }
+    }
+
+    /// The capabilities the client declared for this call (see `capabilities`).
+    pub(crate) fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.capabilities
+            .get_or_init(|| self.context.client_capabilities())
+            .as_ref()
     }
 }

@@ -64,12 +64,12 @@ const STATE_CONTEXT: &[u8] = b"interlude/ask/state/v3";
 
 impl SealedState {
     /// The state to seal for the next round, asking `pending`.
-    fn next_round(&self, binding: &[u8], pending: BTreeSet<String>) -> SealedState {
+    fn next_round(&self, binding: &str, pending: BTreeSet<String>) -> SealedState {
         SealedState {
             answers: self.answers.clone(),
             pending,
             flows: self.flows.clone(),
-            call: crate::url::store::base64url(binding),
+            call: binding.to_owned(),
             claims: self.claims.clone(),
         }
     }
@@ -93,7 +93,8 @@ pub(crate) struct RoundTrip(Option<Box<Rounds>>);
 
 #[derive(Debug)]
 struct Rounds {
-    binding: Vec<u8>,
+    /// What the state is bound to (`SealedState::call`): the digest of the call, base64url.
+    binding: String,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
     state: Option<SealedState>,
@@ -271,7 +272,7 @@ impl Rounds {
             h.update(serde_json::to_vec(args).unwrap_or_default());
         }
         Rounds {
-            binding: h.finalize().to_vec(),
+            binding: crate::url::store::base64url(&h.finalize()),
             input_responses,
             request_state,
             state: None,
@@ -285,7 +286,7 @@ impl Rounds {
 
     fn empty() -> Self {
         Rounds {
-            binding: Vec::new(),
+            binding: String::new(),
             input_responses: None,
             request_state: None,
             state: None,
@@ -393,7 +394,7 @@ impl Rounds {
                         .codec
                         .open_json_with::<SealedState>(sealed, STATE_CONTEXT)
                         .map_err(|e| AskError::RequestState(e.to_string()))?;
-                    if state.call != crate::url::store::base64url(&self.binding) {
+                    if state.call != self.binding {
                         tracing::warn!(
                             era = "mrtr",
                             "a requestState sealed for another call was sent; refused"
@@ -406,10 +407,10 @@ impl Rounds {
             let pending = std::mem::take(&mut state.pending);
             match self.input_responses.take() {
                 // Only what the previous round asked is taken; anything else is ignored.
-                Some(responses) if self.request_state.is_some() => {
+                Some(mut responses) if self.request_state.is_some() => {
                     for key in pending {
-                        if let Some(answer) = responses.get(&key) {
-                            state.answers.insert(key, answer.clone());
+                        if let Some(answer) = responses.remove(&key) {
+                            state.answers.insert(key, answer);
                         }
                     }
                 }

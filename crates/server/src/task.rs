@@ -45,7 +45,6 @@ impl Ask {
         match self.call.era {
             ProtocolEra::Mrtr => self
                 .call
-                .context
                 .client_capabilities()
                 .is_some_and(|c| c.supports_tasks()),
             ProtocolEra::Push => crate::legacy_task::requested(&self.call.context),

@@ -54,6 +54,20 @@ impl Server {
         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
     }
 
+    #[tool(description = "Says what it finds in the call's _meta through Ask")]
+    async fn meta_seen(&self, ask: Ask) -> ToolResult {
+        let meta = &ask.context().meta;
+        let text = format!(
+            "x-test={} progress={} form={}",
+            meta.get("x-test")
+                .and_then(|v| v.as_str())
+                .unwrap_or("none"),
+            meta.get_progress_token().is_some(),
+            ask.supports_form(),
+        );
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    }
+
     #[tool(description = "Fails with its own error")]
     async fn refuse(&self) -> ToolResult {
         Err(ErrorData::invalid_params(
@@ -218,6 +232,33 @@ async fn a_push_session_asks_with_elicitation_create_and_completes() {
     };
     assert_eq!(text(&result), "Hello, Ada!");
     client.cancel().await.expect("close");
+}
+
+/// `Ask` as an extractor takes the call's `_meta` (it is moved, not copied): all of it is there,
+/// the caller's own keys and the progress token as well as what `Ask` reads itself (on
+/// 2026-07-28 the client's capabilities travel in it).
+#[tokio::test]
+async fn ask_holds_the_calls_whole_meta_in_both_eras() {
+    for era in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
+        let client = connect(Client { forms: true }, era.clone()).await;
+        let mut meta = rmcp::model::RequestMetaObject::default();
+        meta.insert("x-test".into(), json!("kept"));
+        meta.set_progress_token(rmcp::model::ProgressToken(
+            rmcp::model::NumberOrString::Number(7),
+        ));
+        let mut params = CallToolRequestParams::new("meta_seen");
+        params.meta = Some(meta);
+        let done = client.call_tool_once(params).await.expect("completes");
+        let CallToolResponse::Complete(result) = done else {
+            panic!("expected a complete result, got {done:?}");
+        };
+        assert_eq!(
+            text(&result),
+            "x-test=kept progress=true form=true",
+            "{era}"
+        );
+        client.cancel().await.expect("close");
+    }
 }
 
 #[tokio::test]
