@@ -19,8 +19,13 @@
 //! stdin is closed, the server gets 3 s to exit, then it is killed. A dropped transport kills
 //! the process (`kill_on_drop`).
 //!
-//! What it does not do: parse or frame messages itself (rmcp does, unchanged), or change any
-//! byte on the wire.
+//! Messages to the server are written here, not by rmcp's codec: each is serialized once (the
+//! same bytes the codec writes: serde_json, then `\n`) and those bytes are both written and
+//! kept for the protocol log ([`RawLines::take_sent`]), which would otherwise copy every
+//! message it is given.
+//!
+//! What it does not do: parse or frame the messages it reads (rmcp does, unchanged), or change
+//! any byte on the wire.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -32,7 +37,8 @@ use interlude_engine::ServerId;
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use tokio::io::{AsyncRead, ReadBuf};
+use bytes::Bytes;
+use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use crate::failure::{self, EndReason};
@@ -62,6 +68,9 @@ struct Shared {
     /// The line being handed out (its first [`KEPT_LINE`] bytes), until the protocol log takes
     /// the message rmcp produced from it ([`RawLines::take`]).
     line: std::sync::Mutex<Vec<u8>>,
+    /// The line of the message sent last, until the protocol log takes it
+    /// ([`RawLines::take_sent`]).
+    sent: std::sync::Mutex<Option<Bytes>>,
     ended: EndReason,
     /// Reads a 2025-11-25 server's task support off each line.
     hints: Arc<crate::task_hints::TaskHints>,
@@ -87,11 +96,20 @@ impl RawLines {
         }
         Some(std::mem::take(&mut *line))
     }
+
+    /// The line of the message the transport was handed last, as written (its `\n`
+    /// included); to be called right after `send` (which serializes the message at once).
+    pub(crate) fn take_sent(&self) -> Option<Bytes> {
+        crate::sync::lock(&self.0.sent).take()
+    }
 }
 
 /// A child process as an rmcp client transport.
 pub(crate) struct ChildTransport {
-    inner: AsyncRwTransport<RoleClient, Watched<ChildStdout>, ChildStdin>,
+    /// rmcp's transport, for reading only: its writer is a sink that is never written to.
+    inner: AsyncRwTransport<RoleClient, Watched<ChildStdout>, tokio::io::Sink>,
+    /// The server's stdin, `None` once closed; one message is written at a time.
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     child: Child,
     shared: Arc<Shared>,
 }
@@ -110,6 +128,7 @@ impl ChildTransport {
         let shared = Arc::new(Shared {
             delivered: AtomicU64::new(0),
             line: std::sync::Mutex::default(),
+            sent: std::sync::Mutex::default(),
             ended,
             hints,
             tail: std::sync::Mutex::default(),
@@ -128,7 +147,8 @@ impl ChildTransport {
             shared: Arc::clone(&shared),
         };
         Ok(ChildTransport {
-            inner: AsyncRwTransport::new_client(reader, stdin),
+            inner: AsyncRwTransport::new_client(reader, tokio::io::sink()),
+            stdin: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
             child,
             shared,
         })
@@ -165,7 +185,27 @@ impl Transport<RoleClient> for ChildTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.inner.send(item)
+        // Serialized now, so that the line is there for the log when `send` returns.
+        let line = serde_json::to_vec(&item).map(|mut line| {
+            line.push(b'\n');
+            Bytes::from(line)
+        });
+        if let Ok(line) = &line {
+            *crate::sync::lock(&self.shared.sent) = Some(line.clone());
+        }
+        let stdin = Arc::clone(&self.stdin);
+        async move {
+            let line = line.map_err(std::io::Error::other)?;
+            let mut stdin = stdin.lock().await;
+            let Some(stdin) = stdin.as_mut() else {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    "the server's input is closed",
+                ));
+            };
+            stdin.write_all(&line).await?;
+            stdin.flush().await
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
@@ -183,6 +223,8 @@ impl Transport<RoleClient> for ChildTransport {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.inner.close().await?;
+        // Closing the server's stdin is how it is told to exit.
+        drop(self.stdin.lock().await.take());
         if tokio::time::timeout(EXIT_GRACE, self.child.wait())
             .await
             .is_err()

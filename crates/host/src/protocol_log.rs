@@ -95,9 +95,9 @@ const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
 pub(crate) enum Raw {
     Sent(Box<rmcp::service::TxJsonRpcMessage<rmcp::service::RoleClient>>),
     Received(Box<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>),
-    /// The line a message arrived as, from a transport that has it (a child's stdout): what
-    /// the server sent, kept as bytes and parsed only when read.
-    Line(Vec<u8>),
+    /// The line a message arrived or left as, from a transport that has it (a child's stdout
+    /// and stdin): the bytes on the wire, shared with the transport, parsed only when read.
+    Line(bytes::Bytes),
     Json(Value),
     /// A line the server sent that is not a JSON-RPC message, and why.
     Unparsable {
@@ -128,6 +128,7 @@ impl Entry {
                     Raw::Sent(m) => serde_json::to_value(m).unwrap_or(Value::Null),
                     Raw::Received(m) => serde_json::to_value(m).unwrap_or(Value::Null),
                     Raw::Line(line) => {
+                        let line: &[u8] = line;
                         let line = line.strip_suffix(b"\n").unwrap_or(line);
                         let line = line.strip_suffix(b"\r").unwrap_or(line);
                         let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
@@ -482,7 +483,7 @@ mod tests {
             server,
             "demo",
             Direction::Recv,
-            Raw::Line(line.to_vec()),
+            Raw::Line(bytes::Bytes::copy_from_slice(line)),
             shape,
         );
         let kept = log.of(server);

@@ -85,7 +85,7 @@ pub(crate) struct Tap<T> {
     in_flight: Arc<InFlight>,
     closed: CancellationToken,
     /// Where every message is recorded, for which server.
-    log: Option<(Arc<ProtocolLog>, ServerId, String)>,
+    log: Option<(Arc<ProtocolLog>, ServerId, Arc<str>)>,
     /// The server's requests tied to a call, until the host answers them (for the log).
     asked: Mutex<HashMap<RequestId, CallId>>,
     /// Write `capabilities.userInteraction` into the `initialize` that passes here (transports
@@ -205,7 +205,7 @@ impl<T> Tap<T> {
 
     /// Records every message in `log`, as server `server`'s (`name`).
     pub(crate) fn logged(mut self, log: Arc<ProtocolLog>, server: ServerId, name: String) -> Self {
-        self.log = Some((log, server, name));
+        self.log = Some((log, server, name.into()));
         self
     }
 
@@ -218,10 +218,22 @@ impl<T> Tap<T> {
         call: Option<CallId>,
         keep: impl FnOnce(&JsonRpcMessage<R, P, N>) -> crate::protocol_log::Raw,
     ) {
-        let Some((log, server, name)) = self.log.as_ref().filter(|(log, _, _)| log.enabled())
-        else {
-            return;
-        };
+        if let Some(shape) = self.shape(dir, message, call) {
+            self.record_raw(dir, keep(message), shape);
+        }
+    }
+
+    /// What the log keeps of `message` beside its bytes (its id, kind, call and link), or
+    /// `None` when nothing is logged.
+    fn shape<R, P, N: serde::Serialize>(
+        &self,
+        dir: Direction,
+        message: &JsonRpcMessage<R, P, N>,
+        call: Option<CallId>,
+    ) -> Option<crate::protocol_log::Shape> {
+        if !self.logging() {
+            return None;
+        }
         let (id, is_request) = match message {
             JsonRpcMessage::Request(r) => (Some(&r.id), true),
             JsonRpcMessage::Notification(_) => (None, true),
@@ -246,13 +258,24 @@ impl<T> Tap<T> {
         } else {
             None
         };
-        let shape = crate::protocol_log::Shape {
+        Some(crate::protocol_log::Shape {
             id,
             is_request,
             call,
             link,
-        };
-        log.record(*server, name, dir, keep(message), shape);
+        })
+    }
+
+    /// Hands `raw` to the protocol log, with its `shape`.
+    fn record_raw(
+        &self,
+        dir: Direction,
+        raw: crate::protocol_log::Raw,
+        shape: crate::protocol_log::Shape,
+    ) {
+        if let Some((log, server, name)) = self.log.as_ref() {
+            log.record(*server, name, dir, raw, shape);
+        }
     }
 
     /// Whether messages go to a protocol log that keeps or writes them.
@@ -430,13 +453,36 @@ where
             hints.watch();
         }
         let waiter = self.answered.as_ref().and_then(|a| a.waiter(&item));
-        self.record(Direction::Send, &item, call, |m| match self.declare {
-            Declare::Below => {
-                crate::protocol_log::Raw::Sent(Box::new(crate::interaction::declare_in(m.clone())))
+        // A transport that keeps the line it wrote (a child's stdin) gives the log those bytes;
+        // otherwise the log keeps a copy of the message.
+        let sent = match (&self.lines, self.declare) {
+            (Some(lines), Declare::No | Declare::Here) => {
+                // The send future holds the transport: what the log needs is taken first.
+                let logged = self
+                    .shape(Direction::Send, &item, call)
+                    .zip(self.log.clone())
+                    .map(|(shape, log)| (shape, log, lines.clone()));
+                let sent = self.inner.send(item);
+                if let Some((shape, (log, server, name), lines)) = logged
+                    && let Some(line) = lines.take_sent()
+                {
+                    let raw = crate::protocol_log::Raw::Line(line);
+                    log.record(server, &name, Direction::Send, raw, shape);
+                }
+                sent
             }
-            Declare::No | Declare::Here => crate::protocol_log::Raw::Sent(Box::new(m.clone())),
-        });
-        let sent = self.inner.send(item);
+            _ => {
+                self.record(Direction::Send, &item, call, |m| match self.declare {
+                    Declare::Below => crate::protocol_log::Raw::Sent(Box::new(
+                        crate::interaction::declare_in(m.clone()),
+                    )),
+                    Declare::No | Declare::Here => {
+                        crate::protocol_log::Raw::Sent(Box::new(m.clone()))
+                    }
+                });
+                self.inner.send(item)
+            }
+        };
         async move {
             let result = sent.await;
             if let Some(waiter) = waiter {
@@ -457,7 +503,7 @@ where
                 let lines = self.lines.as_ref();
                 self.record(Direction::Recv, m, call, |m| {
                     match lines.and_then(crate::child::RawLines::take) {
-                        Some(line) => crate::protocol_log::Raw::Line(line),
+                        Some(line) => crate::protocol_log::Raw::Line(line.into()),
                         None => crate::protocol_log::Raw::Received(Box::new(m.clone())),
                     }
                 });
