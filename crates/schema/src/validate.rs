@@ -47,6 +47,10 @@ fn required(field: &Field) -> String {
     }
 }
 
+/// Up to this many fields, a property of the answer is looked for among them one by one (at
+/// most this many comparisons each, so checking stays linear in the answer).
+const SCANNED_FIELDS: usize = 8;
+
 /// The message for a property the form does not have.
 fn unknown(name: &str) -> String {
     format!("\u{201c}{name}\u{201d} is not part of the requested form.")
@@ -58,7 +62,8 @@ impl FormSchema {
     /// schema does not define. Returns every problem found, in field order.
     ///
     /// Takes time linear in the schema and the content: property names and choices are looked
-    /// up in hash sets, never compared pairwise.
+    /// up in hash sets (a form of up to eight fields is scanned instead), never compared
+    /// pairwise.
     pub fn validate(&self, content: &Content) -> Result<(), Vec<FieldError>> {
         let mut errors = Vec::new();
         for field in &self.fields {
@@ -75,9 +80,16 @@ impl FormSchema {
                 }
             }
         }
-        let names: HashSet<&str> = self.fields.iter().map(|f| f.name.as_str()).collect();
+        // Properties the form does not have: a small form's fields are scanned (no set to
+        // build for the usual answer), a larger one's are looked up in a set.
+        let names: Option<HashSet<&str>> = (self.fields.len() > SCANNED_FIELDS)
+            .then(|| self.fields.iter().map(|f| f.name.as_str()).collect());
         for key in content.keys() {
-            if !names.contains(key.as_str()) {
+            let known = match &names {
+                Some(names) => names.contains(key.as_str()),
+                None => self.fields.iter().any(|f| f.name == *key),
+            };
+            if !known {
                 errors.push(fe(key, unknown(key)));
             }
         }

@@ -1329,6 +1329,20 @@ fn required_and_unknown_properties() {
         s.validate_field("nickname", &json!("A")),
         Err(err("nickname", unknown))
     );
+    // A larger form finds unknown properties the same way (looked up in a set, not scanned).
+    let mut properties = serde_json::Map::new();
+    for i in 0..12 {
+        properties.insert(format!("f{i}"), json!({"type": "string"}));
+    }
+    let wide = schema(&json!({"type": "object", "properties": properties}));
+    assert_eq!(
+        wide.validate(&content(json!({"f0": "a", "f11": "b", "nickname": "A"}))),
+        Err(vec![err("nickname", unknown)])
+    );
+    assert_eq!(
+        wide.validate(&content(json!({"f0": "a", "f11": "b"}))),
+        Ok(())
+    );
     // An optional field may be omitted or null.
     assert_eq!(s.validate(&content(json!({"name": "Ada"}))), Ok(()));
     assert_eq!(
