@@ -2,7 +2,8 @@
 //! every protocol era.
 //!
 //! A tool handler takes an [`Ask`] (an rmcp extractor, or built by hand with [`Ask::new`]) and
-//! calls [`Ask::form`] with a Rust type. The answer is [`Answer::Accepted`], [`Answer::Declined`]
+//! calls [`Ask::form`] with a Rust type. As an extractor, `Ask` takes the call's
+//! `inputResponses`, `requestState` and `_meta` (read them through [`Ask::context`]). The answer is [`Answer::Accepted`], [`Answer::Declined`]
 //! or [`Answer::Cancelled`] — never an error for a person's choice. The handler returns a
 //! [`ToolResult`] and uses `?` like any rmcp tool; the impl block holding such tools carries
 //! [`asking`] next to rmcp's `#[tool_router]`.
