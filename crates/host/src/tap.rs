@@ -93,7 +93,7 @@ pub(crate) struct Tap<T> {
     declare: Declare,
     /// Who waits for an answer to leave (only when the host declares the seed-000 draft).
     answered: Option<Arc<Answered>>,
-    /// The lines received messages arrived as, when the transport below keeps them: the log
+    /// The lines messages arrived and left as, when the transport below keeps them: the log
     /// keeps those bytes instead of a copy of the message.
     lines: Option<crate::child::RawLines>,
     /// Where a 2025-11-25 server's task support is read (each `tools/list` marked there).
@@ -187,7 +187,7 @@ impl<T> Tap<T> {
         self
     }
 
-    /// Logs received messages as the lines `lines` keeps (see [`crate::child::RawLines`]).
+    /// Logs messages, both ways, as the lines `lines` keeps (see [`crate::child::RawLines`]).
     pub(crate) fn with_lines(mut self, lines: Option<crate::child::RawLines>) -> Self {
         self.lines = lines;
         self
