@@ -1338,3 +1338,82 @@ async fn a_prompt_or_a_read_that_asks_first_gets_its_answer() {
     );
     assert!(snapshot.calls.is_empty(), "a prompt is no tool call");
 }
+
+/// A stdio server is written to by the host's own line writer: what it sent is in the protocol
+/// log as the bytes on the wire (read back as messages), and closing the connection closes the
+/// server's stdin — the server sees the end of its input and exits by itself (a killed server
+/// would never write its marker).
+#[tokio::test]
+async fn a_stdio_servers_input_is_logged_as_sent_and_closed_on_close() {
+    let dir = std::env::temp_dir().join(format!("interlude-stdin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let marker = dir.join("ended");
+    let _ = std::fs::remove_file(&marker);
+    // Answers the 2025-11-25 handshake and `tools/list`; at the end of its input, says so.
+    let script = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    mid = m.get("id")
+    if mid is None:
+        continue
+    if m.get("method") == "initialize":
+        r = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+             "serverInfo": {"name": "eof", "version": "1"}}
+    else:
+        r = {"tools": []}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": mid, "result": r}) + "\n")
+    sys.stdout.flush()
+open(sys.argv[1], "w").write("end of input")
+"#;
+    let host = Host::start(
+        pinned(&ProtocolVersion::V_2025_11_25),
+        HeadlessSurface::new(Answers::Single(Answer::Cancelled)),
+    );
+    let conn = host
+        .connect(
+            "eof",
+            interlude_host::ServerSpec::Stdio {
+                command: "python3".into(),
+                args: vec![
+                    "-c".into(),
+                    script.into(),
+                    marker.to_string_lossy().into_owned(),
+                ],
+                env: Default::default(),
+            },
+        )
+        .await
+        .unwrap();
+
+    let sent: Vec<Value> = host
+        .protocol_log(conn.id())
+        .into_iter()
+        .filter(|m| m.dir == interlude_host::Direction::Send)
+        .map(|m| m.message.clone())
+        .collect();
+    assert_eq!(
+        sent.first().and_then(|m| m["method"].as_str()),
+        Some("initialize"),
+        "{sent:#?}"
+    );
+    assert_eq!(sent[0]["params"]["protocolVersion"], "2025-11-25");
+
+    conn.close().await;
+    // `close` waits for the server to exit (killing it after 3 s): by then it has written.
+    let said = async {
+        loop {
+            if let Ok(said) = std::fs::read_to_string(&marker)
+                && !said.is_empty()
+            {
+                return said;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let said = tokio::time::timeout(Duration::from_secs(10), said)
+        .await
+        .expect("the server saw the end of its input and said so");
+    assert_eq!(said, "end of input");
+    let _ = std::fs::remove_dir_all(&dir);
+}
