@@ -498,6 +498,20 @@ mod legacy {
             }
         }
 
+        /// Calls `tool` as a task (`params.task`) and returns the task's id.
+        async fn start_task(&mut self, tool: &str) -> String {
+            let created = self
+                .request(
+                    "tools/call",
+                    json!({"name": tool, "arguments": {}, "task": {}}),
+                )
+                .await;
+            created["result"]["task"]["taskId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no task in {created}"))
+                .to_owned()
+        }
+
         async fn status(&mut self, task: &str, status: &str) -> Value {
             for _ in 0..500 {
                 let got = self.request("tasks/get", json!({"taskId": task})).await;
@@ -660,16 +674,7 @@ mod legacy {
     #[tokio::test]
     async fn a_task_cancelled_while_it_asks_takes_its_question_back() {
         let (mut raw, _) = connect().await;
-        let created = raw
-            .request(
-                "tools/call",
-                json!({"name": "deploy", "arguments": {}, "task": {}}),
-            )
-            .await;
-        let id = created["result"]["task"]["taskId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let id = raw.start_task("deploy").await;
         raw.status(&id, "input_required").await;
         raw.send(
             json!({"jsonrpc": "2.0", "id": 100, "method": "tasks/result",
@@ -708,16 +713,7 @@ mod legacy {
     #[tokio::test]
     async fn cancelling_a_task_stops_it_and_an_ended_one_cannot_be() {
         let (mut raw, _) = connect().await;
-        let created = raw
-            .request(
-                "tools/call",
-                json!({"name": "long_job", "arguments": {}, "task": {}}),
-            )
-            .await;
-        let id = created["result"]["task"]["taskId"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let id = raw.start_task("long_job").await;
         raw.status(&id, "working").await;
         let cancelled = raw.request("tasks/cancel", json!({"taskId": id})).await;
         assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
