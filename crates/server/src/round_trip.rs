@@ -31,47 +31,143 @@ use rmcp::model::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::config::AskConfig;
 use crate::error::AskError;
 use crate::wire::{add_view, field_error, wire_schema};
 
+/// What a state carries from one round to the next. Sealed as its call's digest (32 bytes)
+/// followed by this as JSON, with one-letter names: the whole is HMAC'd on every round, twice
+/// (sealed, then opened), so a body that fits fewer SHA-256 blocks is cheaper each time.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct SealedState {
     /// Answers of earlier rounds, by question key.
-    #[serde(default)]
+    #[serde(rename = "a", default, skip_serializing_if = "BTreeMap::is_empty")]
     answers: BTreeMap<String, Value>,
     /// The keys the previous round asked (one, or several for [`Ask::all`](crate::Ask::all)).
-    #[serde(default)]
+    #[serde(rename = "p", default, skip_serializing_if = "BTreeSet::is_empty")]
     pending: BTreeSet<String>,
     /// The URL flow each URL question started, by question key (its id names it in the
     /// server's store; the seal keeps a client from swapping in another).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(rename = "f", default, skip_serializing_if = "BTreeMap::is_empty")]
     flows: BTreeMap<String, String>,
-    /// The call it belongs to: the digest of the tool name and its arguments, base64url.
-    #[serde(default)]
-    call: String,
     /// For each URL question whose completed flow this call took, the token of the last take
     /// (see the module documentation).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(rename = "k", default, skip_serializing_if = "BTreeMap::is_empty")]
     claims: BTreeMap<String, String>,
 }
 
-/// What every state is sealed with as associated data: the call itself is in the payload (so
-/// that a state of another call can be told apart from a forged one).
-const STATE_CONTEXT: &[u8] = b"interlude/ask/state/v3";
+/// What every state is sealed with as associated data (the format's version): the call itself
+/// is in the body (so that a state of another call can be told apart from a forged one).
+const STATE_CONTEXT: &[u8] = b"interlude/ask/state/v4";
+
+/// The digest of a call (`Rounds::new`): what its states are bound to.
+type Binding = [u8; 32];
 
 impl SealedState {
-    /// The state to seal for the next round, asking `pending`.
-    fn next_round(&self, binding: &str, pending: BTreeSet<String>) -> SealedState {
-        SealedState {
-            answers: self.answers.clone(),
-            pending,
-            flows: self.flows.clone(),
-            call: binding.to_owned(),
-            claims: self.claims.clone(),
+    /// The body to seal: `call`, then this state as JSON.
+    fn body(&self, call: &Binding) -> Result<Vec<u8>, serde_json::Error> {
+        let mut body = Vec::with_capacity(128);
+        body.extend_from_slice(call);
+        serde_json::to_writer(&mut body, self)?;
+        Ok(body)
+    }
+
+    /// Opens `sealed` for the call bound to `call`.
+    fn open(config: &AskConfig, sealed: &str, call: &Binding) -> Result<SealedState, AskError> {
+        let body = match config.codec.open_with(sealed, STATE_CONTEXT) {
+            Ok(body) => body,
+            Err(e) => {
+                return legacy::open(config, sealed, call)
+                    .unwrap_or_else(|| Err(AskError::RequestState(e.to_string())));
+            }
+        };
+        let Some((bound, json)) = body.split_first_chunk::<32>() else {
+            return Err(AskError::RequestState("the state is too short".into()));
+        };
+        if bound != call {
+            return Err(another_call());
         }
+        serde_json::from_slice(json).map_err(|e| AskError::RequestState(e.to_string()))
+    }
+}
+
+fn another_call() -> AskError {
+    tracing::warn!(
+        era = "mrtr",
+        "a requestState sealed for another call was sent; refused"
+    );
+    AskError::StateOfAnotherCall
+}
+
+/// States sealed by Interlude 0.1 (`interlude/ask/state/v3`: JSON with long names and the
+/// call's digest in base64url), still opened so that a server upgraded while a call was waiting
+/// for its person (with a key of its own, [`AskConfig::with_key`]) loses no answer. Tried only
+/// when a state does not open as the current format.
+mod legacy {
+    use super::*;
+
+    const CONTEXT: &[u8] = b"interlude/ask/state/v3";
+
+    #[derive(Deserialize)]
+    struct V3 {
+        #[serde(default)]
+        answers: BTreeMap<String, Value>,
+        #[serde(default)]
+        pending: BTreeSet<String>,
+        #[serde(default)]
+        flows: BTreeMap<String, String>,
+        #[serde(default)]
+        call: String,
+        #[serde(default)]
+        claims: BTreeMap<String, String>,
+    }
+
+    /// `None` when `sealed` is not a state of this format sealed by this server's key.
+    pub(super) fn open(
+        config: &AskConfig,
+        sealed: &str,
+        call: &Binding,
+    ) -> Option<Result<SealedState, AskError>> {
+        let v3 = config.codec.open_json_with::<V3>(sealed, CONTEXT).ok()?;
+        if v3.call != crate::url::store::base64url(call) {
+            return Some(Err(another_call()));
+        }
+        Some(Ok(SealedState {
+            answers: v3.answers,
+            pending: v3.pending,
+            flows: v3.flows,
+            claims: v3.claims,
+        }))
+    }
+
+    #[cfg(test)]
+    pub(super) fn seal(config: &AskConfig, state: &SealedState, call: &Binding) -> String {
+        let v3 = serde_json::json!({
+            "answers": state.answers,
+            "pending": state.pending,
+            "flows": state.flows,
+            "call": crate::url::store::base64url(call),
+            "claims": state.claims,
+        });
+        config
+            .codec
+            .seal_json_with(&v3, &SealOptions::new().associated_data(CONTEXT))
+            .unwrap_or_default()
+    }
+}
+
+/// A SHA-256 context that `serde_json` writes into.
+struct Hasher(ring::digest::Context);
+
+impl std::io::Write for Hasher {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -93,8 +189,8 @@ pub(crate) struct RoundTrip(Option<Box<Rounds>>);
 
 #[derive(Debug)]
 struct Rounds {
-    /// What the state is bound to (`SealedState::call`): the digest of the call, base64url.
-    binding: String,
+    /// What the state is bound to: the digest of the call.
+    binding: Binding,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
     state: Option<SealedState>,
@@ -259,20 +355,23 @@ impl Rounds {
         input_responses: Option<InputResponses>,
         request_state: Option<String>,
     ) -> Self {
-        let mut h = Sha256::new();
-        h.update(match served {
+        let mut h = Hasher(ring::digest::Context::new(&ring::digest::SHA256));
+        h.0.update(match served {
             Served::Tool => b"interlude/ask/v1\0tools/call\0".as_slice(),
             Served::Prompt => b"interlude/ask/v1\0prompts/get\0".as_slice(),
         });
-        h.update(name.as_bytes());
-        h.update(b"\0");
+        h.0.update(name.as_bytes());
+        h.0.update(b"\0");
         if let Some(args) = arguments {
             // serde_json writes objects in insertion order; a retry carries the same arguments
-            // verbatim, so the digest is stable across rounds.
-            h.update(serde_json::to_vec(args).unwrap_or_default());
+            // verbatim, so the digest is stable across rounds. Written into the digest as they
+            // are serialized (no copy); writing into it cannot fail.
+            let _ = serde_json::to_writer(&mut h, args);
         }
+        let mut binding = [0; 32];
+        binding.copy_from_slice(h.0.finish().as_ref());
         Rounds {
-            binding: crate::url::store::base64url(&h.finalize()),
+            binding,
             input_responses,
             request_state,
             state: None,
@@ -286,7 +385,7 @@ impl Rounds {
 
     fn empty() -> Self {
         Rounds {
-            binding: String::new(),
+            binding: [0; 32],
             input_responses: None,
             request_state: None,
             state: None,
@@ -335,20 +434,18 @@ impl Rounds {
     /// Seals the state for the round asking `requests` (under their keys, the ones their
     /// answers are read from next time): the `input_required` result to return.
     fn seal(&mut self, config: &AskConfig, requests: Vec<(String, InputRequest)>) -> AskError {
-        let pending = requests.iter().map(|(key, _)| key.clone()).collect();
-        let sealed = match &self.state {
-            Some(state) => state.next_round(&self.binding, pending),
-            None => SealedState::default().next_round(&self.binding, pending),
+        let state = self.state.get_or_insert_with(SealedState::default);
+        state.pending = requests.iter().map(|(key, _)| key.clone()).collect();
+        let body = match state.body(&self.binding) {
+            Ok(body) => body,
+            Err(e) => return AskError::RequestState(e.to_string()),
         };
-        let request_state = match config.codec.seal_json_with(
-            &sealed,
+        let request_state = config.codec.seal_with(
+            &body,
             &SealOptions::new()
                 .associated_data(STATE_CONTEXT)
                 .ttl(config.state_ttl),
-        ) {
-            Ok(s) => s,
-            Err(e) => return AskError::RequestState(e.to_string()),
-        };
+        );
         let requests: BTreeMap<String, InputRequest> = requests.into_iter().collect();
         tracing::debug!(
             era = "mrtr",
@@ -389,20 +486,7 @@ impl Rounds {
         if self.state.is_none() {
             let mut state = match &self.request_state {
                 None => SealedState::default(),
-                Some(sealed) => {
-                    let state = config
-                        .codec
-                        .open_json_with::<SealedState>(sealed, STATE_CONTEXT)
-                        .map_err(|e| AskError::RequestState(e.to_string()))?;
-                    if state.call != self.binding {
-                        tracing::warn!(
-                            era = "mrtr",
-                            "a requestState sealed for another call was sent; refused"
-                        );
-                        return Err(AskError::StateOfAnotherCall);
-                    }
-                    state
-                }
+                Some(sealed) => SealedState::open(config, sealed, &self.binding)?,
             };
             let pending = std::mem::take(&mut state.pending);
             match self.input_responses.take() {
@@ -517,4 +601,68 @@ pub(crate) fn elicit_result(key: &str, answer: Value) -> Result<ElicitResult, As
             format!("The answer under {key} is not an elicitation result: {e}."),
         )])
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn retry(arguments: Value, state: String) -> Rounds {
+        let mut responses = InputResponses::new();
+        responses.insert("q1".into(), serde_json::json!({"action": "accept"}));
+        Rounds::new(
+            Served::Tool,
+            "book",
+            arguments.as_object(),
+            Some(responses),
+            Some(state),
+        )
+    }
+
+    #[test]
+    fn a_state_is_the_calls_digest_then_short_json() {
+        let config = AskConfig::new();
+        let args = serde_json::json!({"city": "Lyon"});
+        let mut first = Rounds::new(Served::Tool, "book", args.as_object(), None, None);
+        first.open(&config).unwrap().answers.insert("q0".into(), Value::from(1));
+        let AskError::InputRequired(result) =
+            first.seal(&config, vec![("q1".into(), InputRequest::ListRoots(Default::default()))])
+        else {
+            panic!("not an input_required result");
+        };
+        let sealed = result.request_state.unwrap();
+        let body = config.codec.open_with(&sealed, STATE_CONTEXT).unwrap();
+        assert_eq!(&body[..32], first.binding.as_slice());
+        assert_eq!(&body[32..], br#"{"a":{"q0":1},"p":["q1"]}"#);
+
+        let mut again = retry(args, sealed.clone());
+        let state = again.open(&config).unwrap();
+        assert_eq!(state.answers.len(), 2, "q0 kept, q1 taken from the responses");
+        let mut other = retry(serde_json::json!({"city": "Nice"}), sealed);
+        assert!(matches!(other.open(&config), Err(AskError::StateOfAnotherCall)));
+    }
+
+    #[test]
+    fn a_state_of_the_previous_format_still_opens_for_its_own_call_only() {
+        let config = AskConfig::new();
+        let args = serde_json::json!({"city": "Lyon"});
+        let first = Rounds::new(Served::Tool, "book", args.as_object(), None, None);
+        let mut old = SealedState::default();
+        old.answers.insert("q0".into(), Value::from("Ada"));
+        old.pending.insert("q1".into());
+        old.flows.insert("q0".into(), "flow-1".into());
+        let sealed = legacy::seal(&config, &old, &first.binding);
+        assert!(!sealed.is_empty());
+
+        let mut again = retry(args.clone(), sealed.clone());
+        let state = again.open(&config).unwrap();
+        assert_eq!(state.answers.get("q0"), Some(&Value::from("Ada")));
+        assert!(state.answers.contains_key("q1"), "the pending key's answer is taken");
+        assert_eq!(state.flows.get("q0").map(String::as_str), Some("flow-1"));
+
+        let mut other = retry(serde_json::json!({}), sealed);
+        assert!(matches!(other.open(&config), Err(AskError::StateOfAnotherCall)));
+        let mut forged = retry(args, "rs1.AAAA.BBBB".into());
+        assert!(matches!(forged.open(&config), Err(AskError::RequestState(_))));
+    }
 }
