@@ -4,9 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rand::RngCore;
-use rmcp::model::RequestStateCodec;
-
 mod interactions;
 mod tasks;
 
@@ -16,7 +13,8 @@ pub use tasks::{TaskSupport, Tasks};
 /// How a server asks: shared by every tool call of one server (cheap to clone).
 #[derive(Clone, Debug)]
 pub struct AskConfig {
-    pub(crate) codec: Arc<RequestStateCodec>,
+    /// Seals and opens `requestState`.
+    pub(crate) seal: Arc<crate::round_trip::StateSeal>,
     pub(crate) state_ttl: Duration,
     pub(crate) timeout: Option<Duration>,
     /// The seed-000 interactions this server created, per client.
@@ -39,9 +37,7 @@ impl AskConfig {
     /// serves each 2026-07-28 request with a fresh instance, and a retry must open the state an
     /// earlier instance sealed (a new key per instance fails with "invalid requestState").
     pub fn new() -> Self {
-        let mut key = vec![0u8; 32];
-        rand::rng().fill_bytes(&mut key);
-        Self::from_codec(RequestStateCodec::new_unchecked(key))
+        Self::from_seal(crate::round_trip::StateSeal::random())
     }
 
     /// A configuration sealing with `key` (at least 32 bytes; shorter keys are refused).
@@ -52,12 +48,12 @@ impl AskConfig {
     /// # let _ = config;
     /// ```
     pub fn with_key(key: impl Into<Vec<u8>>) -> Result<Self, rmcp::model::RequestStateError> {
-        RequestStateCodec::try_new(key).map(Self::from_codec)
+        crate::round_trip::StateSeal::new(key.into()).map(Self::from_seal)
     }
 
-    fn from_codec(codec: RequestStateCodec) -> Self {
+    fn from_seal(seal: crate::round_trip::StateSeal) -> Self {
         AskConfig {
-            codec: Arc::new(codec),
+            seal: Arc::new(seal),
             state_ttl: DEFAULT_STATE_TTL,
             timeout: None,
             interactions: Arc::default(),

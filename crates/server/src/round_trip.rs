@@ -7,7 +7,7 @@
 //! refused before anything is sent. Every kind of question — a form, a URL, a sampling request,
 //! a roots listing — goes through the same keys and the same sealed state; what the answer must
 //! look like is checked by the kind's reader above this module. Answers of earlier rounds are kept in the sealed
-//! `requestState` (HMAC via rmcp's `RequestStateCodec`, with a time limit) together with the
+//! `requestState` (HMAC-SHA256 with a time limit, [`StateSeal`]) together with the
 //! call it belongs to (a digest of the tool name and its arguments): a state sent with another
 //! call is refused as such. Only the key the previous round asked is taken from
 //! `inputResponses`; anything else the client sends there is ignored (2026-07-28 MRTR, "Server
@@ -27,18 +27,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use interlude_schema::FormSchema;
 use rmcp::model::{
     ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationSchema, InputRequest,
-    InputRequiredResult, InputResponses, SealOptions,
+    InputRequiredResult, InputResponses,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::AskConfig;
+use crate::url::store::now_ms;
+
+mod seal;
+
 use crate::error::AskError;
 use crate::wire::{add_view, field_error, wire_schema};
+pub(crate) use seal::StateSeal;
 
-/// What a state carries from one round to the next. Sealed as its call's digest (32 bytes)
-/// followed by this as JSON, with one-letter names: the whole is HMAC'd on every round, twice
-/// (sealed, then opened), so a body that fits fewer SHA-256 blocks is cheaper each time.
+/// What a state carries from one round to the next. Sealed ([`StateSeal`]) as its call's digest
+/// (32 bytes; the call is in the state so that a state of another call can be told apart from
+/// a forged one) followed by this as JSON, with one-letter names: the whole is HMAC'd twice a
+/// round (sealed, then opened), and a state of one question fits one SHA-256 block.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct SealedState {
     /// Answers of earlier rounds, by question key.
@@ -57,10 +63,6 @@ struct SealedState {
     claims: BTreeMap<String, String>,
 }
 
-/// What every state is sealed with as associated data (the format's version): the call itself
-/// is in the body (so that a state of another call can be told apart from a forged one).
-const STATE_CONTEXT: &[u8] = b"interlude/ask/state/v4";
-
 /// The digest of a call (`Rounds::new`): what its states are bound to.
 type Binding = [u8; 32];
 
@@ -75,7 +77,7 @@ impl SealedState {
 
     /// Opens `sealed` for the call bound to `call`.
     fn open(config: &AskConfig, sealed: &str, call: &Binding) -> Result<SealedState, AskError> {
-        let body = match config.codec.open_with(sealed, STATE_CONTEXT) {
+        let body = match config.seal.open(sealed, now_ms()) {
             Ok(body) => body,
             Err(e) => {
                 return legacy::open(config, sealed, call)
@@ -129,7 +131,11 @@ mod legacy {
         sealed: &str,
         call: &Binding,
     ) -> Option<Result<SealedState, AskError>> {
-        let v3 = config.codec.open_json_with::<V3>(sealed, CONTEXT).ok()?;
+        let v3 = config
+            .seal
+            .legacy()
+            .open_json_with::<V3>(sealed, CONTEXT)
+            .ok()?;
         if v3.call != crate::url::store::base64url(call) {
             return Some(Err(another_call()));
         }
@@ -151,8 +157,12 @@ mod legacy {
             "claims": state.claims,
         });
         config
-            .codec
-            .seal_json_with(&v3, &SealOptions::new().associated_data(CONTEXT))
+            .seal
+            .legacy()
+            .seal_json_with(
+                &v3,
+                &rmcp::model::SealOptions::new().associated_data(CONTEXT),
+            )
             .unwrap_or_default()
     }
 }
@@ -440,12 +450,7 @@ impl Rounds {
             Ok(body) => body,
             Err(e) => return AskError::RequestState(e.to_string()),
         };
-        let request_state = config.codec.seal_with(
-            &body,
-            &SealOptions::new()
-                .associated_data(STATE_CONTEXT)
-                .ttl(config.state_ttl),
-        );
+        let request_state = config.seal.seal(&body, config.state_ttl, now_ms());
         let requests: BTreeMap<String, InputRequest> = requests.into_iter().collect();
         tracing::debug!(
             era = "mrtr",
@@ -624,22 +629,34 @@ mod tests {
         let config = AskConfig::new();
         let args = serde_json::json!({"city": "Lyon"});
         let mut first = Rounds::new(Served::Tool, "book", args.as_object(), None, None);
-        first.open(&config).unwrap().answers.insert("q0".into(), Value::from(1));
-        let AskError::InputRequired(result) =
-            first.seal(&config, vec![("q1".into(), InputRequest::ListRoots(Default::default()))])
-        else {
+        first
+            .open(&config)
+            .unwrap()
+            .answers
+            .insert("q0".into(), Value::from(1));
+        let AskError::InputRequired(result) = first.seal(
+            &config,
+            vec![("q1".into(), InputRequest::ListRoots(Default::default()))],
+        ) else {
             panic!("not an input_required result");
         };
         let sealed = result.request_state.unwrap();
-        let body = config.codec.open_with(&sealed, STATE_CONTEXT).unwrap();
+        let body = config.seal.open(&sealed, now_ms()).unwrap();
         assert_eq!(&body[..32], first.binding.as_slice());
         assert_eq!(&body[32..], br#"{"a":{"q0":1},"p":["q1"]}"#);
 
         let mut again = retry(args, sealed.clone());
         let state = again.open(&config).unwrap();
-        assert_eq!(state.answers.len(), 2, "q0 kept, q1 taken from the responses");
+        assert_eq!(
+            state.answers.len(),
+            2,
+            "q0 kept, q1 taken from the responses"
+        );
         let mut other = retry(serde_json::json!({"city": "Nice"}), sealed);
-        assert!(matches!(other.open(&config), Err(AskError::StateOfAnotherCall)));
+        assert!(matches!(
+            other.open(&config),
+            Err(AskError::StateOfAnotherCall)
+        ));
     }
 
     #[test]
@@ -657,12 +674,21 @@ mod tests {
         let mut again = retry(args.clone(), sealed.clone());
         let state = again.open(&config).unwrap();
         assert_eq!(state.answers.get("q0"), Some(&Value::from("Ada")));
-        assert!(state.answers.contains_key("q1"), "the pending key's answer is taken");
+        assert!(
+            state.answers.contains_key("q1"),
+            "the pending key's answer is taken"
+        );
         assert_eq!(state.flows.get("q0").map(String::as_str), Some("flow-1"));
 
         let mut other = retry(serde_json::json!({}), sealed);
-        assert!(matches!(other.open(&config), Err(AskError::StateOfAnotherCall)));
+        assert!(matches!(
+            other.open(&config),
+            Err(AskError::StateOfAnotherCall)
+        ));
         let mut forged = retry(args, "rs1.AAAA.BBBB".into());
-        assert!(matches!(forged.open(&config), Err(AskError::RequestState(_))));
+        assert!(matches!(
+            forged.open(&config),
+            Err(AskError::RequestState(_))
+        ));
     }
 }
