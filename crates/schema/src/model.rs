@@ -54,6 +54,18 @@ pub struct Field {
 }
 
 impl Field {
+    /// Whether the schema declares a default (without building it).
+    fn has_default(&self) -> bool {
+        match &self.kind {
+            FieldKind::Text { default, .. } | FieldKind::SingleSelect { default, .. } => {
+                default.is_some()
+            }
+            FieldKind::Number { default, .. } => default.is_some(),
+            FieldKind::Boolean { default } => default.is_some(),
+            FieldKind::MultiSelect { default, .. } => default.is_some(),
+        }
+    }
+
     /// The default value as JSON, when the schema declares one.
     pub fn default_value(&self) -> Option<Value> {
         match &self.kind {
@@ -253,7 +265,9 @@ impl FormSchema {
     /// schema's field order for the added properties.
     pub fn apply_defaults(&self, content: &mut Content) {
         for field in &self.fields {
-            if !content.contains_key(&field.name)
+            // Whether there is a default first: most fields have none, and it costs no lookup.
+            if field.has_default()
+                && !content.contains_key(&field.name)
                 && let Some(v) = field.default_value()
             {
                 content.insert(field.name.clone(), v);

@@ -70,13 +70,14 @@ pub(crate) fn elicit_url(
     url: String,
     elicitation_id: String,
 ) -> impl Future<Output = Result<ElicitResult, AskError>> + Send + '_ {
-    let request: ServerRequest = ElicitRequest::new(ElicitRequestParams::UrlElicitationParams {
-        meta: Some(related_to(&call.context.id)),
+    let mut request = ElicitRequest::new(ElicitRequestParams::UrlElicitationParams {
+        meta: None,
         message,
         url,
         elicitation_id,
-    })
-    .into();
+    });
+    request.extensions.insert(related_to(&call.context.id));
+    let request: ServerRequest = request.into();
     let sending: Pin<Box<dyn Future<Output = Sent> + Send + '_>> =
         Box::pin(send_request(call, request));
     async move {
@@ -260,14 +261,15 @@ fn request(
     if let Some(uri) = view {
         add_view(&mut meta, uri);
     }
-    Ok(
-        ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-            meta: Some(meta),
-            message,
-            requested_schema,
-        })
-        .into(),
-    )
+    let mut request = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    });
+    // In the request's own `_meta` (where rmcp adds the progress token), not the params': rmcp
+    // writes that one as it is, while a params `_meta` is parsed back out and merged with it.
+    request.extensions.insert(meta);
+    Ok(request.into())
 }
 
 /// A tool call cancelled by the client while its question was open reads as a dismissal.

@@ -549,11 +549,28 @@ async fn a_named_key_travels_both_ways_and_default_keys_stay_by_order() {
     assert!(e.message.contains("used twice"), "{}", e.message);
     client.cancel().await.expect("close");
 
-    // A push-era call has no keys: the named question is simply asked.
+    // A push-era call has no keys: the named question is simply asked, naming its call in the
+    // request's `_meta` (once: not also in the params).
     let client = connect(Client::full(), ProtocolVersion::V_2025_11_25).await;
     assert_eq!(
         complete(call(&client, "greet", None, None).await),
         "Hello, Alice!"
+    );
+    let seen = client.service().seen.lock().unwrap().clone();
+    let [elicitation] = seen.as_slice() else {
+        panic!("one request expected: {seen:?}");
+    };
+    assert_eq!(elicitation["method"], "elicitation/create");
+    let meta = &elicitation["meta"];
+    assert!(
+        meta.get(interlude_protocol::RELATED_REQUEST_ID_KEY)
+            .is_some_and(|id| id.is_number() || id.is_string()),
+        "{elicitation}"
+    );
+    assert!(meta.get("progressToken").is_some(), "{elicitation}");
+    assert!(
+        elicitation["params"].get("_meta").is_none(),
+        "{elicitation}"
     );
     client.cancel().await.expect("close");
 }
