@@ -51,8 +51,6 @@ mod classic;
 mod from_view;
 mod types;
 
-use std::collections::HashMap;
-
 use interlude_protocol::apps::{Method, UiDialect};
 use serde_json::{Map, Value, json};
 
@@ -83,9 +81,9 @@ pub struct ViewBridge {
     /// The context as the view last heard it (for diffs).
     context: Map<String, Value>,
     /// Requests forwarded to the server and not answered yet, by proxy number.
-    to_server: HashMap<u64, Forwarded>,
+    to_server: crate::ids::IdMap<u64, Forwarded>,
     /// Questions to the person: number → who in the view waits for the answer.
-    to_person: HashMap<u64, Asker>,
+    to_person: crate::ids::IdMap<u64, Asker>,
     next: u64,
     /// The id of the host's `ui/resource-teardown` request, and the deadline.
     teardown: Option<(u64, u64)>,
@@ -93,7 +91,7 @@ pub struct ViewBridge {
     /// What the view last said a model should know.
     model_context: Option<Value>,
     /// The host's requests to the view's own tools in flight: id number → what they are.
-    to_view: HashMap<u64, ToView>,
+    to_view: crate::ids::IdMap<u64, ToView>,
     /// The number of the `elicitation/create` handed to the view ([`ViewBridge::ask`]) and not
     /// answered yet: only its answer is taken.
     question: Option<u64>,
@@ -152,15 +150,15 @@ impl ViewBridge {
             app_capabilities: Map::new(),
             display_mode,
             context: Map::new(),
-            to_server: HashMap::new(),
-            to_person: HashMap::new(),
+            to_server: crate::ids::IdMap::default(),
+            to_person: crate::ids::IdMap::default(),
             next: 1,
             teardown: None,
             question: None,
             classic_ready: false,
             calls,
             model_context: None,
-            to_view: HashMap::new(),
+            to_view: crate::ids::IdMap::default(),
         }
     }
 

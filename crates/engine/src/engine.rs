@@ -77,7 +77,24 @@ impl Engine {
 
     /// Handles one input at time `now_ms` and returns what to do, in order.
     pub fn handle(&mut self, input: Input, now_ms: u64) -> Vec<Effect> {
-        let mut out = Out::new(now_ms);
+        let mut effects = Vec::new();
+        self.handle_into(input, now_ms, &mut effects);
+        effects
+    }
+
+    /// As [`Engine::handle`], but the effects are appended to `effects`: a driver that handles
+    /// input after input can keep one vector (and its capacity) for all of them.
+    ///
+    /// ```
+    /// use interlude_engine::{Engine, EngineConfig, Input, RequestId};
+    /// let mut engine = Engine::new(EngineConfig::default());
+    /// let mut effects = Vec::new();
+    /// let withdraw = Input::Withdraw { id: RequestId(1), reason: "gone".into() };
+    /// engine.handle_into(withdraw, 0, &mut effects);
+    /// assert!(effects.is_empty(), "nothing was pending");
+    /// ```
+    pub fn handle_into(&mut self, input: Input, now_ms: u64, effects: &mut Vec<Effect>) {
+        let mut out = Out::with(now_ms, std::mem::take(effects));
         match input {
             Input::Request(incoming) => self.on_request(incoming, &mut out),
             Input::Answer { id, answer } => self.on_answer(id, answer, Via::Surface, &mut out),
@@ -94,7 +111,7 @@ impl Engine {
             out.push(Effect::Present(id));
             self.shown(id, &mut out);
         }
-        out.into_effects()
+        *effects = out.into_effects();
     }
 
     fn on_request(&mut self, incoming: Incoming, out: &mut Out) {

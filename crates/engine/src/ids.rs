@@ -17,6 +17,10 @@ pub struct ServerId(pub u64);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ViewId(pub u64);
 
+/// A map keyed by ids: hashed with foldhash (seeded per map) instead of SipHash, which costs more
+/// than the rest of a lookup for keys this small.
+pub(crate) type IdMap<K, V> = std::collections::HashMap<K, V, foldhash::quality::RandomState>;
+
 macro_rules! display_id {
     ($($t:ty),*) => {$(
         impl std::fmt::Display for $t {

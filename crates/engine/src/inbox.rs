@@ -9,7 +9,7 @@
 //! What it does not do: decide what is admitted or whether an answer is valid (each kind's
 //! module does), or produce effects.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::ids::{RequestId, ServerId};
 
@@ -22,7 +22,7 @@ pub(crate) trait FromServer {
 /// Pending requests, the queue and the presented one.
 #[derive(Debug)]
 pub(crate) struct Inbox<P> {
-    pending: HashMap<RequestId, P>,
+    pending: crate::ids::IdMap<RequestId, P>,
     queue: VecDeque<RequestId>,
     presented: Option<RequestId>,
 }
@@ -30,7 +30,7 @@ pub(crate) struct Inbox<P> {
 impl<P> Default for Inbox<P> {
     fn default() -> Self {
         Inbox {
-            pending: HashMap::new(),
+            pending: crate::ids::IdMap::default(),
             queue: VecDeque::new(),
             presented: None,
         }

@@ -16,11 +16,9 @@ pub(crate) struct Out {
 }
 
 impl Out {
-    pub(crate) fn new(now_ms: u64) -> Out {
-        Out {
-            now_ms,
-            effects: Vec::new(),
-        }
+    /// Effects at `now_ms`, appended to `effects`.
+    pub(crate) fn with(now_ms: u64, effects: Vec<Effect>) -> Out {
+        Out { now_ms, effects }
     }
 
     pub(crate) fn push(&mut self, effect: Effect) {

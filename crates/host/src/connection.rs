@@ -302,7 +302,7 @@ impl Connection {
         let shared = &self.inner.shared;
         let id = shared.next_call();
         let cancel = CancellationToken::new();
-        let record = Box::new(CallRecord {
+        let record = Arc::new(CallRecord {
             id,
             server: self.inner.id,
             server_name: self.inner.info.name.clone(),

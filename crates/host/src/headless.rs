@@ -157,7 +157,7 @@ pub struct HeadlessSurface {
     on_link: Option<OnLink>,
     on_progress: Option<OnProgress>,
     /// The progress updates already handed to `on_progress`, per call in flight.
-    progress_seen: std::collections::HashMap<interlude_engine::CallId, u64>,
+    progress_seen: crate::IdMap<interlude_engine::CallId, u64>,
     /// The requests whose link was handed over already.
     links_given: std::collections::HashSet<interlude_engine::RequestId>,
 }
@@ -183,7 +183,7 @@ impl HeadlessSurface {
             next: 0,
             on_link: None,
             on_progress: None,
-            progress_seen: std::collections::HashMap::new(),
+            progress_seen: crate::IdMap::default(),
             links_given: std::collections::HashSet::new(),
         }
     }

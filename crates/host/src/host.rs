@@ -8,7 +8,7 @@
 //!
 //! What it does not do: open transports or speak MCP (see `connection.rs` and `handler.rs`).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 
 use interlude_engine::{
@@ -87,9 +87,9 @@ impl Host {
             engine: Engine::new(config.engine.clone()),
             surface,
             registry: registry.clone(),
-            responders: HashMap::new(),
-            requested_schemas: HashMap::new(),
-            completions: HashMap::new(),
+            responders: crate::IdMap::default(),
+            requested_schemas: crate::IdMap::default(),
+            completions: crate::IdMap::default(),
             audit: audit.clone(),
             start,
             resolver: config.resolver.clone(),
@@ -102,8 +102,9 @@ impl Host {
                 config.declare,
                 log.clone(),
             ),
-            routes: HashMap::new(),
-            cancels: HashMap::new(),
+            routes: crate::IdMap::default(),
+            cancels: crate::IdMap::default(),
+            effects: Vec::new(),
         };
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {

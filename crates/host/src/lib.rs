@@ -68,6 +68,10 @@ mod tap;
 mod task_hints;
 mod timer;
 
+/// A map keyed by ids (the host's own, a server's JSON-RPC ids): hashed with foldhash, seeded per
+/// map, instead of SipHash, which costs more than the rest of a lookup for keys this small.
+pub(crate) type IdMap<K, V> = std::collections::HashMap<K, V, foldhash::quality::RandomState>;
+
 pub use arguments::{ArgumentError, check_arguments, parse_arguments};
 pub use catalog_record::{ListKind, MAX_SUBSCRIPTIONS, ServerCatalog, Subscribing, Watched};
 pub use connection::catalog::MAX_LISTED;

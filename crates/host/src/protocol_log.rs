@@ -11,7 +11,7 @@
 //! What it does not do: change or delay a message (the transport tap hands it over and moves
 //! on), or decide anything.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use tokio::time::Instant;
@@ -176,14 +176,14 @@ struct Ring {
     /// The last sequence number given.
     seq: u64,
     /// Requests waiting for their response, by direction and id: when they went.
-    open: HashMap<(Direction, LogId), u64>,
+    open: crate::IdMap<(Direction, LogId), u64>,
 }
 
 /// The log of every server of one host.
 pub(crate) struct ProtocolLog {
     start: Instant,
     kept: usize,
-    rings: Mutex<HashMap<ServerId, Ring>>,
+    rings: Mutex<crate::IdMap<ServerId, Ring>>,
     trace: Option<Mutex<Box<dyn Write + Send>>>,
     /// When `t_ms` 0 was, in milliseconds since the Unix epoch.
     started_at_ms: u64,

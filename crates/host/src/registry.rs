@@ -9,7 +9,7 @@
 //!
 //! What it does not do: decide anything about requests (the engine does), or talk to servers.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use interlude_engine::{CallId, Notice, Reply, Request, RequestId, ServerId, ViewId};
@@ -510,7 +510,7 @@ pub(crate) struct Registry {
     finished_views: VecDeque<ViewId>,
     /// Each server's place in the list: the order servers were first added, a server added again
     /// in place of one that is over (Retry) taking the place of the one it replaces.
-    places: HashMap<ServerId, u64>,
+    places: crate::IdMap<ServerId, u64>,
     next_place: u64,
 }
 
@@ -638,8 +638,7 @@ impl Registry {
 
     // ---- calls ---------------------------------------------------------------------------
 
-    pub(crate) fn start_call(&mut self, record: CallRecord) -> HostEvent {
-        let record = Arc::new(record);
+    pub(crate) fn start_call(&mut self, record: Arc<CallRecord>) -> HostEvent {
         self.calls.insert(record.id, record.clone());
         HostEvent::CallStarted(record)
     }
@@ -899,8 +898,8 @@ mod tests {
     #[test]
     fn requests_are_tied_to_the_call_named_in_their_view() {
         let mut r = Registry::default();
-        r.start_call(call(1));
-        r.start_call(call(2));
+        r.start_call(Arc::new(call(1)));
+        r.start_call(Arc::new(call(2)));
         r.queue_request(view(10, Some(2)), None);
         r.queue_request(view(11, None), None);
         r.queue_request(view(12, Some(1)), None);
@@ -918,7 +917,7 @@ mod tests {
                 RequestId(id),
                 Reply::Answered(interlude_engine::Answer::Declined),
             );
-            r.start_call(call(id));
+            r.start_call(Arc::new(call(id)));
             r.end_call(CallId(id), CallStatus::Failed { reason: "x".into() });
         }
         let s = r.snapshot();
@@ -939,7 +938,7 @@ mod tests {
     #[test]
     fn a_call_ends_once() {
         let mut r = Registry::default();
-        r.start_call(call(1));
+        r.start_call(Arc::new(call(1)));
         assert!(
             r.end_call(CallId(1), CallStatus::Failed { reason: "a".into() })
                 .is_some()

@@ -19,7 +19,6 @@
 //! leaves ([`Answered`]: the draft's `interaction/notify` must follow its answer). What it does
 //! not do: decide anything about requests.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use interlude_engine::{CallId, ServerId};
@@ -44,11 +43,11 @@ pub(crate) struct RaisedBy(pub(crate) CallId);
 /// The `tools/call` requests in flight on one connection, by JSON-RPC id.
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
-    calls: Mutex<HashMap<RequestId, CallId>>,
+    calls: Mutex<crate::IdMap<RequestId, CallId>>,
 }
 
 impl InFlight {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
+    fn calls(&self) -> std::sync::MutexGuard<'_, crate::IdMap<RequestId, CallId>> {
         crate::sync::lock(&self.calls)
     }
 
@@ -87,7 +86,7 @@ pub(crate) struct Tap<T> {
     /// Where every message is recorded, for which server.
     log: Option<(Arc<ProtocolLog>, ServerId, Arc<str>)>,
     /// The server's requests tied to a call, until the host answers them (for the log).
-    asked: Mutex<HashMap<RequestId, CallId>>,
+    asked: Mutex<crate::IdMap<RequestId, CallId>>,
     /// Write `capabilities.userInteraction` into the `initialize` that passes here (transports
     /// other than streamable HTTP, whose client does it itself), and into the log's copy.
     declare: Declare,
@@ -107,7 +106,7 @@ pub(crate) struct Tap<T> {
 /// notify` goes only after the answer to its `interaction/create`), by the request's id.
 #[derive(Debug, Default)]
 pub(crate) struct Answered {
-    waiting: Mutex<HashMap<RequestId, tokio::sync::oneshot::Sender<()>>>,
+    waiting: Mutex<crate::IdMap<RequestId, tokio::sync::oneshot::Sender<()>>>,
 }
 
 impl Answered {
@@ -283,7 +282,7 @@ impl<T> Tap<T> {
         self.log.as_ref().is_some_and(|(log, _, _)| log.enabled())
     }
 
-    fn asked(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CallId>> {
+    fn asked(&self) -> std::sync::MutexGuard<'_, crate::IdMap<RequestId, CallId>> {
         crate::sync::lock(&self.asked)
     }
 

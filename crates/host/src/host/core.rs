@@ -2,7 +2,7 @@
 //! hub's lock held, in submission order; it applies each to the engine and the record and tells
 //! the surface.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use interlude_engine::{
@@ -30,11 +30,11 @@ pub(super) struct Core<S> {
     pub(super) engine: Engine,
     pub(super) surface: S,
     pub(super) registry: Arc<Mutex<Registry>>,
-    pub(super) responders: HashMap<RequestId, oneshot::Sender<Reply>>,
+    pub(super) responders: crate::IdMap<RequestId, oneshot::Sender<Reply>>,
     /// Each request's `requestedSchema` as sent, until it is queued (or refused).
-    pub(super) requested_schemas: HashMap<RequestId, Arc<serde_json::Value>>,
+    pub(super) requested_schemas: crate::IdMap<RequestId, Arc<serde_json::Value>>,
     /// Who waits for word that a URL request's flow finished.
-    pub(super) completions: HashMap<RequestId, oneshot::Sender<()>>,
+    pub(super) completions: crate::IdMap<RequestId, oneshot::Sender<()>>,
     pub(super) audit: Arc<Mutex<VecDeque<AuditRecord>>>,
     pub(super) start: Instant,
     pub(super) resolver: Resolver,
@@ -45,9 +45,11 @@ pub(super) struct Core<S> {
     /// Whose each request in flight is (a tool call, an app view's request, or the seed-000
     /// interaction an `interaction/notify` tracks), by its server and the progress token it
     /// went with (rmcp gives every request one): where `notifications/progress` lands.
-    pub(super) routes: HashMap<(ServerId, ProgressToken), ProgressOf>,
+    pub(super) routes: crate::IdMap<(ServerId, ProgressToken), ProgressOf>,
     /// How to stop each call in flight.
-    pub(super) cancels: HashMap<CallId, CancellationToken>,
+    pub(super) cancels: crate::IdMap<CallId, CancellationToken>,
+    /// The engine's effects, emptied after each input (kept for its capacity).
+    pub(super) effects: Vec<interlude_engine::Effect>,
 }
 
 impl<S: Surface> ViewCore for Core<S> {
@@ -180,7 +182,7 @@ impl<S: Surface> Core<S> {
                     CallUpdate::Round(_) | CallUpdate::Task(..) => {}
                 }
                 let (event, orphans) = self.record(|r| match update {
-                    CallUpdate::Started { record, .. } => (Some(r.start_call(*record)), Vec::new()),
+                    CallUpdate::Started { record, .. } => (Some(r.start_call(record)), Vec::new()),
                     CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
                     CallUpdate::Task(id, task) => (r.call_task(id, task), Vec::new()),
                     CallUpdate::Ended(id, status) => (r.end_call(id, status), r.pending_of(id)),
@@ -261,7 +263,10 @@ impl<S: Surface> Core<S> {
 
     /// Hands one input to the engine and carries out its effects.
     pub(super) fn run(&mut self, input: Input, now_ms: u64, sink: &AnswerSink) {
-        for effect in self.engine.handle(input, now_ms) {
+        // One vector for every input's effects (a `run` inside this one starts a new one).
+        let mut effects = std::mem::take(&mut self.effects);
+        self.engine.handle_into(input, now_ms, &mut effects);
+        for effect in effects.drain(..) {
             match effect {
                 Effect::Reply { id, reply } => {
                     self.requested_schemas.remove(&id);
@@ -353,6 +358,7 @@ impl<S: Surface> Core<S> {
                 }
             }
         }
+        self.effects = effects;
     }
 }
 

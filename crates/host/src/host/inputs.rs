@@ -88,7 +88,7 @@ pub(crate) enum ServerUpdate {
 pub(crate) enum CallUpdate {
     /// It started; `cancel` stops it (kept until it ends).
     Started {
-        record: Box<CallRecord>,
+        record: std::sync::Arc<CallRecord>,
         cancel: CancellationToken,
     },
     /// Stop it, if it is still running (its server is told by whoever runs it).
