@@ -187,10 +187,13 @@ impl Sampling {
         self.params.max_tokens
     }
 
-    /// The `sampling/createMessage` to push, its `_meta` set to `meta` (the served call).
-    pub(crate) fn into_request(mut self, meta: RequestMetaObject) -> ServerRequest {
-        self.params.meta = Some(meta);
-        ServerRequest::CreateMessageRequest(CreateMessageRequest::new(self.params))
+    /// The `sampling/createMessage` to push, naming the served call in its `_meta` (`meta`).
+    pub(crate) fn into_request(self, meta: RequestMetaObject) -> ServerRequest {
+        // In the request's own `_meta`, as a pushed elicitation's (`push::request`): rmcp merges
+        // it with whatever `_meta` the author gave the params.
+        let mut request = CreateMessageRequest::new(self.params);
+        request.extensions.insert(meta);
+        ServerRequest::CreateMessageRequest(request)
     }
 
     /// The question as an `inputRequests` entry.
@@ -412,6 +415,31 @@ fn content_block(block: &Value) -> Result<(), String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    #[allow(deprecated)] // rmcp's params type, as `from_params` takes it
+    fn a_pushed_question_keeps_the_authors_meta_beside_its_calls() {
+        let mut params = rmcp::model::CreateMessageRequestParams::new(
+            vec![rmcp::model::SamplingMessage::user_text("Hi")],
+            10,
+        );
+        let mut author = RequestMetaObject::new();
+        author.insert("example.com/trace".into(), json!("t-1"));
+        params.meta = Some(author);
+        let call = crate::wire::related_to(&rmcp::model::NumberOrString::Number(7));
+        let request = Sampling::from_params(params).into_request(call);
+        let wire = serde_json::to_value(&request).unwrap();
+        assert_eq!(wire["method"], "sampling/createMessage");
+        assert_eq!(
+            wire["params"]["_meta"]["example.com/trace"], "t-1",
+            "{wire}"
+        );
+        assert_eq!(
+            wire["params"]["_meta"][interlude_protocol::RELATED_REQUEST_ID_KEY],
+            7,
+            "{wire}"
+        );
+    }
 
     fn field_of(e: AskError) -> String {
         match e {
