@@ -14,7 +14,7 @@ pub use tasks::{TaskSupport, Tasks};
 #[derive(Clone, Debug)]
 pub struct AskConfig {
     /// Seals and opens `requestState`.
-    pub(crate) seal: Arc<crate::round_trip::StateSeal>,
+    pub(crate) seal: Arc<crate::state_seal::StateSeal>,
     pub(crate) state_ttl: Duration,
     pub(crate) timeout: Option<Duration>,
     /// The seed-000 interactions this server created, per client.
@@ -37,7 +37,7 @@ impl AskConfig {
     /// serves each 2026-07-28 request with a fresh instance, and a retry must open the state an
     /// earlier instance sealed (a new key per instance fails with "invalid requestState").
     pub fn new() -> Self {
-        Self::from_seal(crate::round_trip::StateSeal::random())
+        Self::from_seal(crate::state_seal::StateSeal::random())
     }
 
     /// A configuration sealing with `key` (at least 32 bytes; shorter keys are refused).
@@ -48,10 +48,10 @@ impl AskConfig {
     /// # let _ = config;
     /// ```
     pub fn with_key(key: impl Into<Vec<u8>>) -> Result<Self, rmcp::model::RequestStateError> {
-        crate::round_trip::StateSeal::new(key.into()).map(Self::from_seal)
+        crate::state_seal::StateSeal::new(key.into()).map(Self::from_seal)
     }
 
-    fn from_seal(seal: crate::round_trip::StateSeal) -> Self {
+    fn from_seal(seal: crate::state_seal::StateSeal) -> Self {
         AskConfig {
             seal: Arc::new(seal),
             state_ttl: DEFAULT_STATE_TTL,

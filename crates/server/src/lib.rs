@@ -120,6 +120,7 @@ mod roots;
 mod round_trip;
 mod sampling;
 mod session_end;
+mod state_seal;
 mod stdio;
 pub mod task;
 mod together;

@@ -6,10 +6,10 @@
 //! is keyed by its name instead (it still counts in the order). A key used twice in one call is
 //! refused before anything is sent. Every kind of question — a form, a URL, a sampling request,
 //! a roots listing — goes through the same keys and the same sealed state; what the answer must
-//! look like is checked by the kind's reader above this module. Answers of earlier rounds are kept in the sealed
-//! `requestState` (HMAC-SHA256 with a time limit, [`StateSeal`]) together with the
-//! call it belongs to (a digest of the tool name and its arguments): a state sent with another
-//! call is refused as such. Only the key the previous round asked is taken from
+//! look like is checked by the kind's reader above this module. Answers of earlier rounds are
+//! kept in the sealed `requestState` (HMAC-SHA256 with a time limit,
+//! [`StateSeal`](crate::state_seal::StateSeal)) together with the call it belongs to (a digest
+//! of the tool name and its arguments): a state sent with another call is refused as such. Only the key the previous round asked is taken from
 //! `inputResponses`; anything else the client sends there is ignored (2026-07-28 MRTR, "Server
 //! Requirements").
 //!
@@ -33,18 +33,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::AskConfig;
-use crate::url::store::now_ms;
-
-mod seal;
-
 use crate::error::AskError;
+use crate::url::store::now_ms;
 use crate::wire::{add_view, field_error, wire_schema};
-pub(crate) use seal::StateSeal;
 
-/// What a state carries from one round to the next. Sealed ([`StateSeal`]) as its call's digest
-/// (32 bytes; the call is in the state so that a state of another call can be told apart from
-/// a forged one) followed by this as JSON, with one-letter names: the whole is HMAC'd twice a
-/// round (sealed, then opened), and a state of one question fits one SHA-256 block.
+/// What a state carries from one round to the next. Sealed
+/// ([`StateSeal`](crate::state_seal::StateSeal)) as its call's digest (32 bytes; the call is in
+/// the state so that a state of another call can be told apart from a forged one) followed by
+/// this as JSON, with one-letter names: the whole is HMAC'd twice a round (sealed, then
+/// opened), and a state of one question fits one SHA-256 block.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct SealedState {
     /// Answers of earlier rounds, by question key.
