@@ -9,9 +9,9 @@
 //! look like is checked by the kind's reader above this module. Answers of earlier rounds are
 //! kept in the sealed `requestState` (HMAC-SHA256 with a time limit,
 //! [`StateSeal`](crate::state_seal::StateSeal)) together with the call it belongs to (a digest
-//! of the tool name and its arguments): a state sent with another call is refused as such. Only the key the previous round asked is taken from
-//! `inputResponses`; anything else the client sends there is ignored (2026-07-28 MRTR, "Server
-//! Requirements").
+//! of the tool name and its arguments): a state sent with another call is refused as such.
+//! Only the key the previous round asked is taken from `inputResponses`; anything else the
+//! client sends there is ignored (2026-07-28 MRTR, "Server Requirements").
 //!
 //! A sealed state can be sent again: the server keeps nothing per call. For form answers that
 //! gives a client nothing it could not send anyway (the answers are the client's own). For a URL
