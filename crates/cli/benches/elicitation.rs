@@ -366,7 +366,8 @@ enum Imp {
     Ts,
     TsHoisted,
     /// Like for like on the host side: the Interlude host against the bare rmcp server (on
-    /// Interlude's stdio), so that both clients get the very same messages.
+    /// Interlude's stdio), so that both clients get the very same messages, declaring what the
+    /// bare client declares (form elicitation, no tasks).
     HostOnBareServer,
     /// Like for like on the server side: the bench's bare rmcp client against the Interlude
     /// toolkit's server, so that both servers get the very same messages (the host declares
@@ -1182,8 +1183,18 @@ async fn interlude_client(
         rate_per_minute: u32::MAX,
         ..EngineConfig::default()
     };
+    // Like for like, the host declares what the bare client declares (form elicitation): on
+    // 2026-07-28 a client's capabilities travel in every request's `_meta`, and rmcp clones and
+    // re-serializes them for each. (Roots stay declared: the host always answers them.)
+    let (declare, tasks) = if imp == Imp::HostOnBareServer {
+        (interlude_engine::Declared::FORM, false)
+    } else {
+        (HostConfig::default().declare, HostConfig::default().tasks)
+    };
     let config = HostConfig {
         engine,
+        declare,
+        tasks,
         protocol: ProtocolChoice::Pin(cell.era.version()),
         protocol_log: if log {
             interlude_host::KEPT_PER_SERVER

@@ -259,7 +259,7 @@ async fn accept_decline_cancel_on_every_transport_and_era() {
             let seen = surface.seen();
             assert_eq!(seen.presented.len(), 3, "{ctx}");
             let first = &seen.presented[0];
-            assert_eq!(first.server_name, "demo");
+            assert_eq!(&*first.server_name, "demo");
             assert_eq!(first.message(), "Please provide your contact information");
             let interlude_engine::RequestKind::Form(form) = &first.kind else {
                 panic!("a form request");

@@ -119,7 +119,7 @@ async fn a_prompt_is_shown_as_a_form_and_answered_with_content_or_the_drafts_ref
     let audit = host.audit_records();
     assert!(
         audit.iter().any(|r| matches!(&r.event,
-            interlude_engine::AuditEvent::Received { method, .. } if method == "interaction/create")),
+            interlude_engine::AuditEvent::Received { method, .. } if *method == "interaction/create")),
         "{audit:?}"
     );
     conn.close().await;

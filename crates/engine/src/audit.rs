@@ -4,6 +4,8 @@
 //! elicitation forms must not ask for secrets, which is exactly why a log must not keep one
 //! when a server does it anyway.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -16,12 +18,12 @@ pub struct AuditRecord {
     pub at_ms: u64,
     /// The host's id of the request.
     pub request: u64,
-    /// The requesting server's name (as the host knows it).
-    pub server: String,
+    /// The requesting server's name (as the host knows it), shared with its requests.
+    pub server: Arc<str>,
     /// What the server says it is (`serverInfo.title`, else its `name`): the engine does not
     /// know it; the host fills it in from its record.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub server_title: Option<String>,
+    pub server_title: Option<Arc<str>>,
     /// What happened.
     pub event: AuditEvent,
 }
@@ -32,11 +34,11 @@ pub struct AuditRecord {
 pub enum AuditEvent {
     /// A request arrived and was queued.
     Received {
-        /// The protocol era it came in.
-        era: String,
+        /// The protocol era it came in (`2025-11-25`…).
+        era: &'static str,
         /// The method it came by: `elicitation/create`, or the seed-000 draft's
         /// `interaction/create`.
-        method: String,
+        method: &'static str,
         /// The message shown to the person.
         message: String,
         /// The property names asked for (none for a URL request).

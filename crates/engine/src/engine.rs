@@ -263,6 +263,10 @@ impl Engine {
     /// Takes one request from `server_name`'s allowance.
     fn rate_allows(&mut self, server_name: &str, now_ms: u64) -> bool {
         let (burst, per_minute) = (self.config.rate_burst, self.config.rate_per_minute);
+        // Looked up by the borrowed name: a server's name is copied once, for its first request.
+        if let Some(bucket) = self.buckets.get_mut(server_name) {
+            return bucket.take(burst, per_minute, now_ms);
+        }
         self.buckets
             .entry(server_name.to_owned())
             .or_insert_with(|| Bucket::new(burst, now_ms))
@@ -620,7 +624,7 @@ impl Engine {
         out.push(Effect::Closed {
             id,
             notice: Notice {
-                server: p.server_name,
+                server: p.server_name.to_string(),
                 text: reason,
             },
         });

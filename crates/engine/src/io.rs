@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use interlude_protocol::apps::Visibility;
 use interlude_protocol::{Answer, ProtocolEra};
@@ -29,8 +30,9 @@ pub struct Incoming {
     pub id: RequestId,
     /// The requesting server.
     pub server: ServerId,
-    /// The requesting server's name, for the person and the audit log.
-    pub server_name: String,
+    /// The requesting server's name, for the person and the audit log (shared: every request
+    /// of a server carries it).
+    pub server_name: Arc<str>,
     /// The tool call that raised it, when the host knows it exactly.
     pub call: Option<CallId>,
     /// How it travelled.

@@ -20,6 +20,8 @@ pub(crate) mod sampling;
 pub(crate) mod url;
 pub(crate) mod view_link;
 
+use std::sync::Arc;
+
 use crate::ids::ServerId;
 use crate::inbox::FromServer;
 
@@ -27,7 +29,7 @@ use crate::inbox::FromServer;
 #[derive(Debug)]
 pub(crate) struct Pending {
     pub(crate) server: ServerId,
-    pub(crate) server_name: String,
+    pub(crate) server_name: Arc<str>,
     pub(crate) kind: PendingKind,
 }
 

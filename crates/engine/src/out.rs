@@ -1,6 +1,8 @@
 //! What one input produces: the effects, in order, with the helpers every kind uses to write
 //! them (audit a request, refuse it, reply).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::audit::{AuditEvent, AuditRecord};
@@ -30,11 +32,11 @@ impl Out {
     }
 
     /// An audit record for request `id` of `server`, now.
-    pub(crate) fn audit(&mut self, id: RequestId, server: &str, event: AuditEvent) {
+    pub(crate) fn audit(&mut self, id: RequestId, server: &Arc<str>, event: AuditEvent) {
         self.effects.push(Effect::Audit(AuditRecord {
             at_ms: self.now_ms,
             request: id.0,
-            server: server.to_owned(),
+            server: server.clone(),
             server_title: None,
             event,
         }));
@@ -44,7 +46,7 @@ impl Out {
     pub(crate) fn refuse(
         &mut self,
         id: RequestId,
-        server: &str,
+        server: &Arc<str>,
         code: i32,
         message: String,
         data: Option<Value>,
@@ -80,8 +82,8 @@ impl Out {
         link: Option<String>,
     ) {
         let event = AuditEvent::Received {
-            era: header.era.to_string(),
-            method: header.method.as_str().to_owned(),
+            era: header.era.as_str(),
+            method: header.method.as_str(),
             message: message.to_owned(),
             fields,
             link,

@@ -59,7 +59,7 @@ pub struct Request {
     /// The requesting server (the host's id for it).
     pub server: ServerId,
     /// The requesting server's name as the host knows it: show it prominently.
-    pub server_name: String,
+    pub server_name: Arc<str>,
     /// The tool call that raised it, when the host knows it exactly (never a guess).
     pub call: Option<CallId>,
     /// How it travelled.
@@ -343,7 +343,7 @@ pub enum UrlStage {
 pub(crate) struct Header {
     pub(crate) id: RequestId,
     pub(crate) server: ServerId,
-    pub(crate) server_name: String,
+    pub(crate) server_name: Arc<str>,
     pub(crate) call: Option<CallId>,
     pub(crate) era: ProtocolEra,
     pub(crate) method: RequestMethod,

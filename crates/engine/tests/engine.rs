@@ -243,7 +243,7 @@ fn form_request_without_mode_is_admitted_and_presented() {
     let v = p[0];
     assert_eq!(v.id, RequestId(1));
     assert_eq!(v.server, server_id("alpha"));
-    assert_eq!(v.server_name, "alpha");
+    assert_eq!(&*v.server_name, "alpha");
     assert_eq!(v.message(), "Your name?");
     assert_eq!(v.era, ProtocolEra::Push);
     assert_eq!(
@@ -894,7 +894,7 @@ fn accepted_audit_record_redacts_sensitive_fields_but_not_the_reply() {
     let a = audits(&fx);
     assert_eq!(a.len(), 1, "{fx:#?}");
     assert_eq!(a[0].request, 1);
-    assert_eq!(a[0].server, "alpha");
+    assert_eq!(&*a[0].server, "alpha");
     assert_eq!(a[0].at_ms, 42);
     let AuditEvent::Accepted { content: logged } = &a[0].event else {
         panic!("expected Accepted, got {:?}", a[0].event);
@@ -937,13 +937,13 @@ fn received_audit_record_lists_fields_in_schema_order_and_the_era() {
     let a = audits(&fx);
     assert_eq!(a.len(), 1);
     assert_eq!(a[0].request, 9);
-    assert_eq!(a[0].server, "alpha-server");
+    assert_eq!(&*a[0].server, "alpha-server");
     assert_eq!(a[0].at_ms, 77);
     assert_eq!(
         a[0].event,
         AuditEvent::Received {
-            era: "mrtr".into(),
-            method: "elicitation/create".into(),
+            era: "mrtr",
+            method: "elicitation/create",
             message: "Order?".into(),
             fields: vec!["zeta".into(), "alpha".into(), "mid".into()],
             link: None,
@@ -963,7 +963,7 @@ fn received_audit_record_lists_fields_in_schema_order_and_the_era() {
     let AuditEvent::Received { era, .. } = &audits(&fx)[0].event else {
         panic!("expected Received: {fx:#?}");
     };
-    assert_eq!(era, "push");
+    assert_eq!(*era, "push");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1607,7 +1607,7 @@ fn a_prompt_interaction_is_a_form_named_by_its_method_and_answered_in_the_drafts
     let received = audits(&fx)
         .into_iter()
         .find_map(|a| match &a.event {
-            AuditEvent::Received { method, .. } => Some(method.clone()),
+            AuditEvent::Received { method, .. } => Some(*method),
             _ => None,
         })
         .expect("audited");

@@ -110,6 +110,8 @@ struct Inner {
     shared: Shared,
     id: ServerId,
     info: ConnectionInfo,
+    /// `info.name`, shared with every request the server raises.
+    name: Arc<str>,
     peer: Peer<RoleClient>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, HostClient>>>,
     gate: PauseGate,

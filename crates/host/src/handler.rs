@@ -33,7 +33,7 @@ use crate::timer::PauseGate;
 pub(crate) struct HostClient {
     pub(crate) shared: Shared,
     pub(crate) server: ServerId,
-    pub(crate) server_name: String,
+    pub(crate) server_name: std::sync::Arc<str>,
     pub(crate) version: ProtocolVersion,
     /// Declare the Tasks extension (defined for 2026-07-28: not to a server pinned to 2025).
     pub(crate) tasks: bool,
@@ -107,7 +107,7 @@ impl HostClient {
             interaction::track(
                 self.shared.clone(),
                 self.server,
-                self.server_name.clone(),
+                self.server_name.to_string(),
                 context.peer.clone(),
                 id,
                 Some(answered),
@@ -297,7 +297,7 @@ impl ClientHandler for HostClient {
         self.shared
             .submit(HostInput::Server(ServerUpdate::Logged(ServerLog {
                 server: self.server,
-                server_name: self.server_name.clone(),
+                server_name: self.server_name.to_string(),
                 level,
                 logger: params.logger,
                 data: params.data,

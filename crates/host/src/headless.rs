@@ -257,6 +257,16 @@ impl HeadlessSurface {
     /// The script's answer to a form: only the form's own properties (one object may cover
     /// several forms); no answer left cancels.
     fn form_answer(&mut self, form: &interlude_engine::FormRequest) -> Answer<Content> {
+        // The one answer to everything is read where it is, not copied whole and then cut.
+        if let Answers::Single(Answer::Accepted(values)) = &self.answers {
+            return Answer::Accepted(
+                values
+                    .iter()
+                    .filter(|(k, _)| form.schema.field(k).is_some())
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            );
+        }
         match self.scripted() {
             Some(Answer::Accepted(values)) => Answer::Accepted(
                 values

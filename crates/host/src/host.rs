@@ -105,6 +105,7 @@ impl Host {
             routes: crate::IdMap::default(),
             cancels: crate::IdMap::default(),
             effects: Vec::new(),
+            titles: Vec::new(),
         };
         let hub = Hub::start(Box::new(move |input, hub: &Weak<Hub>| {
             if let Some(hub) = hub.upgrade() {

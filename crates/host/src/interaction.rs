@@ -130,13 +130,13 @@ pub(crate) fn track(
 pub(crate) async fn required(
     shared: &Shared,
     server: interlude_engine::ServerId,
-    server_name: &str,
+    server_name: &std::sync::Arc<str>,
     peer: &Peer<RoleClient>,
     call: CallId,
     error: &ErrorData,
 ) -> Result<(), HostError> {
     let refused = |reason: String| HostError::Refused {
-        server: server_name.to_owned(),
+        server: server_name.to_string(),
         reason,
     };
     let created: CreatedInteraction = parse_required(error.data.as_ref()).map_err(|e| {
@@ -178,7 +178,7 @@ pub(crate) async fn required(
     track(
         shared.clone(),
         server,
-        server_name.to_owned(),
+        server_name.to_string(),
         peer.clone(),
         created.id.clone(),
         None,

@@ -148,7 +148,7 @@ impl TerminalSurface {
             now.waiting = true;
             self.send(UiEvent::LinkWaiting {
                 id,
-                server: record.request.server_name.clone(),
+                server: record.request.server_name.to_string(),
                 url: url.clone(),
             });
         }

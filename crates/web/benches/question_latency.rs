@@ -96,7 +96,7 @@ async fn main() -> anyhow::Result<()> {
             let request = snapshot
                 .requests
                 .iter()
-                .filter(|r| r.request.server_name == *server && r.status.is_pending())
+                .filter(|r| &*r.request.server_name == *server && r.status.is_pending())
                 .max_by_key(|r| r.request.id.0)
                 .ok_or_else(|| anyhow::anyhow!("question {i}: no pending request"))?;
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]

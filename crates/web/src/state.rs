@@ -625,7 +625,7 @@ fn request_entry(
     let call = request.call.and_then(|c| calls_of.get(&c.0));
     RequestEntry {
         id: request.id.0,
-        server: request.server_name.clone(),
+        server: request.server_name.to_string(),
         server_title: titles.get(&request.server.0).map(|t| (*t).to_owned()),
         message: request.message().to_owned(),
         era: request.era.to_string(),

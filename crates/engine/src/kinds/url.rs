@@ -11,6 +11,8 @@
 //!    ([`UrlStage::Waiting`]) and to match a 2025-11-25 completion notification
 //!    ([`Links::completed`]) or the person saying they are done ([`Links::done`]).
 
+use std::sync::Arc;
+
 use std::collections::VecDeque;
 use std::net::IpAddr;
 
@@ -175,7 +177,7 @@ impl UrlPending {
 struct ConsentedLink {
     id: RequestId,
     server: ServerId,
-    server_name: String,
+    server_name: Arc<str>,
     call: Option<CallId>,
     url: String,
     elicitation_id: Option<String>,
@@ -203,7 +205,7 @@ impl Links {
         &mut self,
         id: RequestId,
         server: ServerId,
-        server_name: String,
+        server_name: Arc<str>,
         url: UrlPending,
         out: &mut Out,
     ) {

@@ -101,7 +101,7 @@ impl Connection {
                 shared
                     .elicit(
                         self.inner.id,
-                        server,
+                        &self.inner.name,
                         ProtocolEra::Mrtr,
                         ElicitParams::from(params),
                         call,
@@ -145,7 +145,7 @@ impl Connection {
             shared
                 .elicit(
                     self.inner.id,
-                    server,
+                    &self.inner.name,
                     ProtocolEra::Mrtr,
                     ElicitParams::Sampling(params),
                     call,

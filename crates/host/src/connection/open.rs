@@ -184,10 +184,12 @@ impl Connection {
         // a 2025 version.
         let tasks = shared.config.tasks
             && !matches!(&protocol, ProtocolChoice::Pin(v) if ProtocolEra::of(v) == ProtocolEra::Push);
+        // One copy of the name, shared by every request the server raises.
+        let shared_name: Arc<str> = Arc::from(name.as_str());
         let handler = HostClient {
             shared: shared.clone(),
             server: id,
-            server_name: name.clone(),
+            server_name: shared_name.clone(),
             version,
             tasks,
             gate: gate.clone(),
@@ -354,6 +356,7 @@ impl Connection {
                 shared,
                 id,
                 info,
+                name: shared_name,
                 peer,
                 service: tokio::sync::Mutex::new(Some(service)),
                 gate,

@@ -122,7 +122,7 @@ impl Connection {
                 crate::interaction::required(
                     &self.inner.shared,
                     self.inner.id,
-                    &self.inner.info.name,
+                    &self.inner.name,
                     &self.inner.peer,
                     call,
                     error,
@@ -160,7 +160,7 @@ impl Connection {
             let reply = shared
                 .elicit_tracked(
                     self.inner.id,
-                    server,
+                    &self.inner.name,
                     ProtocolEra::Push,
                     ElicitParams::Json(normalize_required(elicitation.clone())),
                     Some(call),

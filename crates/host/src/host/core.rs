@@ -50,6 +50,9 @@ pub(super) struct Core<S> {
     pub(super) cancels: crate::IdMap<CallId, CancellationToken>,
     /// The engine's effects, emptied after each input (kept for its capacity).
     pub(super) effects: Vec<interlude_engine::Effect>,
+    /// What each server that asked lately says it is, for audit records, by its name here:
+    /// forgotten whenever the record of servers changes.
+    pub(super) titles: Vec<(Arc<str>, Option<Arc<str>>)>,
 }
 
 impl<S: Surface> ViewCore for Core<S> {
@@ -123,6 +126,7 @@ impl<S: Surface> Core<S> {
                 return;
             }
             HostInput::Server(update) => {
+                self.titles.clear();
                 let gone = match &update {
                     ServerUpdate::Failed { id, reason } => Some((*id, reason.clone())),
                     ServerUpdate::Closed { id } => {
@@ -336,15 +340,7 @@ impl<S: Surface> Core<S> {
                 Effect::View { view, effect } => self.view_effect(view, effect, sink),
                 Effect::Audit(mut record) => {
                     // Who asked, as the server says it is, beside the name it has here.
-                    if let Some(server) = self.record(|r| {
-                        r.live_server_named(&record.server)
-                            .and_then(|id| r.server(id))
-                    }) {
-                        record.server_title = server
-                            .identity
-                            .as_ref()
-                            .map(|i| i.display_name().to_owned());
-                    }
+                    record.server_title = self.title_of(&record.server);
                     tracing::info!(
                         target: "interlude::audit",
                         record = %serde_json::to_string(&record).unwrap_or_default(),
@@ -363,6 +359,25 @@ impl<S: Surface> Core<S> {
 }
 
 impl<S> Core<S> {
+    /// What live server `name` says it is (`serverInfo.title`, else its name), if it said.
+    fn title_of(&mut self, name: &Arc<str>) -> Option<Arc<str>> {
+        if let Some((_, title)) = self.titles.iter().find(|(n, _)| n == name) {
+            return title.clone();
+        }
+        let title = {
+            let r = lock(&self.registry);
+            r.live_server_named(name)
+                .and_then(|id| r.server(id))
+                .and_then(|server| Some(Arc::from(server.identity.as_ref()?.display_name())))
+        };
+        // A host has a few servers; this stays as small.
+        if self.titles.len() >= 64 {
+            self.titles.clear();
+        }
+        self.titles.push((name.clone(), title.clone()));
+        title
+    }
+
     /// Milliseconds since the host started (the engine's clock).
     pub(super) fn now_ms(&self) -> u64 {
         u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)

@@ -91,7 +91,7 @@ impl Shared {
     pub(crate) async fn elicit(
         &self,
         server: ServerId,
-        server_name: &str,
+        server_name: &Arc<str>,
         era: ProtocolEra,
         params: ElicitParams,
         call: Option<CallId>,
@@ -105,7 +105,7 @@ impl Shared {
     pub(crate) async fn elicit_tracked(
         &self,
         server: ServerId,
-        server_name: &str,
+        server_name: &Arc<str>,
         era: ProtocolEra,
         params: ElicitParams,
         call: Option<CallId>,
@@ -135,7 +135,7 @@ impl Shared {
             incoming: Incoming {
                 id,
                 server,
-                server_name: server_name.to_owned(),
+                server_name: server_name.clone(),
                 call,
                 era,
                 declared,

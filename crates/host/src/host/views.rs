@@ -668,7 +668,7 @@ pub(crate) trait ViewCore: Sized {
                 let incoming = Incoming {
                     id,
                     server,
-                    server_name: record.name.clone(),
+                    server_name: record.name.as_str().into(),
                     call,
                     era,
                     declared: views.declared,
