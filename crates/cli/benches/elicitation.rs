@@ -367,7 +367,7 @@ enum Imp {
     TsHoisted,
     /// Like for like on the host side: the Interlude host against the bare rmcp server (on
     /// Interlude's stdio), so that both clients get the very same messages, declaring what the
-    /// bare client declares (form elicitation, no tasks).
+    /// bare client declares (form elicitation; no roots, no tasks).
     HostOnBareServer,
     /// Like for like on the server side: the bench's bare rmcp client against the Interlude
     /// toolkit's server, so that both servers get the very same messages (the host declares
@@ -1183,25 +1183,27 @@ async fn interlude_client(
         rate_per_minute: u32::MAX,
         ..EngineConfig::default()
     };
-    // Like for like, the host declares what the bare client declares (form elicitation): on
-    // 2026-07-28 a client's capabilities travel in every request's `_meta`, and rmcp clones and
-    // re-serializes them for each. (Roots stay declared: the host always answers them.)
-    let (declare, tasks) = if imp == Imp::HostOnBareServer {
-        (interlude_engine::Declared::FORM, false)
-    } else {
-        (HostConfig::default().declare, HostConfig::default().tasks)
-    };
+    // Like for like, the host declares what the bare client declares (form elicitation, no
+    // roots, no tasks): on 2026-07-28 a client's capabilities travel in every request's
+    // `_meta`, and rmcp clones and re-serializes them for each.
+    let like_for_like = imp == Imp::HostOnBareServer;
+    let defaults = HostConfig::default();
     let config = HostConfig {
         engine,
-        declare,
-        tasks,
+        declare: if like_for_like {
+            interlude_engine::Declared::FORM
+        } else {
+            defaults.declare
+        },
+        declare_roots: !like_for_like,
+        tasks: !like_for_like,
         protocol: ProtocolChoice::Pin(cell.era.version()),
         protocol_log: if log {
             interlude_host::KEPT_PER_SERVER
         } else {
             0
         },
-        ..HostConfig::default()
+        ..defaults
     };
     let mut values = serde_json::Map::new();
     values.insert("name".into(), json!("Ada"));

@@ -217,6 +217,13 @@ impl ClientHandler for HostClient {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        if !self.shared.config.declare_roots {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "roots/list: this client does not declare roots",
+                None,
+            ));
+        }
         Ok(crate::roots::list_result(&self.shared.roots()))
     }
 
@@ -345,7 +352,7 @@ impl ClientHandler for HostClient {
         // Roots are answered from the configuration (none unless given), and said when they
         // change.
         #[allow(deprecated)]
-        {
+        if self.shared.config.declare_roots {
             let mut roots = rmcp::model::RootsCapabilities::default();
             roots.list_changed = Some(true);
             capabilities.roots = Some(roots);

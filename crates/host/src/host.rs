@@ -151,7 +151,10 @@ impl Host {
     /// ```
     pub fn set_roots(&self, roots: Vec<crate::Root>) {
         *crate::sync::lock(&self.shared.roots) = Arc::from(roots);
-        self.shared.submit(HostInput::RootsChanged);
+        // Servers hear of roots only from a host that declared them.
+        if self.shared.config.declare_roots {
+            self.shared.submit(HostInput::RootsChanged);
+        }
     }
 
     /// Connects to a server and gives it `name` (shown to the person with every request). The

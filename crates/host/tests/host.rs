@@ -1088,6 +1088,51 @@ async fn roots_are_the_configurations_and_changes_are_told() {
     }
 }
 
+/// A host told not to declare roots (`HostConfig::declare_roots = false`) says nothing of
+/// them in either era — not at `initialize`, not in a 2026-07-28 request's `_meta` — and the
+/// demo's `project_folders`, which needs them, fails saying so instead of being given none.
+#[tokio::test]
+async fn a_host_that_declares_no_roots_says_nothing_of_them() {
+    for version in ERAS {
+        let mut config = pinned(&version);
+        config.declare_roots = false;
+        config.roots = vec![interlude_host::Root {
+            uri: "file:///srv/projects/atlas".into(),
+            name: Some("atlas".into()),
+        }];
+        let host = Host::start(config, HeadlessSurface::new(Answers::Defaults));
+        let (conn, _server) = demo(&host, "demo", &version).await;
+        let failed = conn.call_tool("project_folders", None).await;
+        let error = match failed {
+            Err(e) => e.to_string(),
+            Ok(outcome) => text_of(&outcome.result),
+        };
+        assert!(error.contains("roots"), "{version}: {error}");
+        assert!(!error.contains("atlas"), "{version}: {error}");
+        let sent: Vec<String> = host
+            .protocol_log(conn.id())
+            .iter()
+            .filter(|m| m.dir == interlude_host::Direction::Send)
+            .map(|m| m.message.to_string())
+            .collect();
+        assert!(!sent.is_empty(), "{version}: nothing logged");
+        assert!(
+            sent.iter().all(|m| !m.contains("\"roots\"")),
+            "{version}: roots declared: {sent:#?}"
+        );
+        // Nobody is told of a change to what was never declared (a call after it: a notice
+        // sent at the change would have gone out before the call's answer came back).
+        host.set_roots(Vec::new());
+        let _ = conn.call_tool("project_folders", None).await;
+        assert!(
+            host.protocol_log(conn.id())
+                .iter()
+                .all(|m| m.method() != Some("notifications/roots/list_changed")),
+            "{version}"
+        );
+    }
+}
+
 /// Issue 21: servers that misbehave over HTTP hold up nothing else. One drips its answer a
 /// byte at a time (about a minute), one answers with an event that never ends; meanwhile a
 /// question of the demo is asked, answered and its call completes, and the record answers. The

@@ -61,6 +61,14 @@ impl Connection {
         for (key, request) in requests {
             let elicit = match request {
                 InputRequest::Elicitation(elicit) => elicit,
+                InputRequest::ListRoots(_) if !shared.config.declare_roots => {
+                    return Err(HostError::Refused {
+                        server: server.clone(),
+                        reason: format!(
+                            "input request `{key}` asks for roots, which this client did not declare"
+                        ),
+                    });
+                }
                 // The roots are the configuration's: nobody is asked.
                 InputRequest::ListRoots(_) => {
                     let roots = crate::roots::list_result(&shared.roots());

@@ -98,6 +98,11 @@ pub struct HostConfig {
     /// `file://` URIs). Declared to every server (with `listChanged`); none by default, so a
     /// server learns it was given none. Change them with [`Host::set_roots`](crate::Host::set_roots).
     pub roots: Vec<crate::Root>,
+    /// Declare `roots` (with `listChanged`) to every server, and answer `roots/list` with
+    /// [`roots`](Self::roots). Off, the host says nothing of roots: a server's `roots/list`
+    /// (or a 2026-07-28 round's) is refused as not declared, and a change of roots is told to
+    /// nobody. On by default.
+    pub declare_roots: bool,
     /// Declare the Tasks extension (`io.modelcontextprotocol/tasks`) to 2026-07-28 servers: a
     /// call they answer with a task is followed to its end (polled, its questions asked, its
     /// cancel sent); and call a 2025-11-25 server's tool as a task (`params.task`) when the
@@ -123,6 +128,7 @@ impl Default for HostConfig {
             trace: None,
             eras: std::sync::Arc::new(crate::eras::EraMemory::in_memory()),
             roots: Vec::new(),
+            declare_roots: true,
             tasks: true,
         }
     }
