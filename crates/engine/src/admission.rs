@@ -230,6 +230,9 @@ pub(crate) enum Admitted {
 #[derive(Debug, Default)]
 pub(crate) struct SchemaCache {
     recent: VecDeque<(ElicitationSchema, Arc<FormSchema>)>,
+    /// The last parsed schema's property names, for the audit log: a server asks with the
+    /// same schema again and again, and the cache hands out the same `Arc` for it.
+    names: Option<(Arc<FormSchema>, Arc<[String]>)>,
 }
 
 /// How many distinct schemas the engine remembers.
@@ -248,6 +251,18 @@ impl SchemaCache {
         }
         self.recent.push_front((schema.clone(), parsed.clone()));
         Ok(parsed)
+    }
+
+    /// `schema`'s property names, in order (shared while the same schema comes again).
+    pub(crate) fn names(&mut self, schema: &Arc<FormSchema>) -> Arc<[String]> {
+        if let Some((last, names)) = &self.names
+            && Arc::ptr_eq(last, schema)
+        {
+            return names.clone();
+        }
+        let names: Arc<[String]> = schema.fields.iter().map(|f| f.name.clone()).collect();
+        self.names = Some((schema.clone(), names.clone()));
+        names
     }
 }
 
@@ -488,6 +503,22 @@ mod tests {
         assert_eq!(names, ["y", "x"]);
         let names: Vec<&str> = first.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["x", "y"]);
+    }
+
+    #[test]
+    fn a_schemas_names_are_shared_while_it_comes_again() {
+        let a = typed(json!({"type": "object",
+            "properties": {"x": {"type": "string"}, "y": {"type": "number"}}}));
+        let b = typed(json!({"type": "object", "properties": {"z": {"type": "string"}}}));
+        let mut cache = SchemaCache::default();
+        let first = cache.parse(&a).unwrap();
+        let names = cache.names(&first);
+        assert_eq!(&*names, ["x", "y"]);
+        let again = cache.parse(&a).unwrap();
+        assert!(Arc::ptr_eq(&names, &cache.names(&again)), "shared");
+        let other = cache.parse(&b).unwrap();
+        assert_eq!(&*cache.names(&other), ["z"]);
+        assert_eq!(&*cache.names(&first), ["x", "y"], "not another schema's");
     }
 
     #[test]

@@ -41,8 +41,9 @@ pub enum AuditEvent {
         method: &'static str,
         /// The message shown to the person.
         message: String,
-        /// The property names asked for (none for a URL request).
-        fields: Vec<String>,
+        /// The property names asked for (none for a URL request), shared while a server asks
+        /// with the same schema.
+        fields: Arc<[String]>,
         /// A URL request's link: scheme, host and path only.
         #[serde(skip_serializing_if = "Option::is_none")]
         link: Option<String>,

@@ -184,7 +184,8 @@ impl Engine {
         };
         let (kind, pending) = match admitted {
             Admitted::Form { message, schema } => {
-                let (form, pending) = FormPending::queue(&header, message, schema, out);
+                let names = self.schemas.names(&schema);
+                let (form, pending) = FormPending::queue(&header, message, schema, names, out);
                 match app {
                     None => (RequestKind::Form(form), PendingKind::Form(pending)),
                     Some(app) => {

@@ -78,7 +78,7 @@ impl Out {
         &mut self,
         header: &Header,
         message: &str,
-        fields: Vec<String>,
+        fields: Arc<[String]>,
         link: Option<String>,
     ) {
         let event = AuditEvent::Received {

@@ -945,7 +945,7 @@ fn received_audit_record_lists_fields_in_schema_order_and_the_era() {
             era: "mrtr",
             method: "elicitation/create",
             message: "Order?".into(),
-            fields: vec!["zeta".into(), "alpha".into(), "mid".into()],
+            fields: ["zeta", "alpha", "mid"].map(String::from).into(),
             link: None,
         }
     );

@@ -288,8 +288,8 @@ impl<R> Watched<R> {
                 &log.name,
                 Direction::Recv,
                 Raw::Unparsable {
-                    text,
-                    why: why.clone(),
+                    text: text.into(),
+                    why: why.as_str().into(),
                 },
                 Shape {
                     id: None,
@@ -363,10 +363,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
             }
         }
         let available = this.buf.get(this.pos..this.filled).unwrap_or_default();
-        let upto = available
-            .iter()
-            .position(|b| *b == b'\n')
-            .map_or(available.len(), |i| i + 1);
+        let upto = memchr::memchr(b'\n', available).map_or(available.len(), |i| i + 1);
         let n = upto.min(out.remaining());
         let handed = available.get(..n).unwrap_or_default();
         out.put_slice(handed);

@@ -73,8 +73,8 @@ pub struct ConnectionInfo {
 pub struct CallOutcome {
     /// The host's id of the call.
     pub call: CallId,
-    /// The tool's result.
-    pub result: CallToolResult,
+    /// The tool's result (shared with the call's record).
+    pub result: Arc<CallToolResult>,
     /// How many `input_required` rounds it took (0 on the push era).
     pub rounds: usize,
 }
@@ -307,7 +307,7 @@ impl Connection {
         let record = Arc::new(CallRecord {
             id,
             server: self.inner.id,
-            server_name: self.inner.info.name.clone(),
+            server_name: Arc::clone(&self.inner.name),
             tool: tool.to_owned(),
             arguments: arguments.cloned(),
             status: CallStatus::Running,
@@ -612,7 +612,7 @@ impl Connection {
                 CallToolResponse::Complete(result) => {
                     return Ok(CallOutcome {
                         call,
-                        result,
+                        result: Arc::new(result),
                         rounds: round,
                     });
                 }
@@ -714,7 +714,7 @@ impl CallEnd {
 
     fn finish_with(&mut self, outcome: &Result<CallOutcome, HostError>) {
         self.finish(match outcome {
-            Ok(o) => CallStatus::Completed(o.result.clone()),
+            Ok(o) => CallStatus::Completed(Arc::clone(&o.result)),
             Err(HostError::Cancelled { .. }) => CallStatus::Cancelled {
                 reason: match self.era {
                     // A task goes on at the server until it hears `tasks/cancel`, which it was

@@ -92,22 +92,32 @@ const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
 /// What a message was when it was recorded: the transport's own message, cloned (the tap's:
 /// nothing is serialized on the way), the line it arrived as, or JSON (a view's messages). Read, it becomes a redacted
 /// [`LoggedMessage`], once.
+#[derive(Clone)]
 pub(crate) enum Raw {
-    Sent(Box<rmcp::service::TxJsonRpcMessage<rmcp::service::RoleClient>>),
-    Received(Box<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>),
+    Sent(Arc<rmcp::service::TxJsonRpcMessage<rmcp::service::RoleClient>>),
+    Received(Arc<rmcp::service::RxJsonRpcMessage<rmcp::service::RoleClient>>),
     /// The line a message arrived or left as, from a transport that has it (a child's stdout
     /// and stdin): the bytes on the wire, shared with the transport, parsed only when read.
     Line(bytes::Bytes),
-    Json(Value),
+    Json(Arc<Value>),
     /// A line the server sent that is not a JSON-RPC message, and why.
     Unparsable {
-        text: String,
-        why: String,
+        text: Arc<str>,
+        why: Arc<str>,
     },
 }
 
-/// One kept message.
+/// One kept message, in its ring as it is (no allocation of its own): what was recorded, and
+/// the message readers see once one has read it.
 struct Entry {
+    what: Recorded,
+    read: std::sync::OnceLock<Arc<LoggedMessage>>,
+}
+
+/// What was recorded of a message: cheap to copy (its raw form is shared), so that a reader
+/// takes it out of the ring and parses it with the ring unlocked.
+#[derive(Clone)]
+struct Recorded {
     seq: u64,
     t_ms: u64,
     dir: Direction,
@@ -115,45 +125,40 @@ struct Entry {
     call: Option<CallId>,
     latency_ms: Option<u64>,
     raw: Raw,
-    read: std::sync::OnceLock<Arc<LoggedMessage>>,
 }
 
-impl Entry {
-    /// The message as readers see it (parsed and redacted the first time it is read).
-    fn message(&self, server: &str) -> Arc<LoggedMessage> {
-        self.read
-            .get_or_init(|| {
-                let mut unparsable = None;
-                let mut message = match &self.raw {
-                    Raw::Sent(m) => serde_json::to_value(m).unwrap_or(Value::Null),
-                    Raw::Received(m) => serde_json::to_value(m).unwrap_or(Value::Null),
-                    Raw::Line(line) => {
-                        let line: &[u8] = line;
-                        let line = line.strip_suffix(b"\n").unwrap_or(line);
-                        let line = line.strip_suffix(b"\r").unwrap_or(line);
-                        let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
-                        serde_json::from_slice(line).unwrap_or(Value::Null)
-                    }
-                    Raw::Json(value) => value.clone(),
-                    Raw::Unparsable { text, why } => {
-                        unparsable = Some(why.clone());
-                        Value::String(text.clone())
-                    }
-                };
-                redact_all(&mut message);
-                Arc::new(LoggedMessage {
-                    seq: self.seq,
-                    t_ms: self.t_ms,
-                    server: server.to_owned(),
-                    dir: self.dir,
-                    message,
-                    latency_ms: self.latency_ms,
-                    view: self.view,
-                    call: self.call,
-                    unparsable,
-                })
-            })
-            .clone()
+impl Recorded {
+    /// The message as readers see it: parsed and redacted.
+    fn read(&self, server: &str) -> Arc<LoggedMessage> {
+        let mut unparsable = None;
+        let mut message = match &self.raw {
+            Raw::Sent(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+            Raw::Received(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+            Raw::Line(line) => {
+                let line: &[u8] = line;
+                let line = line.strip_suffix(b"\n").unwrap_or(line);
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+                serde_json::from_slice(line).unwrap_or(Value::Null)
+            }
+            Raw::Json(value) => Value::clone(value),
+            Raw::Unparsable { text, why } => {
+                unparsable = Some(why.to_string());
+                Value::String(text.to_string())
+            }
+        };
+        redact_all(&mut message);
+        Arc::new(LoggedMessage {
+            seq: self.seq,
+            t_ms: self.t_ms,
+            server: server.to_owned(),
+            dir: self.dir,
+            message,
+            latency_ms: self.latency_ms,
+            view: self.view,
+            call: self.call,
+            unparsable,
+        })
     }
 }
 
@@ -168,11 +173,20 @@ pub(crate) struct Shape {
     pub(crate) link: Option<crate::network_log::LinkKey>,
 }
 
+impl Ring {
+    /// How many of the ring's messages come at or before sequence number `after` (numbers are
+    /// consecutive: the first wanted is found by index).
+    fn skip_to(&self, after: u64) -> usize {
+        let first = self.messages.front().map_or(0, |e| e.what.seq);
+        usize::try_from(after.saturating_add(1).saturating_sub(first)).unwrap_or(usize::MAX)
+    }
+}
+
 #[derive(Default)]
 struct Ring {
     /// The server's name, for readers.
     name: String,
-    messages: VecDeque<Arc<Entry>>,
+    messages: VecDeque<Entry>,
     /// The last sequence number given.
     seq: u64,
     /// Requests waiting for their response, by direction and id: when they went.
@@ -258,7 +272,14 @@ impl ProtocolLog {
             call: None,
             link: None,
         };
-        self.record_with(server, name, Some(view), dir, Raw::Json(message), shape);
+        self.record_with(
+            server,
+            name,
+            Some(view),
+            dir,
+            Raw::Json(Arc::new(message)),
+            shape,
+        );
     }
 
     fn record_with(
@@ -316,18 +337,22 @@ impl ProtocolLog {
         if let Some(link) = link {
             self.network.logged(server, link, ring.seq);
         }
-        let entry = Arc::new(Entry {
-            seq: ring.seq,
-            t_ms,
-            dir,
-            view,
-            call,
-            latency_ms,
-            raw,
+        let entry = Entry {
+            what: Recorded {
+                seq: ring.seq,
+                t_ms,
+                dir,
+                view,
+                call,
+                latency_ms,
+                raw,
+            },
             read: std::sync::OnceLock::new(),
-        });
+        };
         if let Some(trace) = &self.trace {
-            let entry = entry.message(name);
+            let read = entry.what.read(name);
+            let _ = entry.read.set(read.clone());
+            let entry = read;
             let mut line = serde_json::json!({
                 "t_ms": entry.t_ms,
                 "server": entry.server,
@@ -362,20 +387,39 @@ impl ProtocolLog {
     /// Server `server`'s messages after sequence number `after`, oldest first (all of them
     /// for 0).
     pub(crate) fn since(&self, server: ServerId, after: u64) -> Vec<Arc<LoggedMessage>> {
-        // The entries are taken under the lock; reading them (parsing, redacting) is not.
-        let (name, entries) = {
+        // What was recorded is taken under the lock (shared, not copied); reading it (parsing,
+        // redacting) is not, and what was read is kept for the next reader after.
+        let (name, taken) = {
             let rings = crate::sync::lock(&self.rings);
             let Some(ring) = rings.get(&server) else {
                 return Vec::new();
             };
-            // Sequence numbers are consecutive: the first wanted is found by index.
-            let first = ring.messages.front().map_or(0, |m| m.seq);
-            let skip = usize::try_from(after.saturating_add(1).saturating_sub(first))
-                .unwrap_or(usize::MAX);
-            let entries: Vec<Arc<Entry>> = ring.messages.iter().skip(skip).cloned().collect();
-            (ring.name.clone(), entries)
+            let taken: Vec<Result<Arc<LoggedMessage>, Recorded>> = ring
+                .messages
+                .iter()
+                .skip(ring.skip_to(after))
+                .map(|e| e.read.get().cloned().ok_or_else(|| e.what.clone()))
+                .collect();
+            (ring.name.clone(), taken)
         };
-        entries.iter().map(|e| e.message(&name)).collect()
+        let read: Vec<Arc<LoggedMessage>> = taken
+            .into_iter()
+            .map(|t| t.unwrap_or_else(|what| what.read(&name)))
+            .collect();
+        let mut rings = crate::sync::lock(&self.rings);
+        if let Some(ring) = rings.get_mut(&server) {
+            let first = ring.messages.front().map_or(0, |e| e.what.seq);
+            for message in &read {
+                // Gone from the ring meanwhile, or read by another reader: nothing to keep.
+                let at = usize::try_from(message.seq.saturating_sub(first)).unwrap_or(usize::MAX);
+                if let Some(entry) = ring.messages.get(at)
+                    && entry.what.seq == message.seq
+                {
+                    let _ = entry.read.set(message.clone());
+                }
+            }
+        }
+        read
     }
 
     /// Server `server`'s messages, oldest first.
@@ -416,7 +460,7 @@ mod tests {
             call: None,
             link: None,
         };
-        log.record(server, "demo", dir, Raw::Json(message), shape);
+        log.record(server, "demo", dir, Raw::Json(Arc::new(message)), shape);
     }
 
     #[test]
@@ -531,5 +575,30 @@ mod tests {
         assert_eq!(seqs(6), Vec::<u64>::new());
         assert_eq!(seqs(99), Vec::<u64>::new());
         assert!(log.since(ServerId(2), 0).is_empty());
+    }
+
+    /// A message is parsed once: a later reader gets what the first one read, for the messages
+    /// still in the ring, including after older ones left it.
+    #[test]
+    fn a_message_is_read_once_and_kept_for_the_next_reader() {
+        let log = ProtocolLog::new(Instant::now(), 3, None, 0);
+        let server = ServerId(1);
+        let ping = |n: u64| json!({"jsonrpc": "2.0", "method": "ping", "id": n});
+        for n in 0..3 {
+            record(&log, server, Direction::Send, ping(n));
+        }
+        let first = log.of(server);
+        let again = log.of(server);
+        assert_eq!(first.len(), 3);
+        assert!(
+            first.iter().zip(&again).all(|(a, b)| Arc::ptr_eq(a, b)),
+            "read again instead of kept"
+        );
+        // One more: the oldest leaves; the two still kept are the ones read before.
+        record(&log, server, Direction::Send, ping(3));
+        let after = log.of(server);
+        assert_eq!(after.iter().map(|m| m.seq).collect::<Vec<_>>(), [2, 3, 4]);
+        assert!(Arc::ptr_eq(&after[0], &first[1]) && Arc::ptr_eq(&after[1], &first[2]));
+        assert_eq!(after[2].message["id"], json!(3));
     }
 }

@@ -356,7 +356,7 @@ impl RecordedCall {
             },
         };
         Some(RecordedCall {
-            server: call.server_name.clone(),
+            server: call.server_name.to_string(),
             tool: call.tool.clone(),
             arguments: call.arguments.clone(),
             requests: call

@@ -189,8 +189,9 @@ impl ServerRecord {
 pub enum CallStatus {
     /// In flight.
     Running,
-    /// The server returned a result (which may be a tool error: `is_error`).
-    Completed(CallToolResult),
+    /// The server returned a result (which may be a tool error: `is_error`), shared with the
+    /// caller's [`CallOutcome`](crate::CallOutcome).
+    Completed(std::sync::Arc<CallToolResult>),
     /// It failed before a result: transport, protocol, refusal or timeout.
     Failed {
         /// Why, in a sentence.
@@ -241,8 +242,8 @@ pub struct CallRecord {
     pub id: CallId,
     /// The server called.
     pub server: ServerId,
-    /// That server's name.
-    pub server_name: String,
+    /// That server's name (shared with its requests).
+    pub server_name: std::sync::Arc<str>,
     /// The tool.
     pub tool: String,
     /// The arguments sent.

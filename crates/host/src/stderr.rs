@@ -131,7 +131,7 @@ impl Keeper {
             call: None,
             link: None,
         };
-        let raw = Raw::Json(Value::String(text.clone()));
+        let raw = Raw::Json(std::sync::Arc::new(Value::String(text.clone())));
         self.shared
             .log
             .record(self.server, &self.name, Direction::Stderr, raw, shape);

@@ -472,11 +472,11 @@ where
             }
             _ => {
                 self.record(Direction::Send, &item, call, |m| match self.declare {
-                    Declare::Below => crate::protocol_log::Raw::Sent(Box::new(
+                    Declare::Below => crate::protocol_log::Raw::Sent(std::sync::Arc::new(
                         crate::interaction::declare_in(m.clone()),
                     )),
                     Declare::No | Declare::Here => {
-                        crate::protocol_log::Raw::Sent(Box::new(m.clone()))
+                        crate::protocol_log::Raw::Sent(std::sync::Arc::new(m.clone()))
                     }
                 });
                 self.inner.send(item)
@@ -503,7 +503,7 @@ where
                 self.record(Direction::Recv, m, call, |m| {
                     match lines.and_then(crate::child::RawLines::take) {
                         Some(line) => crate::protocol_log::Raw::Line(line.into()),
-                        None => crate::protocol_log::Raw::Received(Box::new(m.clone())),
+                        None => crate::protocol_log::Raw::Received(std::sync::Arc::new(m.clone())),
                     }
                 });
             }

@@ -57,7 +57,7 @@ impl TaskHints {
         if !self.watching.load(Ordering::Acquire) {
             return;
         }
-        let carries = |what: &[u8]| message.windows(what.len()).any(|w| w == what);
+        let carries = |what: &[u8]| memchr::memmem::find(message, what).is_some();
         if !carries(b"\"capabilities\"") && !carries(b"\"tools\"") {
             return;
         }

@@ -591,7 +591,7 @@ fn call_entry(c: &CallRecord) -> CallEntry {
     };
     CallEntry {
         id: c.id.0,
-        server: c.server_name.clone(),
+        server: c.server_name.to_string(),
         tool: c.tool.clone(),
         arguments: c.arguments.clone().map_or(Value::Null, Value::Object),
         status: c.status.as_str(),

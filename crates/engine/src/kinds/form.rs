@@ -19,16 +19,16 @@ pub(crate) struct FormPending {
 }
 
 impl FormPending {
-    /// Admits form `message` with `schema` (audited as received): what the surfaces see, and
-    /// what the engine keeps to judge the answer.
+    /// Admits form `message` with `schema`, whose property names are `names` (audited as
+    /// received): what the surfaces see, and what the engine keeps to judge the answer.
     pub(crate) fn queue(
         header: &Header,
         message: String,
         schema: Arc<FormSchema>,
+        names: Arc<[String]>,
         out: &mut Out,
     ) -> (FormRequest, FormPending) {
-        let fields = schema.fields.iter().map(|f| f.name.clone()).collect();
-        out.received(header, &message, fields, None);
+        out.received(header, &message, names, None);
         let prefill = schema.prefill();
         let pending = FormPending {
             schema: schema.clone(),

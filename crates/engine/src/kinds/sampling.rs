@@ -394,7 +394,7 @@ pub(crate) fn queue(
     out.received(
         header,
         &request.message,
-        vec![REPLY_FIELD.to_owned(), MODEL_FIELD.to_owned()],
+        std::sync::Arc::from([REPLY_FIELD.to_owned(), MODEL_FIELD.to_owned()]),
         None,
     );
     request

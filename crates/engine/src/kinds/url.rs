@@ -129,7 +129,12 @@ pub(crate) fn queue(
 ) -> (RequestKind, Result<UrlPending, String>) {
     let again = header.call.is_some() && links.again(header.server, header.call, &url);
     let (check, consent) = Consent::judge(url.clone(), policy);
-    out.received(header, &message, Vec::new(), Some(audit_link(&check, &url)));
+    out.received(
+        header,
+        &message,
+        Arc::from([]),
+        Some(audit_link(&check, &url)),
+    );
     let stage = if again {
         UrlStage::Waiting
     } else {

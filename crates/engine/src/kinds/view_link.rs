@@ -42,7 +42,12 @@ pub(crate) fn queue(
         header.server_name
     );
     let (check, consent) = Consent::judge(url.clone(), policy);
-    out.received(header, &message, Vec::new(), Some(audit_link(&check, &url)));
+    out.received(
+        header,
+        &message,
+        std::sync::Arc::from([]),
+        Some(audit_link(&check, &url)),
+    );
     let kind = RequestKind::ViewLink(Box::new(ViewLinkRequest {
         message,
         url,

@@ -121,7 +121,7 @@ impl Connection {
                         })?;
                     return Ok(CallOutcome {
                         call,
-                        result,
+                        result: Arc::new(result),
                         rounds,
                     });
                 }
@@ -374,7 +374,7 @@ impl Connection {
         serde_json::from_value::<CallToolResult>(result)
             .map(|result| CallOutcome {
                 call,
-                result,
+                result: Arc::new(result),
                 rounds: 0,
             })
             .map_err(|e| HostError::Task {

@@ -238,7 +238,7 @@ async fn tool_arguments_are_checked_before_the_call() {
             .snapshot()
             .calls
             .iter()
-            .filter(|c| c.server_name == "shapes")
+            .filter(|c| &*c.server_name == "shapes")
             .count()
     };
 
