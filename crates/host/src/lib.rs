@@ -42,6 +42,7 @@ mod arguments;
 mod catalog_record;
 mod child;
 mod connection;
+mod decode;
 pub mod embedded;
 mod eras;
 mod failure;

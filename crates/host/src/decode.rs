@@ -1,0 +1,234 @@
+//! A server's message, from the bytes of one line or event: rmcp's own types, with the kind of
+//! message (request, response, notification, error) picked by its keys first.
+//!
+//! rmcp's `JsonRpcMessage` deserializes as an untagged enum: the whole message is buffered,
+//! then each kind is tried in turn, and every miss builds an error message (about a tenth of
+//! a message's cost on the host, twice a call). The keys alone say which kind it can be — rmcp
+//! checks them the same way, with the same rule — so one pass that keeps nothing reads them,
+//! and the message is then parsed as that kind only. Anything that pass cannot place is left
+//! to rmcp's own parse, so that what rmcp accepts is accepted, and refused as rmcp refuses it.
+//!
+//! What it does not do: accept anything rmcp's types do not, or change a message.
+
+use rmcp::model::JsonRpcMessage;
+use rmcp::service::{RoleClient, RxJsonRpcMessage};
+use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+
+/// Which of a JSON-RPC message's keys a line has.
+#[derive(Default)]
+struct Keys {
+    method: bool,
+    id: bool,
+    result: bool,
+    error: bool,
+}
+
+/// A key of a message, read without copying it.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Key {
+    Method,
+    Id,
+    Result,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Look;
+        impl<'de> Visitor<'de> for Look {
+            type Value = Keys;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON-RPC message")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                let mut keys = Keys::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Method => keys.method = true,
+                        Key::Id => keys.id = true,
+                        Key::Result => keys.result = true,
+                        Key::Error => keys.error = true,
+                        Key::Other => {}
+                    }
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Ok(keys)
+            }
+        }
+        deserializer.deserialize_map(Look)
+    }
+}
+
+/// Parses `line` (one message, without its line end) as rmcp would: `Ok(None)` for a
+/// notification rmcp ignores by design (one of another protocol, or a `notifications/…` of no
+/// MCP method), an error for anything else that is no message.
+pub(crate) fn message(
+    line: &[u8],
+) -> Result<Option<RxJsonRpcMessage<RoleClient>>, serde_json::Error> {
+    let parsed = match serde_json::from_slice::<Keys>(line) {
+        // rmcp's rule: a method and an id make a request, a method alone a notification, a
+        // result or an error (and no method) a response or an error.
+        Ok(Keys {
+            method: true,
+            id: true,
+            result: false,
+            error: false,
+        }) => serde_json::from_slice(line).map(JsonRpcMessage::Request),
+        Ok(Keys {
+            method: true,
+            id: false,
+            result: false,
+            error: false,
+        }) => serde_json::from_slice(line).map(JsonRpcMessage::Notification),
+        Ok(Keys {
+            method: false,
+            result: true,
+            error: false,
+            ..
+        }) => serde_json::from_slice(line).map(JsonRpcMessage::Response),
+        Ok(Keys {
+            method: false,
+            result: false,
+            error: true,
+            ..
+        }) => serde_json::from_slice(line).map(JsonRpcMessage::Error),
+        _ => serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(line),
+    };
+    match parsed {
+        Ok(message) => Ok(Some(message)),
+        // What rmcp makes of it, and whether it ignores it.
+        Err(_) => match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(line) {
+            Ok(message) => Ok(Some(message)),
+            Err(_) if ignored(line) => Ok(None),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Whether rmcp ignores `line` rather than refusing it (rmcp 3.11's rule, for the lines its
+/// types refuse): a message with no `id` whose method is not one of MCP's, or one of a
+/// `notifications/…` method MCP does not define.
+fn ignored(line: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Head {
+        method: Option<String>,
+        id: Option<IgnoredAny>,
+    }
+    let Ok(Head {
+        method: Some(method),
+        id,
+    }) = serde_json::from_slice::<Head>(line)
+    else {
+        return false;
+    };
+    let notification = is_mcp_notification(&method);
+    (id.is_none() && !(is_mcp_request(&method) || notification))
+        || (method.starts_with("notifications/") && !notification)
+}
+
+/// The request methods of MCP that rmcp knows.
+fn is_mcp_request(method: &str) -> bool {
+    matches!(
+        method,
+        "initialize"
+            | "ping"
+            | "server/discover"
+            | "prompts/get"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "resources/templates/list"
+            | "subscriptions/listen"
+            | "tools/call"
+            | "tools/list"
+            | "completion/complete"
+            | "elicitation/create"
+            | "logging/setLevel"
+            | "roots/list"
+            | "sampling/createMessage"
+    )
+}
+
+/// The notification methods of MCP that rmcp knows.
+fn is_mcp_notification(method: &str) -> bool {
+    matches!(
+        method,
+        "notifications/cancelled"
+            | "notifications/initialized"
+            | "notifications/message"
+            | "notifications/progress"
+            | "notifications/prompts/list_changed"
+            | "notifications/resources/list_changed"
+            | "notifications/resources/updated"
+            | "notifications/roots/list_changed"
+            | "notifications/subscriptions/acknowledged"
+            | "notifications/tools/list_changed"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Every kind of message parses to what rmcp's own parse makes of it.
+    #[test]
+    fn each_kind_is_what_rmcps_parse_makes_of_it() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"_meta":{"progressToken":1},"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"result":{}}"#,
+            r#"{"id":5,"jsonrpc":"2.0","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"x/custom","params":{"a":1}}"#,
+        ];
+        for line in lines {
+            let ours = message(line.as_bytes()).unwrap().unwrap();
+            let rmcps: RxJsonRpcMessage<RoleClient> = serde_json::from_str(line).unwrap();
+            assert_eq!(format!("{ours:?}"), format!("{rmcps:?}"), "{line}");
+        }
+    }
+
+    /// What rmcp refuses is refused, and what it ignores is ignored.
+    #[test]
+    fn refused_and_ignored_as_rmcp_does() {
+        for refused in [
+            "{",
+            "[1,2]",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+            "hello",
+        ] {
+            assert!(message(refused.as_bytes()).is_err(), "{refused}");
+            assert!(
+                serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(refused).is_err(),
+                "{refused}"
+            );
+        }
+        // Another protocol's notification that rmcp's types cannot take, and one of no MCP
+        // method: ignored. An MCP notification that cannot be read is refused.
+        for ignored in [
+            r#"{"jsonrpc":"2.0","method":"$/lsp","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"notifications/nobody","params":5}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(ignored).is_err(),
+                "{ignored}"
+            );
+            assert!(matches!(message(ignored.as_bytes()), Ok(None)), "{ignored}");
+        }
+        let broken = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":5}"#;
+        assert!(message(broken.as_bytes()).is_err());
+    }
+}
