@@ -230,6 +230,8 @@ pub(crate) enum Admitted {
 #[derive(Debug, Default)]
 pub(crate) struct SchemaCache {
     recent: VecDeque<(ElicitationSchema, Arc<FormSchema>)>,
+    /// The same for schemas that came as JSON, compared with their properties' order.
+    recent_json: VecDeque<(Value, Arc<FormSchema>)>,
     /// The last parsed schema's property names, for the audit log: a server asks with the
     /// same schema again and again, and the cache hands out the same `Arc` for it.
     names: Option<(Arc<FormSchema>, Arc<[String]>)>,
@@ -250,6 +252,24 @@ impl SchemaCache {
             self.recent.pop_back();
         }
         self.recent.push_front((schema.clone(), parsed.clone()));
+        Ok(parsed)
+    }
+
+    /// [`SchemaCache::parse`] for a schema that came as JSON.
+    fn parse_json(&mut self, schema: &Value) -> Result<Arc<FormSchema>, Refusal> {
+        if let Some((_, parsed)) = self
+            .recent_json
+            .iter()
+            .find(|(s, _)| interlude_schema::same_in_order(s, schema))
+        {
+            return Ok(parsed.clone());
+        }
+        let parsed = Arc::new(FormSchema::parse(schema)?.schema);
+        if self.recent_json.len() >= SCHEMAS_KEPT {
+            self.recent_json.pop_back();
+        }
+        self.recent_json
+            .push_front((schema.clone(), parsed.clone()));
         Ok(parsed)
     }
 
@@ -283,8 +303,8 @@ pub(crate) fn admit(
 ) -> Result<Admitted, Refusal> {
     match params {
         ElicitParams::Typed(typed) => admit_typed(typed, declared, limits, schemas),
-        ElicitParams::Json(value) => admit_json(value, declared, limits),
-        ElicitParams::Interaction(value) => interaction::admit(value, declared, limits),
+        ElicitParams::Json(value) => admit_json(value, declared, limits, schemas),
+        ElicitParams::Interaction(value) => interaction::admit(value, declared, limits, schemas),
         ElicitParams::ViewLink {
             view,
             question,
@@ -352,6 +372,7 @@ fn admit_typed(
             &serde_json::to_value(other).unwrap_or(Value::Null),
             declared,
             limits,
+            schemas,
         ),
     }
 }
@@ -389,7 +410,12 @@ fn check_field_count(count: usize, limits: &Limits) -> Result<(), Refusal> {
     Ok(())
 }
 
-fn admit_json(params: &Value, declared: Declared, limits: &Limits) -> Result<Admitted, Refusal> {
+fn admit_json(
+    params: &Value,
+    declared: Declared,
+    limits: &Limits,
+    schemas: &mut SchemaCache,
+) -> Result<Admitted, Refusal> {
     let o = params.as_object().ok_or(Refusal::NotAnObject)?;
     let mode = match o.get("mode") {
         None | Some(Value::Null) => ElicitationMode::Form,
@@ -429,7 +455,7 @@ fn admit_json(params: &Value, declared: Declared, limits: &Limits) -> Result<Adm
     }
     Ok(Admitted::Form {
         message: message.to_owned(),
-        schema: Arc::new(FormSchema::parse(schema)?.schema),
+        schema: schemas.parse_json(schema)?,
     })
 }
 

@@ -10,7 +10,7 @@
 //!
 //! What it does not do: accept anything rmcp's types do not, or change a message.
 
-use rmcp::model::JsonRpcMessage;
+use rmcp::model::{CustomRequest, JsonRpcMessage, JsonRpcRequest, ServerRequest};
 use rmcp::service::{RoleClient, RxJsonRpcMessage};
 use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
@@ -22,6 +22,17 @@ struct Keys {
     id: bool,
     result: bool,
     error: bool,
+    /// Its method is `elicitation/create`.
+    elicitation: bool,
+}
+
+/// A method, as far as the keys' pass needs to know it.
+#[derive(Deserialize)]
+enum Method {
+    #[serde(rename = "elicitation/create")]
+    Elicitation,
+    #[serde(other)]
+    Other,
 }
 
 /// A key of a message, read without copying it.
@@ -50,7 +61,13 @@ impl<'de> Deserialize<'de> for Keys {
                 let mut keys = Keys::default();
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
-                        Key::Method => keys.method = true,
+                        Key::Method => {
+                            keys.method = true;
+                            // Not a string: no method rmcp knows (rmcp's parse decides).
+                            keys.elicitation =
+                                matches!(map.next_value::<Method>(), Ok(Method::Elicitation));
+                            continue;
+                        }
                         Key::Id => keys.id = true,
                         Key::Result => keys.result = true,
                         Key::Error => keys.error = true,
@@ -74,17 +91,38 @@ pub(crate) fn message(
     let parsed = match serde_json::from_slice::<Keys>(line) {
         // rmcp's rule: a method and an id make a request, a method alone a notification, a
         // result or an error (and no method) a response or an error.
+        //
+        // A question for the person comes as rmcp's `CustomRequest`, its params as JSON (its
+        // `_meta` in the request's extensions, as rmcp puts it): the engine admits that JSON
+        // as it admits params rmcp cannot type, with the same checks and the same schema
+        // parser — rmcp's typed form of it (untagged schemas, tried property by property)
+        // costs more than the rest of the round trip, and the engine reads it back as JSON.
         Ok(Keys {
             method: true,
             id: true,
             result: false,
             error: false,
+            elicitation: true,
+        }) => serde_json::from_slice::<JsonRpcRequest<CustomRequest>>(line).map(|r| {
+            JsonRpcMessage::Request(JsonRpcRequest {
+                jsonrpc: r.jsonrpc,
+                id: r.id,
+                request: ServerRequest::CustomRequest(r.request),
+            })
+        }),
+        Ok(Keys {
+            method: true,
+            id: true,
+            result: false,
+            error: false,
+            ..
         }) => serde_json::from_slice(line).map(JsonRpcMessage::Request),
         Ok(Keys {
             method: true,
             id: false,
             result: false,
             error: false,
+            ..
         }) => serde_json::from_slice(line).map(JsonRpcMessage::Notification),
         Ok(Keys {
             method: false,
@@ -183,7 +221,6 @@ mod tests {
     #[test]
     fn each_kind_is_what_rmcps_parse_makes_of_it() {
         let lines = [
-            r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"_meta":{"progressToken":1},"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}"#,
             r#"{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
             r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s"}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5}}"#,
@@ -197,6 +234,43 @@ mod tests {
             let rmcps: RxJsonRpcMessage<RoleClient> = serde_json::from_str(line).unwrap();
             assert_eq!(format!("{ours:?}"), format!("{rmcps:?}"), "{line}");
         }
+    }
+
+    /// A question for the person comes as JSON, with its `_meta` where rmcp puts a request's
+    /// (in its extensions); anything else about it as rmcp has it.
+    #[test]
+    fn a_question_comes_as_json_with_its_meta_apart() {
+        let line = r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"_meta":{"progressToken":1},"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}"#;
+        let Some(JsonRpcMessage::Request(request)) = message(line.as_bytes()).unwrap() else {
+            panic!("not a request");
+        };
+        assert_eq!(request.id, rmcp::model::RequestId::Number(1));
+        let ServerRequest::CustomRequest(custom) = &request.request else {
+            panic!("not as JSON: {request:?}");
+        };
+        assert_eq!(custom.method, "elicitation/create");
+        assert_eq!(
+            custom.params,
+            Some(serde_json::json!({"mode": "form", "message": "Who?", "requestedSchema":
+                {"type": "object", "properties": {"name": {"type": "string"}}}}))
+        );
+        use rmcp::model::GetMeta;
+        assert_eq!(
+            request.request.get_meta().get("progressToken"),
+            Some(&serde_json::json!(1))
+        );
+        // rmcp types the same line; its params are the same question.
+        let rmcps: RxJsonRpcMessage<RoleClient> = serde_json::from_str(line).unwrap();
+        let JsonRpcMessage::Request(typed) = rmcps else {
+            panic!("rmcp: not a request");
+        };
+        let ServerRequest::ElicitRequest(typed) = typed.request else {
+            panic!("rmcp: not a question");
+        };
+        assert_eq!(
+            serde_json::to_value(&typed.params).unwrap(),
+            custom.params.clone().unwrap()
+        );
     }
 
     /// What rmcp refuses is refused, and what it ignores is ignored.

@@ -242,8 +242,24 @@ impl ClientHandler for HostClient {
                 None,
             ));
         }
-        let params = ElicitParams::Json(request.params.unwrap_or(Value::Null));
-        let result = self.ask(params, &context).await.into_result()?;
+        let mut params = request.params.unwrap_or(Value::Null);
+        // As for a typed question: rmcp moved the request's `_meta` into the context, and the
+        // engine reads a form's there (an app-rendered form names its view in it).
+        if let Value::Object(o) = &mut params
+            && !o.contains_key("_meta")
+            && match o.get("mode") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(m)) => m == "form",
+                Some(_) => false,
+            }
+            && !context.meta.is_empty()
+        {
+            o.insert("_meta".to_owned(), Value::Object(context.meta.0.0.clone()));
+        }
+        let result = self
+            .ask(ElicitParams::Json(params), &context)
+            .await
+            .into_result()?;
         serde_json::to_value(result)
             .map(CustomResult)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))

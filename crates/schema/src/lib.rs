@@ -65,6 +65,6 @@ pub use model::{
     Choice, Content, Diagnostic, EnumStyle, Field, FieldKind, FormSchema, MultiStyle, Parsed,
     StringFormat,
 };
-pub use parse::{SchemaError, SchemaErrorKind};
+pub use parse::{SchemaError, SchemaErrorKind, same_in_order};
 pub use present::{format_number, humanize, in_sentence, sentence_start};
 pub use validate::FieldError;

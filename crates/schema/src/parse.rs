@@ -840,3 +840,30 @@ fn multi_default(name: &str, v: &Value, options: &[Choice]) -> PResult<Vec<Strin
     }
     Ok(out)
 }
+
+/// Whether `a` and `b` are the same JSON, objects' keys in the same order: the same
+/// `requestedSchema` (`==` on JSON objects ignores key order, and a form's order is its
+/// properties' order).
+///
+/// ```
+/// use serde_json::json;
+/// let a = json!({"properties": {"x": {"type": "string"}, "y": {"type": "number"}}});
+/// let b = json!({"properties": {"y": {"type": "number"}, "x": {"type": "string"}}});
+/// assert_eq!(a, b);
+/// assert!(!interlude_schema::same_in_order(&a, &b));
+/// assert!(interlude_schema::same_in_order(&a, &a.clone()));
+/// ```
+pub fn same_in_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_in_order(a, b))
+        }
+        _ => a == b,
+    }
+}

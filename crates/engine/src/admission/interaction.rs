@@ -12,7 +12,7 @@
 use interlude_protocol::interaction::parse_create;
 use serde_json::Value;
 
-use super::{Admitted, Limits, Refusal, admit_json};
+use super::{Admitted, Limits, Refusal, SchemaCache, admit_json};
 use crate::config::Declared;
 
 /// Admits `params`, the params of an `interaction/create`.
@@ -20,6 +20,7 @@ pub(super) fn admit(
     params: &Value,
     declared: Declared,
     limits: &Limits,
+    schemas: &mut SchemaCache,
 ) -> Result<Admitted, Refusal> {
     if !declared.user_interaction {
         return Err(Refusal::Interaction {
@@ -40,7 +41,8 @@ pub(super) fn admit(
         url: true,
         ..declared
     };
-    admit_json(&created.as_elicitation(), both, limits).map_err(|r| Refusal::Drafted(Box::new(r)))
+    admit_json(&created.as_elicitation(), both, limits, schemas)
+        .map_err(|r| Refusal::Drafted(Box::new(r)))
 }
 
 #[cfg(test)]
@@ -64,7 +66,9 @@ mod tests {
             "message": {"type": "text", "text": "About you"},
             "schema": {"type": "object", "properties": {"age": {"type": "number", "minimum": 18}},
                        "required": ["age"]}}});
-        let Ok(Admitted::Form { message, schema }) = admit(&prompt, ON, &limits()) else {
+        let Ok(Admitted::Form { message, schema }) =
+            admit(&prompt, ON, &limits(), &mut SchemaCache::default())
+        else {
             panic!("a prompt is a form");
         };
         assert_eq!(message, "About you");
@@ -76,7 +80,7 @@ mod tests {
             url,
             elicitation_id,
             message,
-        }) = admit(&ua, ON, &limits())
+        }) = admit(&ua, ON, &limits(), &mut SchemaCache::default())
         else {
             panic!("a ua is a link");
         };
@@ -116,7 +120,8 @@ mod tests {
             (json!({"id": "u", "type": "sms", "interaction": {}}), "type"),
         ];
         for (params, field) in cases {
-            let refusal = admit(&params, ON, &limits()).expect_err("refused");
+            let refusal =
+                admit(&params, ON, &limits(), &mut SchemaCache::default()).expect_err("refused");
             assert_eq!(refusal.field().as_deref(), Some(field), "{params}");
             let text = refusal.to_string();
             assert!(!text.contains("requestedSchema"), "{text}");
@@ -126,7 +131,13 @@ mod tests {
     #[test]
     fn an_undeclared_draft_is_refused() {
         let ua = json!({"id": "u1", "type": "ua", "interaction": {"url": "https://example.com/"}});
-        let refusal = admit(&ua, Declared::FORM_AND_URL, &limits()).expect_err("undeclared");
+        let refusal = admit(
+            &ua,
+            Declared::FORM_AND_URL,
+            &limits(),
+            &mut SchemaCache::default(),
+        )
+        .expect_err("undeclared");
         assert!(refusal.to_string().contains("userInteraction"), "{refusal}");
     }
 }

@@ -537,7 +537,20 @@ pub(super) fn requested_schema(params: &ElicitParams) -> Option<Arc<serde_json::
             }
             _ => None,
         },
-        ElicitParams::Json(raw) => raw.get("requestedSchema").cloned().map(Arc::new),
+        ElicitParams::Json(raw) => {
+            let schema = raw.get("requestedSchema")?;
+            // The same for a schema that came as JSON, compared with its properties' order.
+            static LAST: Mutex<Option<Arc<serde_json::Value>>> = Mutex::new(None);
+            let mut last = lock(&LAST);
+            if let Some(json) = last.as_ref()
+                && interlude_schema::same_in_order(json, schema)
+            {
+                return Some(json.clone());
+            }
+            let json = Arc::new(schema.clone());
+            *last = Some(json.clone());
+            Some(json)
+        }
         // A seed-000 prompt's form is its `interaction.schema`.
         ElicitParams::Interaction(raw) => {
             raw.get("interaction")?.get("schema").cloned().map(Arc::new)
