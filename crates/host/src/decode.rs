@@ -251,8 +251,10 @@ mod tests {
         assert_eq!(custom.method, "elicitation/create");
         assert_eq!(
             custom.params,
-            Some(serde_json::json!({"mode": "form", "message": "Who?", "requestedSchema":
-                {"type": "object", "properties": {"name": {"type": "string"}}}}))
+            Some(
+                serde_json::json!({"mode": "form", "message": "Who?", "requestedSchema":
+                {"type": "object", "properties": {"name": {"type": "string"}}}})
+            )
         );
         use rmcp::model::GetMeta;
         assert_eq!(
