@@ -273,6 +273,43 @@ async fn accept_decline_cancel_on_every_transport_and_era() {
     }
 }
 
+/// A question the server asks in its own view (`portfolio_review`, SEP-3118) is presented as
+/// one, its view named, on every transport and era: a stdio server's question reaches the
+/// engine as JSON, its `_meta` (where the view is named) put back in its params as for a typed
+/// one.
+#[tokio::test]
+async fn a_question_in_a_view_names_its_view_on_every_transport_and_era() {
+    for transport in [Transport::Stdio, Transport::Http] {
+        for version in &ERAS {
+            let surface = RecordingSurface::new(vec![Step::Answer(Answer::Cancelled)]);
+            let config = HostConfig {
+                declare: interlude_engine::Declared::FORM_AND_URL
+                    .with_apps()
+                    .with_app_elicitation(),
+                ..pinned(version)
+            };
+            let host = Host::start(config, surface.clone());
+            let conn = host
+                .connect("demo", demo_spec(transport).await)
+                .await
+                .unwrap();
+            let ctx = format!("{transport:?} {version}");
+            let _ = conn.call_tool("portfolio_review", None).await;
+            let seen = surface.seen();
+            let first = seen.presented.first().unwrap_or_else(|| panic!("{ctx}"));
+            let interlude_engine::RequestKind::AppForm(app) = &first.kind else {
+                panic!("not asked in its view, {ctx}: {:?}", first.kind);
+            };
+            assert!(
+                app.resource_uri.starts_with("ui://"),
+                "{ctx}: {}",
+                app.resource_uri
+            );
+            conn.close().await;
+        }
+    }
+}
+
 fn scripted(mode: &str) -> ServerSpec {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
