@@ -275,6 +275,81 @@ mod tests {
         );
     }
 
+    /// Lines mutated at random (bytes changed, dropped, doubled): never a panic, and what rmcp
+    /// accepts is accepted — as the same message, but for a question, which comes as JSON —
+    /// while what rmcp refuses is refused or ignored.
+    #[test]
+    fn mutated_lines_are_taken_as_rmcp_takes_them() {
+        let seeds = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"_meta":{"progressToken":1},"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":"hi"}],"isError":false}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"no"}}"#,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let alphabet = b"{}[]\":,0123456789abcdefghijklmnopqrstuvwxyz_/- \\\xff";
+        let (mut accepted, mut refused) = (0, 0);
+        for round in 0..20_000 {
+            let Some(seed) = seeds.get(round % seeds.len()) else {
+                continue;
+            };
+            let mut line = seed.as_bytes().to_vec();
+            for _ in 0..=(next() % 3) {
+                let at = (next() as usize) % line.len().max(1);
+                let byte = alphabet[(next() as usize) % alphabet.len()];
+                match next() % 3 {
+                    0 => {
+                        if let Some(b) = line.get_mut(at) {
+                            *b = byte;
+                        }
+                    }
+                    1 if !line.is_empty() => {
+                        line.remove(at);
+                    }
+                    _ => line.insert(at.min(line.len()), byte),
+                }
+            }
+            let ours = message(&line);
+            match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(&line) {
+                Ok(rmcps) => {
+                    accepted += 1;
+                    let Ok(Some(ours)) = ours else {
+                        panic!(
+                            "rmcp takes it, we do not: {}",
+                            String::from_utf8_lossy(&line)
+                        );
+                    };
+                    let question = matches!(&ours, JsonRpcMessage::Request(r)
+                        if matches!(&r.request, ServerRequest::CustomRequest(c)
+                            if c.method == "elicitation/create"));
+                    if !question {
+                        assert_eq!(
+                            format!("{ours:?}"),
+                            format!("{rmcps:?}"),
+                            "{}",
+                            String::from_utf8_lossy(&line)
+                        );
+                    }
+                }
+                Err(_) => {
+                    refused += 1;
+                    assert!(
+                        !matches!(ours, Ok(Some(_))),
+                        "rmcp refuses it, we take it: {}",
+                        String::from_utf8_lossy(&line)
+                    );
+                }
+            }
+        }
+        assert!(accepted > 1_000 && refused > 1_000, "{accepted} {refused}");
+    }
+
     /// What rmcp refuses is refused, and what it ignores is ignored.
     #[test]
     fn refused_and_ignored_as_rmcp_does() {
