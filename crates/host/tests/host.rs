@@ -1088,6 +1088,15 @@ async fn roots_are_the_configurations_and_changes_are_told() {
     }
 }
 
+/// What the host sent server `conn`, as its protocol log has it, in order.
+fn sent_to(host: &Host, conn: &interlude_host::Connection) -> Vec<Value> {
+    host.protocol_log(conn.id())
+        .iter()
+        .filter(|m| m.dir == interlude_host::Direction::Send)
+        .map(|m| m.message.clone())
+        .collect()
+}
+
 /// A host told not to declare roots (`HostConfig::declare_roots = false`) says nothing of
 /// them in either era — not at `initialize`, not in a 2026-07-28 request's `_meta` — and the
 /// demo's `project_folders`, which needs them, fails saying so instead of being given none.
@@ -1109,12 +1118,7 @@ async fn a_host_that_declares_no_roots_says_nothing_of_them() {
         };
         assert!(error.contains("roots"), "{version}: {error}");
         assert!(!error.contains("atlas"), "{version}: {error}");
-        let sent: Vec<String> = host
-            .protocol_log(conn.id())
-            .iter()
-            .filter(|m| m.dir == interlude_host::Direction::Send)
-            .map(|m| m.message.to_string())
-            .collect();
+        let sent: Vec<String> = sent_to(&host, &conn).iter().map(Value::to_string).collect();
         assert!(!sent.is_empty(), "{version}: nothing logged");
         assert!(
             sent.iter().all(|m| !m.contains("\"roots\"")),
@@ -1431,12 +1435,7 @@ open(sys.argv[1], "w").write("end of input")
         .await
         .unwrap();
 
-    let sent: Vec<Value> = host
-        .protocol_log(conn.id())
-        .into_iter()
-        .filter(|m| m.dir == interlude_host::Direction::Send)
-        .map(|m| m.message.clone())
-        .collect();
+    let sent = sent_to(&host, &conn);
     assert_eq!(
         sent.first().and_then(|m| m["method"].as_str()),
         Some("initialize"),
