@@ -381,5 +381,15 @@ mod tests {
         }
         let broken = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":5}"#;
         assert!(message(broken.as_bytes()).is_err());
+        // Nested far past the parser's limit, in a question and in a response: refused, no
+        // overflow (the keys' pass keeps its place on the heap, the parses stop at 128).
+        let deep = "[".repeat(200_000);
+        for head in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"x":"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"x":"#,
+        ] {
+            let line = format!("{head}{deep}");
+            assert!(message(line.as_bytes()).is_err(), "{head}");
+        }
     }
 }
