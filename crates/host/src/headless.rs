@@ -14,8 +14,8 @@ use interlude_engine::{Answer, RequestKind, UrlStage};
 use interlude_schema::Content;
 use serde_json::Value;
 
-use crate::registry::HostEvent;
-use crate::surface::{AnswerSink, Surface};
+use crate::hub::surface::{AnswerSink, Surface};
+use crate::record::registry::HostEvent;
 
 /// One scripted answer: accept with these values (defaults fill the rest), decline or cancel.
 pub type ScriptedAnswer = Answer<Content>;
@@ -157,14 +157,15 @@ pub struct HeadlessSurface {
     on_link: Option<OnLink>,
     on_progress: Option<OnProgress>,
     /// The progress updates already handed to `on_progress`, per call in flight.
-    progress_seen: crate::IdMap<interlude_engine::CallId, u64>,
+    progress_seen: crate::id_map::IdMap<interlude_engine::CallId, u64>,
     /// The requests whose link was handed over already.
     links_given: std::collections::HashSet<interlude_engine::RequestId>,
 }
 
 /// What to do with a call's progress (see [`HeadlessSurface::on_progress`]).
-type OnProgress =
-    Box<dyn FnMut(&crate::registry::CallRecord, &crate::progress::CallProgress) + Send>;
+type OnProgress = Box<
+    dyn FnMut(&crate::record::registry::CallRecord, &crate::record::progress::CallProgress) + Send,
+>;
 
 impl std::fmt::Debug for HeadlessSurface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -183,7 +184,7 @@ impl HeadlessSurface {
             next: 0,
             on_link: None,
             on_progress: None,
-            progress_seen: crate::IdMap::default(),
+            progress_seen: crate::id_map::IdMap::default(),
             links_given: std::collections::HashSet::new(),
         }
     }
@@ -201,7 +202,9 @@ impl HeadlessSurface {
     #[must_use]
     pub fn on_progress(
         mut self,
-        f: impl FnMut(&crate::registry::CallRecord, &crate::progress::CallProgress) + Send + 'static,
+        f: impl FnMut(&crate::record::registry::CallRecord, &crate::record::progress::CallProgress)
+        + Send
+        + 'static,
     ) -> Self {
         self.on_progress = Some(Box::new(f));
         self
@@ -326,7 +329,7 @@ impl Surface for HeadlessSurface {
             // A link is handed over once, when it becomes opened (its later changes are its
             // flow's progress and end).
             HostEvent::RequestChanged(record) => {
-                if let (Some(f), Some(crate::request_record::LinkState::Opened { url })) =
+                if let (Some(f), Some(crate::record::request::LinkState::Opened { url })) =
                     (&mut self.on_link, record.link())
                     && self.links_given.insert(record.request.id)
                 {
@@ -372,8 +375,8 @@ fn done_later(id: interlude_engine::RequestId, sink: &AnswerSink) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::inputs::HostInput;
-    use crate::request_record::{RequestRecord, RequestStatus};
+    use crate::hub::inputs::HostInput;
+    use crate::record::request::{RequestRecord, RequestStatus};
     use interlude_engine::{FormRequest, Input, Request, RequestId, ServerId};
     use interlude_protocol::ProtocolEra;
     use interlude_schema::FormSchema;
@@ -402,7 +405,7 @@ mod tests {
             status: RequestStatus::Presented,
             errors: Vec::new(),
             received_at_ms: 0,
-            state: crate::request_record::RequestState::Form {
+            state: crate::record::request::RequestState::Form {
                 requested_schema: None,
             },
         }))

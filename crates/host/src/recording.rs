@@ -39,8 +39,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::headless::ScriptedAnswer;
-use crate::registry::{CallRecord, CallStatus, HostSnapshot, ServerRecord};
-use crate::request_record::{RequestRecord, RequestStatus};
+use crate::record::registry::{CallRecord, CallStatus, HostSnapshot, ServerRecord};
+use crate::record::request::{RequestRecord, RequestStatus};
 
 pub use compare::{Difference, IgnorePointer, compare};
 pub use recorder::{Recorder, RecorderHandle};

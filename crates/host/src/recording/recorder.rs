@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex, mpsc};
 use interlude_engine::RequestId;
 
 use super::{RecordedCall, RecordedServer, Recording};
-use crate::registry::HostEvent;
-use crate::request_record::RequestRecord;
-use crate::surface::{AnswerSink, Surface};
+use crate::hub::surface::{AnswerSink, Surface};
+use crate::record::registry::HostEvent;
+use crate::record::request::RequestRecord;
 
 /// What the recorder and its handle share.
 #[derive(Debug, Default)]
