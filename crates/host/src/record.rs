@@ -12,3 +12,5 @@ pub(crate) mod catalog;
 pub(crate) mod progress;
 pub(crate) mod registry;
 pub(crate) mod request;
+pub(crate) mod server;
+pub(crate) mod view;

@@ -161,7 +161,7 @@ impl Call<'_> {
         for elicitation in required.iter().take(MAX_REQUIRED_URLS) {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let reply = shared
-                .elicit_tracked(
+                .request_tracked(
                     self.conn.inner.id,
                     &self.conn.inner.name,
                     ProtocolEra::Push,

@@ -20,6 +20,7 @@ use crate::hub::surface::{AnswerSink, Surface};
 use crate::record::registry::CallStatus;
 use crate::record::registry::{HostEvent, Registry, ServerState};
 use crate::sync::lock;
+use crate::views::effects::ViewEffects;
 use crate::views::{ViewCore, Views, of_call};
 
 /// How many audit records a host keeps in memory (older ones are only in the log).
@@ -104,7 +105,7 @@ impl<S: Surface> Core<S> {
     pub(super) fn handle(&mut self, input: HostInput, sink: &AnswerSink) {
         let now_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let input = match input {
-            HostInput::Ask {
+            HostInput::Request {
                 incoming,
                 reply,
                 completed,
@@ -319,7 +320,7 @@ impl<S: Surface> Core<S> {
                     let event = self.record(|r| r.queue_request(request, schema));
                     self.tell(Some(event), sink);
                     if let Some((id, server, call, uri)) = app {
-                        self.open_question_view(id, server, call, uri, sink);
+                        self.open_app_form_view(id, server, call, uri, sink);
                     }
                 }
                 Effect::AppForm(AppFormEffect::Fallback { id, reason }) => {

@@ -102,9 +102,9 @@ pub(crate) enum CallUpdate {
 /// Everything the core handles: the engine's inputs (a server's request comes with the channel
 /// its reply goes back on) and changes to the record.
 pub(crate) enum HostInput {
-    /// A server asked for something; the reply goes back on `reply`, and, for a URL request
-    /// the person consented to, word of its completion on `completed`.
-    Ask {
+    /// A request for a person, as a server (or a view) made it; the reply goes back on `reply`,
+    /// and, for a URL request the person consented to, word of its completion on `completed`.
+    Request {
         incoming: Incoming,
         reply: oneshot::Sender<Reply>,
         completed: Option<oneshot::Sender<()>>,

@@ -81,7 +81,7 @@ impl Shared {
 
     /// Asks the person through the engine and waits for the reply. Dropping the future
     /// withdraws the request.
-    pub(crate) async fn elicit(
+    pub(crate) async fn request(
         &self,
         server: ServerId,
         server_name: &Arc<str>,
@@ -89,13 +89,13 @@ impl Shared {
         params: ElicitParams,
         call: Option<CallId>,
     ) -> Reply {
-        self.elicit_tracked(server, server_name, era, params, call, None)
+        self.request_tracked(server, server_name, era, params, call, None)
             .await
     }
 
-    /// [`Shared::elicit`], and word on `completed` when the server says the flow of a URL
+    /// [`Shared::request`], and word on `completed` when the server says the flow of a URL
     /// request the person consented to finished.
-    pub(crate) async fn elicit_tracked(
+    pub(crate) async fn request_tracked(
         &self,
         server: ServerId,
         server_name: &Arc<str>,
@@ -124,7 +124,7 @@ impl Shared {
             id,
             armed: true,
         };
-        self.hub.submit(HostInput::Ask {
+        self.hub.submit(HostInput::Request {
             incoming: Incoming {
                 id,
                 server,

@@ -58,7 +58,7 @@ impl HostClient {
         let _paused = self.gate.pause();
         let ask = self
             .shared
-            .elicit(self.server, &self.server_name, era, params, call);
+            .request(self.server, &self.server_name, era, params, call);
         let reply = tokio::select! {
             reply = ask => reply,
             () = context.ct.cancelled() => Reply::Answered(interlude_protocol::Answer::Cancelled),
@@ -169,21 +169,11 @@ pub(crate) fn resource_updated(shared: &Shared, server: ServerId, uri: String) {
 impl ClientHandler for HostClient {
     async fn create_elicitation(
         &self,
-        mut request: ElicitRequestParams,
+        request: ElicitRequestParams,
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        // rmcp moves the request's `_meta` into the context; the engine reads it from the params
-        // (an app-rendered form's view is named there, and its view gets the params unchanged).
-        if let ElicitRequestParams::FormElicitationParams {
-            meta: meta @ None, ..
-        } = &mut request
-            && !context.meta.is_empty()
-        {
-            *meta = Some(context.meta.clone());
-        }
-        self.ask(ElicitParams::from(request), &context)
-            .await
-            .into_result()
+        let params = ElicitParams::from(request).with_request_meta(&context.meta);
+        self.ask(params, &context).await.into_result()
     }
 
     // Sampling is deprecated by SEP-2577 in rmcp's types; servers of both eras still ask for it.
@@ -240,24 +230,9 @@ impl ClientHandler for HostClient {
                 None,
             ));
         }
-        let mut params = request.params.unwrap_or(Value::Null);
-        // As for a typed question: rmcp moved the request's `_meta` into the context, and the
-        // engine reads a form's there (an app-rendered form names its view in it).
-        if let Value::Object(o) = &mut params
-            && !o.contains_key("_meta")
-            && match o.get("mode") {
-                None | Some(Value::Null) => true,
-                Some(Value::String(m)) => m == "form",
-                Some(_) => false,
-            }
-            && !context.meta.is_empty()
-        {
-            o.insert("_meta".to_owned(), Value::Object(context.meta.0.0.clone()));
-        }
-        let result = self
-            .ask(ElicitParams::Json(params), &context)
-            .await
-            .into_result()?;
+        let params = ElicitParams::Json(request.params.unwrap_or(Value::Null))
+            .with_request_meta(&context.meta);
+        let result = self.ask(params, &context).await.into_result()?;
         serde_json::to_value(result)
             .map(CustomResult)
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))

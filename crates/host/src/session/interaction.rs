@@ -153,7 +153,7 @@ pub(crate) async fn required(
     }
     let (tx, rx) = tokio::sync::oneshot::channel();
     let reply = shared
-        .elicit_tracked(
+        .request_tracked(
             server,
             server_name,
             ProtocolEra::Push,

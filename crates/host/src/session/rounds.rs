@@ -94,25 +94,18 @@ impl Connection {
                     });
                 }
             };
-            // rmcp keeps the request's `_meta` apart from its params; the engine reads it
-            // there (an app-rendered form names its view in it).
-            let mut params = elicit.params;
-            if let rmcp::model::ElicitRequestParams::FormElicitationParams {
-                meta: meta @ None, ..
-            } = &mut params
-                && let Some(kept) = elicit.extensions.get::<rmcp::model::RequestMetaObject>()
-                && !kept.is_empty()
-            {
-                *meta = Some(kept.clone());
+            let mut params = ElicitParams::from(elicit.params);
+            if let Some(meta) = elicit.extensions.get::<rmcp::model::RequestMetaObject>() {
+                params = params.with_request_meta(meta);
             }
             let reply = {
                 let _paused = self.inner.gate.pause();
                 shared
-                    .elicit(
+                    .request(
                         self.inner.id,
                         &self.inner.name,
                         ProtocolEra::Mrtr,
-                        ElicitParams::from(params),
+                        params,
                         call,
                     )
                     .await
@@ -152,7 +145,7 @@ impl Connection {
         let reply = {
             let _paused = self.inner.gate.pause();
             shared
-                .elicit(
+                .request(
                     self.inner.id,
                     &self.inner.name,
                     ProtocolEra::Mrtr,
