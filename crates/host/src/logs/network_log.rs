@@ -237,7 +237,7 @@ pub(crate) fn redacted_headers(headers: &http::HeaderMap) -> Vec<HttpHeader> {
 /// What links a message the tap logged with the same message an exchange carried: its
 /// direction, and its JSON-RPC id (with whether it is a request) or a notification's method.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum LinkKey {
+pub(crate) enum ExchangeKey {
     Id {
         dir: Direction,
         request: bool,
@@ -262,7 +262,7 @@ struct Glance<'a> {
 
 /// The messages in `body` (one JSON-RPC message, or a batch), as carried one way: what the log
 /// lists of each, and the key that links it. Anything that is not a message is left out.
-pub(crate) fn glance(dir: Direction, body: &[u8]) -> Vec<(CarriedMessage, Option<LinkKey>)> {
+pub(crate) fn glance(dir: Direction, body: &[u8]) -> Vec<(CarriedMessage, Option<ExchangeKey>)> {
     let one = |g: Glance<'_>| {
         let method = g.method.map(Cow::into_owned);
         let kind = match (&method, &g.id, g.error.is_some()) {
@@ -277,12 +277,12 @@ pub(crate) fn glance(dir: Direction, body: &[u8]) -> Vec<(CarriedMessage, Option
             _ => None,
         });
         let key = match (&method, log_id) {
-            (_, Some(id)) => Some(LinkKey::Id {
+            (_, Some(id)) => Some(ExchangeKey::Id {
                 dir,
                 request: method.is_some(),
                 id,
             }),
-            (Some(m), None) => Some(LinkKey::Note {
+            (Some(m), None) => Some(ExchangeKey::Note {
                 dir,
                 method: m.clone(),
             }),
@@ -310,7 +310,7 @@ pub(crate) struct Begun {
     pub(crate) path: String,
     pub(crate) headers: Vec<HttpHeader>,
     pub(crate) bytes: u64,
-    pub(crate) sent: Vec<(CarriedMessage, Option<LinkKey>)>,
+    pub(crate) sent: Vec<(CarriedMessage, Option<ExchangeKey>)>,
 }
 
 #[derive(Default)]
@@ -319,9 +319,9 @@ struct Ring {
     exchanges: VecDeque<HttpExchange>,
     seq: u64,
     /// Outgoing messages the tap logged, not yet seen leave: their protocol log rows.
-    logged: HashMap<LinkKey, VecDeque<u64>>,
+    logged: HashMap<ExchangeKey, VecDeque<u64>>,
     /// Incoming messages an exchange carried, not yet logged: the exchange and the place.
-    carried: HashMap<LinkKey, VecDeque<(u64, usize)>>,
+    carried: HashMap<ExchangeKey, VecDeque<(u64, usize)>>,
     waiting: usize,
 }
 
@@ -333,7 +333,7 @@ impl Ring {
     }
 
     /// Forgets every waiting link once too many wait (one side never saw them).
-    fn bound_links(&mut self) {
+    fn bound_pairings(&mut self) {
         if self.waiting > LINKS_WAITING {
             self.logged.clear();
             self.carried.clear();
@@ -378,17 +378,17 @@ impl NetworkLog {
 
     /// The tap logged a message of server `server` as row `seq`: its exchange, if the client
     /// has recorded it already, gets the link; else the link waits for it.
-    pub(crate) fn logged(&self, server: ServerId, key: LinkKey, seq: u64) {
+    pub(crate) fn logged(&self, server: ServerId, key: ExchangeKey, seq: u64) {
         let mut rings = crate::sync::lock(&self.rings);
         let Some(ring) = rings.get_mut(&server) else {
             return;
         };
         let outgoing = matches!(
             key,
-            LinkKey::Id {
+            ExchangeKey::Id {
                 dir: Direction::Send,
                 ..
-            } | LinkKey::Note {
+            } | ExchangeKey::Note {
                 dir: Direction::Send,
                 ..
             }
@@ -396,7 +396,7 @@ impl NetworkLog {
         if outgoing {
             ring.logged.entry(key).or_default().push_back(seq);
             ring.waiting += 1;
-            ring.bound_links();
+            ring.bound_pairings();
             return;
         }
         let place = ring.carried.get_mut(&key).and_then(VecDeque::pop_front);
@@ -522,7 +522,7 @@ impl NetworkLog {
                 ring.waiting += 1;
             }
         }
-        ring.bound_links();
+        ring.bound_pairings();
     }
 
     /// The exchange ended as `state` (with `error` in words when it failed or was cut short).
@@ -613,7 +613,7 @@ mod tests {
         assert_eq!(m[0].0.kind, "response");
         assert_eq!(
             m[0].1,
-            Some(LinkKey::Id {
+            Some(ExchangeKey::Id {
                 dir: Direction::Recv,
                 request: false,
                 id: LogId::Int(0, 7)

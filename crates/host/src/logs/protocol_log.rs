@@ -168,9 +168,9 @@ pub(crate) struct Shape {
     pub(crate) id: Option<LogId>,
     pub(crate) is_request: bool,
     pub(crate) call: Option<CallId>,
-    /// For a server reached over HTTP: what links the message to the exchange that carried it
+    /// For a server reached over HTTP: what pairs the message with the exchange that carried it
     /// (the network log's).
-    pub(crate) link: Option<crate::logs::network_log::LinkKey>,
+    pub(crate) exchange: Option<crate::logs::network_log::ExchangeKey>,
 }
 
 impl Ring {
@@ -270,7 +270,7 @@ impl ProtocolLog {
             id: message.get("id").map(|id| LogId::of_view(view, id)),
             is_request: message.get("method").is_some(),
             call: None,
-            link: None,
+            exchange: None,
         };
         self.record_with(
             server,
@@ -299,7 +299,7 @@ impl ProtocolLog {
             id,
             is_request,
             call,
-            link,
+            exchange,
         } = shape;
         let mut rings = crate::sync::lock(&self.rings);
         let ring = rings.entry(server).or_default();
@@ -334,8 +334,8 @@ impl ProtocolLog {
             }
         }
         ring.seq += 1;
-        if let Some(link) = link {
-            self.network.logged(server, link, ring.seq);
+        if let Some(exchange) = exchange {
+            self.network.logged(server, exchange, ring.seq);
         }
         let entry = Entry {
             what: Recorded {
@@ -458,7 +458,7 @@ mod tests {
             id: message.get("id").map(|id| LogId::of_view(ViewId(0), id)),
             is_request: message.get("method").is_some(),
             call: None,
-            link: None,
+            exchange: None,
         };
         log.record(server, "demo", dir, Raw::Json(Arc::new(message)), shape);
     }
@@ -521,7 +521,7 @@ mod tests {
             ))),
             is_request: false,
             call: None,
-            link: None,
+            exchange: None,
         };
         log.record(
             server,

@@ -225,7 +225,7 @@ impl Connection {
             .with_lines(extras.lines.clone())
             .with_task_hints(extras.task_hints.clone())
             .logged(shared.log.clone(), id, name.clone())
-            .linking(extras.http_client.is_some())
+            .pairing(extras.http_client.is_some())
             .declaring(declare, answered);
         let budget = shared.config.connect_timeout;
         let handshake =

@@ -213,7 +213,7 @@ impl ChildTransport {
                     id: None,
                     is_request: false,
                     call: None,
-                    link: None,
+                    exchange: None,
                 },
             );
         }

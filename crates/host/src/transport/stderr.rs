@@ -135,7 +135,7 @@ impl<K: FnMut(String)> Keeper<K> {
             id: None,
             is_request: false,
             call: None,
-            link: None,
+            exchange: None,
         };
         let raw = Raw::Json(Arc::new(Value::String(text.clone())));
         self.log

@@ -52,7 +52,7 @@ impl InFlight {
     }
 
     /// The call a server request belongs to (see the module documentation).
-    fn link(
+    fn tie(
         &self,
         origin: Option<&InboundStreamOrigin>,
         related: Option<RequestId>,
@@ -99,7 +99,7 @@ pub(crate) struct Tap<T> {
     hints: Option<Arc<crate::transport::task_hints::TaskHints>>,
     /// Whether each logged message is linked to the HTTP exchange that carried it (a server
     /// reached over streamable HTTP: `network_log.rs`).
-    linking: bool,
+    pairing: bool,
 }
 
 /// Who waits for the host's answer to a server request to leave (the seed-000 `interaction/
@@ -172,13 +172,13 @@ impl<T> Tap<T> {
             answered: None,
             lines: None,
             hints: None,
-            linking: false,
+            pairing: false,
         }
     }
 
     /// Links each logged message to the HTTP exchange that carried it.
-    pub(crate) fn linking(mut self, linking: bool) -> Self {
-        self.linking = linking;
+    pub(crate) fn pairing(mut self, pairing: bool) -> Self {
+        self.pairing = pairing;
         self
     }
 
@@ -246,10 +246,10 @@ impl<T> Tap<T> {
             JsonRpcMessage::Error(e) => (e.id.as_ref(), false),
         };
         let id = id.map(crate::logs::protocol_log::LogId::of_server);
-        let link = if !self.linking {
+        let exchange = if !self.pairing {
             None
         } else if let Some(id) = &id {
-            Some(crate::logs::network_log::LinkKey::Id {
+            Some(crate::logs::network_log::ExchangeKey::Id {
                 dir,
                 request: is_request,
                 id: id.clone(),
@@ -259,7 +259,7 @@ impl<T> Tap<T> {
             serde_json::to_value(&n.notification)
                 .ok()
                 .and_then(|v| Some(v.get("method")?.as_str()?.to_owned()))
-                .map(|method| crate::logs::network_log::LinkKey::Note { dir, method })
+                .map(|method| crate::logs::network_log::ExchangeKey::Note { dir, method })
         } else {
             None
         };
@@ -267,7 +267,7 @@ impl<T> Tap<T> {
             id,
             is_request,
             call,
-            link,
+            exchange,
         })
     }
 
@@ -392,7 +392,7 @@ impl<T> Tap<T> {
                 };
                 if is_elicitation {
                     let origin = r.request.extensions().get::<InboundStreamOrigin>();
-                    if let Some(call) = self.in_flight.link(origin, related) {
+                    if let Some(call) = self.in_flight.tie(origin, related) {
                         r.request.extensions_mut().insert(RaisedBy(call));
                     }
                 }
@@ -541,9 +541,9 @@ mod tests {
     fn the_stream_a_request_came_on_names_its_call() {
         let f = in_flight(&[(1, 10), (2, 20)]);
         let origin = InboundStreamOrigin::OutboundRequest(RequestId::Number(2));
-        assert_eq!(f.link(Some(&origin), None).map(|c| c.0), Some(20));
+        assert_eq!(f.tie(Some(&origin), None).map(|c| c.0), Some(20));
         assert_eq!(
-            f.link(Some(&InboundStreamOrigin::Unassociated), None),
+            f.tie(Some(&InboundStreamOrigin::Unassociated), None),
             None.map(CallId),
             "the standalone stream belongs to no call"
         );
@@ -553,21 +553,21 @@ mod tests {
     fn the_related_request_meta_names_its_call_and_one_call_in_flight_is_that_call() {
         let f = in_flight(&[(1, 10), (2, 20)]);
         assert_eq!(
-            f.link(None, Some(RequestId::Number(1))).map(|c| c.0),
+            f.tie(None, Some(RequestId::Number(1))).map(|c| c.0),
             Some(10)
         );
         assert_eq!(
-            f.link(None, Some(RequestId::Number(9))),
+            f.tie(None, Some(RequestId::Number(9))),
             None,
             "not a call in flight"
         );
         assert_eq!(
-            f.link(None, None),
+            f.tie(None, None),
             None,
             "two calls in flight: never guessed"
         );
         let one = in_flight(&[(5, 50)]);
-        assert_eq!(one.link(None, None).map(|c| c.0), Some(50));
-        assert_eq!(InFlight::default().link(None, None), None);
+        assert_eq!(one.tie(None, None).map(|c| c.0), Some(50));
+        assert_eq!(InFlight::default().tie(None, None), None);
     }
 }
