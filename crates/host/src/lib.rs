@@ -26,10 +26,22 @@
 //!
 //! # Example
 //! ```no_run
-//! use interlude_host::{Host, HostConfig, ServerSpec, headless::{HeadlessSurface, Answers}};
+//! use interlude_host::{AnswerSink, Answer, Host, HostConfig, HostEvent, ServerSpec, Surface};
+//!
+//! /// Declines whatever a server asks (a real surface shows it to a person; the
+//! /// `interlude-headless` crate answers from a script).
+//! struct Decliner;
+//!
+//! impl Surface for Decliner {
+//!     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
+//!         if let HostEvent::RequestPresented(record) = event {
+//!             sink.answer(record.request.id, Answer::Declined);
+//!         }
+//!     }
+//! }
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let host = Host::start(HostConfig::default(), HeadlessSurface::new(Answers::Defaults));
+//! let host = Host::start(HostConfig::default(), Decliner);
 //! let conn = host.connect("demo", ServerSpec::parse("interlude-demo")?).await?;
 //! let outcome = conn.call_tool("contact_info", None).await?;
 //! println!("{}", serde_json::to_string(&outcome.result)?);
@@ -47,7 +59,6 @@ pub mod embedded;
 mod eras;
 mod failure;
 mod handler;
-pub mod headless;
 mod host;
 mod http_client;
 mod hub;
@@ -56,7 +67,6 @@ mod message_id;
 mod network_log;
 mod progress;
 mod protocol_log;
-pub mod recording;
 mod registry;
 mod request_record;
 mod resolve;
