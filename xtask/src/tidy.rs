@@ -42,6 +42,7 @@ const ALLOWED: &[(&str, Option<&[&str]>)] = &[
     ("host", Some(&["engine", "protocol", "schema"])),
     ("web", Some(&["host"])),
     ("tui", Some(&["host"])),
+    ("headless", Some(&["host"])),
     ("cli", None),
     ("demo", Some(&["server", "protocol", "schema"])),
     ("conformance-server", Some(&["server"])),
@@ -51,7 +52,7 @@ const ALLOWED: &[(&str, Option<&[&str]>)] = &[
 
 /// The surfaces: they depend on the host's public API only (it re-exports the engine's,
 /// schema's and protocol's types a surface needs); their tests may use more.
-const SURFACES: &[&str] = &["web", "tui"];
+const SURFACES: &[&str] = &["web", "tui", "headless"];
 
 /// Crates the engine must not pull in, even transitively.
 const ENGINE_FORBIDDEN: &[&str] = &[

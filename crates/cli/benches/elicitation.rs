@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail, ensure};
 use interlude_engine::EngineConfig;
-use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, ProtocolChoice, ServerSpec};
 use interlude_server::{Answer, Ask, AskConfig, AskServer, respond};
 use rmcp::handler::server::router::tool::ToolRouter;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use interlude_engine::{Answer, DevOrigin, Reply};
-use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, HostError, ProtocolChoice, RequestStatus, ServerSpec};
 use rmcp::model::ProtocolVersion;
 use serde_json::Value;

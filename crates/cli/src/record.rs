@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use interlude_host::recording::Recorder;
+use interlude_headless::recording::Recorder;
 
 use crate::serve::ConnectArgs;
 

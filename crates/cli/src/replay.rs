@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use interlude_host::headless::{AnswerQueue, Answers, HeadlessSurface};
-use interlude_host::recording::{IgnorePointer, RecordedCall, Recording, compare};
+use interlude_headless::recording::{IgnorePointer, RecordedCall, Recording, compare};
+use interlude_headless::{AnswerQueue, Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, ServerSpec};
 
 use crate::{EXIT_DIFFERENT, EXIT_OK};

@@ -171,6 +171,7 @@ pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
         title: "Interlude demo".into(),
         guide: Some(interlude_demo::guide()),
         host,
+        export: Some(interlude_headless::recording::export),
     });
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let stdio = ServerSpec::Stdio {
@@ -251,7 +252,7 @@ fn servers_of(args: &ConnectArgs) -> anyhow::Result<Setup> {
 /// `connect`, with `recorder` (`interlude record`) beside the surface the person uses.
 pub(crate) async fn connect(
     args: ConnectArgs,
-    recorder: Option<interlude_host::recording::Recorder>,
+    recorder: Option<interlude_headless::recording::Recorder>,
 ) -> anyhow::Result<u8> {
     let (servers, roots) = servers_of(&args)?;
     let mut host = HostConfig {
@@ -273,6 +274,7 @@ pub(crate) async fn connect(
     let app = WebApp::start_with(
         WebOptions {
             host,
+            export: Some(interlude_headless::recording::export),
             ..WebOptions::default()
         },
         recorder,
@@ -289,12 +291,13 @@ async fn tui(
     host: HostConfig,
     servers: Vec<(String, ServerSpec)>,
     port: u16,
-    recorder: Option<interlude_host::recording::Recorder>,
+    recorder: Option<interlude_headless::recording::Recorder>,
 ) -> anyhow::Result<u8> {
     let (surface, terminal) = interlude_tui::terminal();
     let app = WebApp::start_with(
         WebOptions {
             host,
+            export: Some(interlude_headless::recording::export),
             ..WebOptions::default()
         },
         (surface, recorder),

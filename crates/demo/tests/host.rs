@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use interlude_engine::Answer;
-use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, HostError, ProtocolChoice, ServerSpec, ServerStream};
 use interlude_protocol::ProtocolEra;
 use interlude_test_support::surface::{RecordingSurface, Step};

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use interlude_demo::flows::{COOKIE, demo_flows, serve_cloud};
 use interlude_engine::DevOrigin;
-use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, ProtocolChoice, ServerSpec};
 use interlude_protocol::Answer;
 use interlude_server::url::{FlowStore, MemoryStore, SignedCookie, UserId};

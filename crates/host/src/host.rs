@@ -139,9 +139,13 @@ impl Host {
     /// `notifications/roots/list_changed` (servers that connect later just list them).
     ///
     /// ```
-    /// use interlude_host::{Host, HostConfig, Root, headless::{Answers, HeadlessSurface}};
+    /// use interlude_host::{Host, HostConfig, Root};
+    /// # struct Quiet;
+    /// # impl interlude_host::Surface for Quiet {
+    /// #     fn on_event(&mut self, _: &interlude_host::HostEvent, _: &interlude_host::AnswerSink) {}
+    /// # }
     ///
-    /// let host = Host::start(HostConfig::default(), HeadlessSurface::new(Answers::Defaults));
+    /// let host = Host::start(HostConfig::default(), Quiet);
     /// assert!(host.roots().is_empty(), "none unless configured");
     /// host.set_roots(vec![Root { uri: "file:///srv/projects/atlas".into(), name: None }]);
     /// assert_eq!(host.roots()[0].uri, "file:///srv/projects/atlas");
@@ -280,12 +284,16 @@ impl Host {
     /// `tokio::io::duplex`, a custom stream…). Everything else is as for [`Host::connect`].
     ///
     /// ```
-    /// use interlude_host::{Host, HostConfig, ProtocolChoice, headless::{Answers, HeadlessSurface}};
+    /// use interlude_host::{Host, HostConfig, ProtocolChoice};
+    /// # struct Quiet;
+    /// # impl interlude_host::Surface for Quiet {
+    /// #     fn on_event(&mut self, _: &interlude_host::HostEvent, _: &interlude_host::AnswerSink) {}
+    /// # }
     ///
     /// # async fn run(server_end: tokio::io::DuplexStream, host_end: tokio::io::DuplexStream)
     /// #     -> Result<(), interlude_host::HostError> {
     /// // `server_end` is served by an rmcp server elsewhere (e.g. `server.serve(server_end)`).
-    /// let host = Host::start(HostConfig::default(), HeadlessSurface::new(Answers::Defaults));
+    /// let host = Host::start(HostConfig::default(), Quiet);
     /// let conn = host.connect_transport("in-process", host_end, ProtocolChoice::Auto).await?;
     /// assert_eq!(host.server(conn.id()).unwrap().transport, "in-process");
     /// # Ok(()) }

@@ -26,10 +26,22 @@
 //!
 //! # Example
 //! ```no_run
-//! use interlude_host::{Host, HostConfig, ServerSpec, headless::{HeadlessSurface, Answers}};
+//! use interlude_host::{AnswerSink, Answer, Host, HostConfig, HostEvent, ServerSpec, Surface};
+//!
+//! /// Declines whatever a server asks (a real surface shows it to a person; the
+//! /// `interlude-headless` crate answers from a script).
+//! struct Decliner;
+//!
+//! impl Surface for Decliner {
+//!     fn on_event(&mut self, event: &HostEvent, sink: &AnswerSink) {
+//!         if let HostEvent::RequestPresented(record) = event {
+//!             sink.answer(record.request.id, Answer::Declined);
+//!         }
+//!     }
+//! }
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let host = Host::start(HostConfig::default(), HeadlessSurface::new(Answers::Defaults));
+//! let host = Host::start(HostConfig::default(), Decliner);
 //! let conn = host.connect("demo", ServerSpec::parse("interlude-demo")?).await?;
 //! let outcome = conn.call_tool("contact_info", None).await?;
 //! println!("{}", serde_json::to_string(&outcome.result)?);
@@ -55,9 +67,7 @@ mod session;
 
 mod call;
 
-pub mod headless;
 mod host;
-pub mod recording;
 
 /// UI resources a tool result embeds (MCP-UI's way of sending a view): found, classified and
 /// read for the host's views.

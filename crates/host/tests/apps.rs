@@ -9,7 +9,7 @@
 )]
 
 use interlude_engine::Declared;
-use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{Host, HostConfig, ServerSpec};
 use interlude_protocol::apps::{MIME_TYPE, Visibility};
 use interlude_test_support::NpmPeers;

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use interlude_demo::DemoServer;
 use interlude_engine::{Answer, CallId, Reply, RequestKind};
-use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{
     AnswerSink, CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus,
     ServerState, Surface,

@@ -63,7 +63,14 @@ pub struct WebOptions {
     pub guide: Option<Value>,
     /// The host's settings.
     pub host: HostConfig,
+    /// What the page's Export session downloads: the host's record as a recording
+    /// (`interlude_headless::recording::export`, which the CLI hands in). Without one, Export
+    /// answers 404: this crate depends on the host alone.
+    pub export: Option<Export>,
 }
+
+/// Turns the host's record into the document the page's Export session downloads.
+pub type Export = fn(&interlude_host::HostSnapshot) -> String;
 
 impl Default for WebOptions {
     fn default() -> Self {
@@ -71,6 +78,7 @@ impl Default for WebOptions {
             title: "Interlude".into(),
             guide: None,
             host: HostConfig::default(),
+            export: None,
         }
     }
 }
@@ -137,6 +145,8 @@ pub(crate) struct Inner {
     pub(crate) sandbox: sandbox::Sandbox,
     /// Messages for app views, to every open page.
     pub(crate) view_messages: tokio::sync::broadcast::Sender<(u64, Value)>,
+    /// What Export session downloads ([`WebOptions::export`]).
+    pub(crate) export: Option<Export>,
 }
 
 /// The web surface application. Cheap to clone.
@@ -202,6 +212,7 @@ impl WebApp {
                 telemetry: std::sync::Mutex::new(Vec::new()),
                 sandbox: sandbox::Sandbox::default(),
                 view_messages,
+                export: options.export,
             }),
         }
     }

@@ -197,9 +197,13 @@ async fn state(State(app): State<WebApp>) -> Response {
 }
 
 /// `GET /api/recording`: the finished calls the host keeps, with what their servers asked and
-/// what the person answered, as a recording `interlude replay` makes again.
+/// what the person answered, as a recording `interlude replay` makes again (404 when the page
+/// was started without [`WebOptions::export`](crate::WebOptions::export)).
 async fn recording(State(app): State<WebApp>) -> Response {
-    let recording = interlude_host::recording::Recording::from_snapshot(&app.host().snapshot());
+    let Some(export) = app.inner.export else {
+        return (StatusCode::NOT_FOUND, "this page has no session export").into_response();
+    };
+    let recording = export(&app.host().snapshot());
     (
         [
             (header::CONTENT_TYPE, "application/json"),
@@ -208,7 +212,7 @@ async fn recording(State(app): State<WebApp>) -> Response {
                 "attachment; filename=\"interlude-session.json\"",
             ),
         ],
-        recording.to_json(),
+        recording,
     )
         .into_response()
 }

@@ -25,10 +25,7 @@ pub(super) const ROOMS: &[(&str, u8)] = &[
     ("session", 6),
     ("call", 7),
     ("host", 8),
-    // Surfaces still inside the host until they leave for a crate of their own.
-    ("headless", 9),
-    ("recording", 9),
-    ("lib", 10),
+    ("lib", 9),
 ];
 
 pub(super) fn check(root: &Path) -> anyhow::Result<Vec<String>> {

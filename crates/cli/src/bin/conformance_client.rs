@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use interlude_host::headless::{Answers, HeadlessSurface};
+use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{Connection, Host, HostConfig, ProtocolChoice, ServerSpec};
 use rmcp::model::{JsonObject, ProtocolVersion, Tool};
 use serde_json::{Value, json};

@@ -84,14 +84,20 @@ impl<A: Surface, B: Surface> Surface for (A, B) {
 /// A surface that may not be there: `None` hears nothing (a recorder only when asked for, say).
 ///
 /// ```
-/// use interlude_host::headless::{Answers, HeadlessSurface};
-/// use interlude_host::recording::Recorder;
-/// use interlude_host::{Host, HostConfig};
+/// use interlude_host::{AnswerSink, Host, HostConfig, HostEvent, Surface};
+///
+/// struct Printer;
+///
+/// impl Surface for Printer {
+///     fn on_event(&mut self, event: &HostEvent, _sink: &AnswerSink) {
+///         println!("{event:?}");
+///     }
+/// }
 ///
 /// # #[tokio::main] async fn main() {
-/// let record = false;
-/// let recorder = record.then(|| Recorder::in_memory().0);
-/// let host = Host::start(HostConfig::default(), (HeadlessSurface::new(Answers::Defaults), recorder));
+/// let verbose = false;
+/// let printer = verbose.then_some(Printer);
+/// let host = Host::start(HostConfig::default(), printer);
 /// # drop(host); }
 /// ```
 impl<S: Surface> Surface for Option<S> {
@@ -115,18 +121,6 @@ impl std::fmt::Debug for AnswerSink {
 }
 
 impl AnswerSink {
-    /// A sink whose answers are collected in the returned list instead of reaching a host (for
-    /// unit tests of surfaces).
-    #[cfg(test)]
-    pub(crate) fn detached() -> (AnswerSink, Arc<std::sync::Mutex<Vec<HostInput>>>) {
-        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let log = seen.clone();
-        let hub = Hub::start(Box::new(move |input, _: &std::sync::Weak<Hub>| {
-            crate::sync::lock(&log).push(input);
-        }));
-        (AnswerSink { hub }, seen)
-    }
-
     /// Reports what the person did with request `id`.
     pub fn answer(&self, id: RequestId, answer: Answer<Content>) {
         self.hub

@@ -185,7 +185,7 @@ async fn the_protocol_pane_comes_to_the_person_and_goes_back() {
 /// person typed on the page, download as a recording that `interlude replay` reads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn export_session_downloads_what_was_asked_and_answered() {
-    use interlude_host::recording::{RecordedAnswer, RecordedOutcome, Recording};
+    use interlude_headless::recording::{RecordedAnswer, RecordedOutcome, Recording};
     let page = harness().await;
     assert_eq!(
         page.js("document.getElementById('export-session').hidden")

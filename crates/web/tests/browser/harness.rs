@@ -205,6 +205,7 @@ where
         vec![interlude_engine::DevOrigin::loopback_http(addr.port())];
     let options = WebOptions {
         host,
+        export: Some(interlude_headless::recording::export),
         ..WebOptions::default()
     };
     let page = start(options, shutdown, async move { demo_twice(&demo) }).await;

@@ -12,8 +12,12 @@
 //! 2026-07-28 link asked again while its flow was unfinished (how often depends on how fast the
 //! person was, not on the server).
 //!
+//! What it deliberately does not do: answer anything itself (replay hands a call's answers to a
+//! [`HeadlessSurface`](crate::HeadlessSurface)), or keep what a server sent that a person never
+//! saw (the protocol log is the host's).
+//!
 //! ```
-//! use interlude_host::recording::Recording;
+//! use interlude_headless::recording::Recording;
 //!
 //! let text = r#"{"format": "interlude-recording", "version": 1, "calls": [{
 //!     "server": "demo", "tool": "greet", "arguments": {"name": "Ada"},
@@ -31,16 +35,17 @@ mod recorder;
 
 use std::collections::BTreeMap;
 
-use interlude_engine::{
-    Answer, AppStage, Reply, RequestKind, SamplingPart, SamplingRequest, UrlStage,
+use interlude_host::{
+    Answer, AppStage, CallRecord, CallStatus, HostSnapshot, Reply, RequestKind, RequestRecord,
+    RequestStatus, SamplingPart, SamplingRequest, ServerRecord, UrlStage,
 };
-use rmcp::model::JsonObject;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::headless::ScriptedAnswer;
-use crate::record::registry::{CallRecord, CallStatus, HostSnapshot, ServerRecord};
-use crate::record::request::{RequestRecord, RequestStatus};
+use crate::ScriptedAnswer;
+
+/// A JSON object (a tool's arguments, a form's content).
+pub type JsonObject = serde_json::Map<String, Value>;
 
 pub use compare::{Difference, IgnorePointer, compare};
 pub use recorder::{Recorder, RecorderHandle};
@@ -320,6 +325,12 @@ impl Recording {
     }
 }
 
+/// The finished calls `snapshot` holds, as a recording's JSON: the web page's Export (the
+/// CLI hands this function to the web surface, which depends on the host alone).
+pub fn export(snapshot: &HostSnapshot) -> String {
+    Recording::from_snapshot(snapshot).to_json()
+}
+
 impl RecordedServer {
     /// A server's record, as a recording keeps it.
     pub fn of(server: &ServerRecord) -> RecordedServer {
@@ -335,7 +346,7 @@ impl RecordedCall {
     /// while it runs.
     pub fn of(
         call: &CallRecord,
-        request: impl Fn(interlude_engine::RequestId) -> Option<std::sync::Arc<RequestRecord>>,
+        request: impl Fn(interlude_host::RequestId) -> Option<std::sync::Arc<RequestRecord>>,
     ) -> Option<RecordedCall> {
         let outcome = match &call.status {
             CallStatus::Running => return None,
@@ -354,6 +365,10 @@ impl RecordedCall {
             CallStatus::Cancelled { reason } => RecordedOutcome::Cancelled {
                 reason: reason.clone(),
             },
+            // A way of ending this crate does not know yet (the host's enum may grow).
+            other => RecordedOutcome::Failed {
+                reason: format!("it ended as {}", other.as_str()),
+            },
         };
         Some(RecordedCall {
             server: call.server_name.to_string(),
@@ -370,7 +385,7 @@ impl RecordedCall {
     }
 
     /// The answers to give, in order, to ask the server the same things again (for
-    /// [`Answers::Queue`](crate::headless::Answers::Queue)): a request the host refused was
+    /// [`Answers::Queue`](crate::Answers::Queue)): a request the host refused was
     /// never shown and takes none; one that went unanswered is cancelled.
     pub fn script(&self) -> Vec<ScriptedAnswer> {
         self.requests
@@ -434,11 +449,11 @@ impl RecordedRequest {
             RequestStatus::Replied(Reply::Sampled { text, model }) => {
                 let mut content = JsonObject::new();
                 content.insert(
-                    interlude_engine::sampling::REPLY_FIELD.to_owned(),
+                    interlude_host::sampling::REPLY_FIELD.to_owned(),
                     Value::String(text.clone()),
                 );
                 content.insert(
-                    interlude_engine::sampling::MODEL_FIELD.to_owned(),
+                    interlude_host::sampling::MODEL_FIELD.to_owned(),
                     Value::String(model.clone()),
                 );
                 RecordedAnswer::Accept { content }

@@ -1,6 +1,9 @@
 //! The headless surface: answers requests from a script or from the schema's defaults, for CI,
 //! the CLI's `call` command and conformance runs.
 //!
+//! What it deliberately does not do: open or fetch a link (it hands consented links to a
+//! callback), correct an answer the engine refused, or pretend to be a model.
+//!
 //! An answers script is JSON: one object used for every request of a run, or a list of objects
 //! used one per request in order. Keys are property names; only the properties of the form being
 //! answered are taken, so one object can cover several forms. `"action": "decline"` or
@@ -10,12 +13,12 @@
 
 use std::time::Duration;
 
-use interlude_engine::{Answer, RequestKind, UrlStage};
-use interlude_schema::Content;
+use interlude_host::schema::Content;
+use interlude_host::{
+    Answer, AnswerSink, CallId, CallProgress, CallRecord, HostEvent, LinkState, RequestId,
+    RequestKind, Surface, UrlStage,
+};
 use serde_json::Value;
-
-use crate::hub::surface::{AnswerSink, Surface};
-use crate::record::registry::HostEvent;
 
 /// One scripted answer: accept with these values (defaults fill the rest), decline or cancel.
 pub type ScriptedAnswer = Answer<Content>;
@@ -39,8 +42,8 @@ pub enum Answers {
 /// ([`Answers::Queue`]). Cheap to clone; clones are the same queue.
 ///
 /// ```
-/// use interlude_host::headless::{AnswerQueue, Answers, HeadlessSurface};
-/// use interlude_engine::Answer;
+/// use interlude_headless::{AnswerQueue, Answers, HeadlessSurface};
+/// use interlude_host::Answer;
 /// let queue = AnswerQueue::default();
 /// let surface = HeadlessSurface::new(Answers::Queue(queue.clone()));
 /// queue.replace(vec![Answer::Declined]);
@@ -103,8 +106,8 @@ impl Answers {
     /// Reads an answers script (see the module documentation).
     ///
     /// ```
-    /// use interlude_host::headless::Answers;
-    /// use interlude_engine::Answer;
+    /// use interlude_headless::Answers;
+    /// use interlude_host::Answer;
     /// let a = Answers::from_json(&serde_json::json!([{"name": "Ada"}, {"action": "decline"}])).unwrap();
     /// let Answers::Script(list) = a else { unreachable!() };
     /// assert_eq!(list[1], Answer::Declined);
@@ -149,7 +152,7 @@ pub const LINK_POLL: Duration = Duration::from_secs(1);
 type OnLink = Box<dyn FnMut(&str) + Send>;
 
 /// The headless surface: answers every presented request from its script, at once. What
-/// happened is in the host's record ([`Host::snapshot`](crate::Host::snapshot)): each request
+/// happened is in the host's record ([`Host::snapshot`](interlude_host::Host::snapshot)): each request
 /// with its reply or notice, and the engine's complaints about an answer it refused.
 pub struct HeadlessSurface {
     answers: Answers,
@@ -157,15 +160,13 @@ pub struct HeadlessSurface {
     on_link: Option<OnLink>,
     on_progress: Option<OnProgress>,
     /// The progress updates already handed to `on_progress`, per call in flight.
-    progress_seen: crate::id_map::IdMap<interlude_engine::CallId, u64>,
+    progress_seen: std::collections::HashMap<CallId, u64>,
     /// The requests whose link was handed over already.
-    links_given: std::collections::HashSet<interlude_engine::RequestId>,
+    links_given: std::collections::HashSet<RequestId>,
 }
 
 /// What to do with a call's progress (see [`HeadlessSurface::on_progress`]).
-type OnProgress = Box<
-    dyn FnMut(&crate::record::registry::CallRecord, &crate::record::progress::CallProgress) + Send,
->;
+type OnProgress = Box<dyn FnMut(&CallRecord, &CallProgress) + Send>;
 
 impl std::fmt::Debug for HeadlessSurface {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -184,7 +185,7 @@ impl HeadlessSurface {
             next: 0,
             on_link: None,
             on_progress: None,
-            progress_seen: crate::id_map::IdMap::default(),
+            progress_seen: std::collections::HashMap::new(),
             links_given: std::collections::HashSet::new(),
         }
     }
@@ -193,7 +194,7 @@ impl HeadlessSurface {
     /// progress (`notifications/progress`); the CLI prints it to a terminal.
     ///
     /// ```
-    /// use interlude_host::headless::{Answers, HeadlessSurface};
+    /// use interlude_headless::{Answers, HeadlessSurface};
     /// let surface = HeadlessSurface::new(Answers::Defaults).on_progress(|call, p| {
     ///     eprintln!("{}: {} of {:?}", call.tool, p.progress, p.total);
     /// });
@@ -202,9 +203,7 @@ impl HeadlessSurface {
     #[must_use]
     pub fn on_progress(
         mut self,
-        f: impl FnMut(&crate::record::registry::CallRecord, &crate::record::progress::CallProgress)
-        + Send
-        + 'static,
+        f: impl FnMut(&CallRecord, &CallProgress) + Send + 'static,
     ) -> Self {
         self.on_progress = Some(Box::new(f));
         self
@@ -214,7 +213,7 @@ impl HeadlessSurface {
     /// (the link is never opened or fetched by the surface).
     ///
     /// ```
-    /// use interlude_host::headless::{Answers, HeadlessSurface};
+    /// use interlude_headless::{Answers, HeadlessSurface};
     /// let surface = HeadlessSurface::new(Answers::Defaults)
     ///     .on_link(|url| tracing::info!(%url, "open this link to continue"));
     /// # let _ = surface;
@@ -259,7 +258,7 @@ impl HeadlessSurface {
 impl HeadlessSurface {
     /// The script's answer to a form: only the form's own properties (one object may cover
     /// several forms); no answer left cancels.
-    fn form_answer(&mut self, form: &interlude_engine::FormRequest) -> Answer<Content> {
+    fn form_answer(&mut self, form: &interlude_host::FormRequest) -> Answer<Content> {
         // The one answer to everything is read where it is, not copied whole and then cut.
         if let Answers::Single(Answer::Accepted(values)) = &self.answers {
             return Answer::Accepted(
@@ -288,7 +287,7 @@ impl HeadlessSurface {
     /// `model`) is the reply; anything else, or no answer left, refuses it (a script is no
     /// model).
     fn sampling_answer(&mut self) -> Answer<Content> {
-        use interlude_engine::sampling::{MODEL_FIELD, REPLY_FIELD};
+        use interlude_host::sampling::{MODEL_FIELD, REPLY_FIELD};
         match self.scripted() {
             Some(Answer::Accepted(values)) if values.contains_key(REPLY_FIELD) => Answer::Accepted(
                 values
@@ -329,7 +328,7 @@ impl Surface for HeadlessSurface {
             // A link is handed over once, when it becomes opened (its later changes are its
             // flow's progress and end).
             HostEvent::RequestChanged(record) => {
-                if let (Some(f), Some(crate::record::request::LinkState::Opened { url })) =
+                if let (Some(f), Some(LinkState::Opened { url })) =
                     (&mut self.on_link, record.link())
                     && self.links_given.insert(record.request.id)
                 {
@@ -358,7 +357,7 @@ impl Surface for HeadlessSurface {
 
 /// Says "done" to a link consented to earlier in the call, after [`LINK_POLL`]; without a
 /// runtime to wait on, at once.
-fn done_later(id: interlude_engine::RequestId, sink: &AnswerSink) {
+fn done_later(id: RequestId, sink: &AnswerSink) {
     let done = Answer::Accepted(Content::new());
     match tokio::runtime::Handle::try_current() {
         Ok(runtime) => {
@@ -369,85 +368,5 @@ fn done_later(id: interlude_engine::RequestId, sink: &AnswerSink) {
             });
         }
         Err(_) => sink.answer(id, done),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::hub::inputs::HostInput;
-    use crate::record::request::{RequestRecord, RequestStatus};
-    use interlude_engine::{FormRequest, Input, Request, RequestId, ServerId};
-    use interlude_protocol::ProtocolEra;
-    use interlude_schema::FormSchema;
-    use serde_json::json;
-    use std::sync::Arc;
-
-    fn presented(id: u64) -> HostEvent {
-        let schema = FormSchema::parse(&json!({"type": "object",
-            "properties": {"name": {"type": "string"}}}))
-        .unwrap()
-        .schema;
-        HostEvent::RequestPresented(Arc::new(RequestRecord {
-            request: Request {
-                id: RequestId(id),
-                server: ServerId(1),
-                server_name: "s".into(),
-                call: None,
-                era: ProtocolEra::Push,
-                method: interlude_engine::RequestMethod::Elicitation,
-                kind: RequestKind::Form(FormRequest {
-                    message: format!("request {id}"),
-                    schema: Arc::new(schema),
-                    prefill: Content::new(),
-                }),
-            },
-            status: RequestStatus::Presented,
-            errors: Vec::new(),
-            received_at_ms: 0,
-            state: crate::record::request::RequestState::Form {
-                requested_schema: None,
-            },
-        }))
-    }
-
-    fn answers_sent(seen: &[HostInput]) -> Vec<(u64, Answer<Content>)> {
-        seen.iter()
-            .filter_map(|i| match i {
-                HostInput::Engine(Input::Answer { id, answer }) => Some((id.0, answer.clone())),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn answers_with_the_form_s_properties_only() {
-        let answer = Answers::from_json(&json!({"name": "Ada", "other": 1})).unwrap();
-        let mut surface = HeadlessSurface::new(answer);
-        let (sink, seen) = AnswerSink::detached();
-        surface.on_event(&presented(1), &sink);
-        let sent = answers_sent(&seen.lock().unwrap());
-        assert_eq!(
-            sent,
-            [(
-                1,
-                Answer::Accepted(json!({"name": "Ada"}).as_object().unwrap().clone())
-            )]
-        );
-    }
-
-    #[test]
-    fn a_script_is_used_in_order_and_requests_beyond_it_are_cancelled() {
-        let script = Answers::from_json(&json!([{"name": "Ada"}, {"action": "decline"}])).unwrap();
-        let mut surface = HeadlessSurface::new(script);
-        let (sink, seen) = AnswerSink::detached();
-        for id in 1..=3 {
-            surface.on_event(&presented(id), &sink);
-        }
-        let actions: Vec<&str> = answers_sent(&seen.lock().unwrap())
-            .iter()
-            .map(|(_, a)| a.action_str())
-            .collect();
-        assert_eq!(actions, ["accept", "decline", "cancel"]);
     }
 }

@@ -1,6 +1,9 @@
 //! What changed between a recorded call and the same call made again: in what the server asked
 //! (kind, message, schema, view, link origin, sampling conversation), in what became of each
 //! request, and in how the call ended (its result, field by field).
+//!
+//! What it deliberately does not do: judge whether a difference matters (the caller ignores
+//! pointers it names), or compare what the person was shown beyond what a recording keeps.
 
 use serde_json::Value;
 
@@ -30,7 +33,7 @@ impl std::fmt::Display for Difference {
 /// `/content/*/text`, `/structuredContent/generatedAt`.
 ///
 /// ```
-/// use interlude_host::recording::IgnorePointer;
+/// use interlude_headless::recording::IgnorePointer;
 /// let p = IgnorePointer::parse("/content/*/text").unwrap();
 /// assert!(p.covers(&["content", "0", "text"]));
 /// assert!(p.covers(&["content", "0", "text", "more"]));
@@ -80,13 +83,13 @@ impl IgnorePointer {
 /// pointer are not compared.
 ///
 /// ```
-/// use interlude_host::recording::{compare, Recording};
+/// use interlude_headless::recording::{compare, Recording};
 /// let before = Recording::from_json(r#"{"format": "interlude-recording", "version": 1,
 ///   "calls": [{"server": "s", "tool": "t",
 ///     "outcome": {"status": "completed", "result": {"content": [{"type": "text", "text": "hi"}]}}}]}"#)
 ///     .unwrap().calls.remove(0);
 /// let mut now = before.clone();
-/// now.outcome = interlude_host::recording::RecordedOutcome::Completed {
+/// now.outcome = interlude_headless::recording::RecordedOutcome::Completed {
 ///     result: serde_json::json!({"content": [{"type": "text", "text": "hello"}]}),
 /// };
 /// let differences = compare(&before, &now, &[]);

@@ -1,16 +1,15 @@
 //! [`Recorder`]: a surface that answers nothing and keeps every finished call as a recording,
 //! written to a file after each call (whole, atomically: a reader never sees half of one).
+//!
+//! What it deliberately does not do: answer a request, or keep a call that is still running.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, mpsc};
 
-use interlude_engine::RequestId;
+use interlude_host::{AnswerSink, HostEvent, RequestId, RequestRecord, Surface};
 
 use super::{RecordedCall, RecordedServer, Recording};
-use crate::hub::surface::{AnswerSink, Surface};
-use crate::record::registry::HostEvent;
-use crate::record::request::RequestRecord;
 
 /// What the recorder and its handle share.
 #[derive(Debug, Default)]
@@ -27,8 +26,8 @@ struct Shared {
 /// asked and what the person answered. It never answers anything itself.
 ///
 /// ```
-/// use interlude_host::headless::{Answers, HeadlessSurface};
-/// use interlude_host::recording::Recorder;
+/// use interlude_headless::{Answers, HeadlessSurface};
+/// use interlude_headless::recording::Recorder;
 /// use interlude_host::{Host, HostConfig};
 ///
 /// # #[tokio::main] async fn main() {
