@@ -292,7 +292,7 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         eprintln!(
             "xtask: tidy ok ({} members: dependency arrows, every dependency used, engine tree \
              as listed, code map complete, no mod.rs, no path outside the repository, one lock \
-             policy in the host)",
+             policy in the host, the host's rooms one way)",
             members.len()
         );
         return Ok(());
