@@ -19,8 +19,8 @@ use crate::surface::Events;
 
 pub(crate) mod app_form;
 pub(crate) mod form;
-pub(crate) mod url;
 pub(crate) mod sampling;
+pub(crate) mod url;
 
 use form::answer_form;
 
