@@ -87,9 +87,10 @@ pub use progress::CallProgress;
 // only (`cargo xtask tidy` checks it): the request, its kinds and stages, the reply and answer,
 // what the host declares, the URL safety verdicts, a view's dialect and the form model.
 pub use interlude_engine::{
-    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, ModelPriorities, Notice,
-    Reply, Request, RequestKind, RequestMethod, SamplingPart, SamplingRequest, SamplingRole,
-    SamplingTurn, UrlRequest, UrlStage, ViewLinkRequest, sampling, url_safety,
+    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, LinkOutcome,
+    ModelPriorities, Notice, Reply, Request, RequestKind, RequestMethod, SamplingPart,
+    SamplingRequest, SamplingRole, SamplingTurn, UrlRequest, UrlStage, ViewLinkRequest, sampling,
+    url_safety,
 };
 pub use interlude_protocol::apps::UiDialect;
 /// The form model of a request (the `interlude-schema` crate): fields, labels, validation.
