@@ -170,7 +170,8 @@ impl Engine {
         if !self.rate_allows(&server_name, out.now_ms) {
             let per_minute = self.config.rate_per_minute;
             let message = format!(
-                "too many elicitations from server `{server_name}`; the limit is {per_minute} per minute"
+                "too many {} from server `{server_name}`; the limit is {per_minute} per minute",
+                method.plural()
             );
             if let Some(asker) = asker {
                 self.answer_view(asker, view_link::not_opened(&message), out);
