@@ -2,6 +2,10 @@
 //! what every kind of request shares — the inbox, rate limits, the audit, declines, cancels and
 //! withdrawals, the open views — and hands the rest to the request's kind (`kinds/`).
 //!
+//! The core never matches on a request's kind where the kind is none of its business: the
+//! person's acceptance, a link's consent and the end of a request go through the kind's hooks
+//! ([`Kind`](crate::kinds::Kind)), each called from one place.
+//!
 //! What it does not do: keep a clock, choose ids, talk to anyone. The driver passes the time and
 //! the ids in and carries the effects out.
 
@@ -11,7 +15,7 @@ use interlude_protocol::Answer;
 use interlude_schema::{Content, FieldError};
 
 use crate::admission::{Admitted, ElicitParams, Limits, SchemaCache, admit};
-use crate::audit::{AuditEvent, redact};
+use crate::audit::AuditEvent;
 use crate::bridge::{BridgeEffect, ViewBridge};
 use crate::codes;
 use crate::config::EngineConfig;
@@ -21,10 +25,10 @@ use crate::io::{AppFormEffect, AppFormInput, Effect, Incoming, Input, Notice, Re
 use crate::io::{UrlEffect, ViewInput};
 use crate::kinds::app_form::{self, AppFormPending};
 use crate::kinds::form::FormPending;
-use crate::kinds::sampling;
+use crate::kinds::sampling::{self, SamplingPending};
 use crate::kinds::url::{self, Links};
 use crate::kinds::view_link::{self, Asker};
-use crate::kinds::{Pending, PendingKind};
+use crate::kinds::{Acceptance, Aftermath, Ending, Pending, PendingKind};
 use crate::out::Out;
 use crate::rate::Bucket;
 use crate::request::{Header, RequestKind};
@@ -166,7 +170,8 @@ impl Engine {
         if !self.rate_allows(&server_name, out.now_ms) {
             let per_minute = self.config.rate_per_minute;
             let message = format!(
-                "too many elicitations from server `{server_name}`; the limit is {per_minute} per minute"
+                "too many {} from server `{server_name}`; the limit is {per_minute} per minute",
+                method.plural()
             );
             if let Some(asker) = asker {
                 self.answer_view(asker, view_link::not_opened(&message), out);
@@ -219,7 +224,7 @@ impl Engine {
                 let request = sampling::queue(&header, *request, out);
                 (
                     RequestKind::Sampling(Box::new(request)),
-                    PendingKind::Sampling,
+                    PendingKind::Sampling(SamplingPending),
                 )
             }
             Admitted::ViewLink {
@@ -313,45 +318,17 @@ impl Engine {
         let (reply, event) = match answer {
             Answer::Declined => (Reply::Answered(Answer::Declined), AuditEvent::Declined),
             Answer::Cancelled => (Reply::Answered(Answer::Cancelled), AuditEvent::Cancelled),
-            Answer::Accepted(content) => {
-                if let PendingKind::Sampling = pending.kind {
-                    let event = AuditEvent::Accepted {
-                        content: redact(&content),
-                    };
-                    match sampling::judge(content) {
-                        Ok(reply) => self.finish(id, reply, event, via, out),
-                        Err(errors) => self.invalid(id, errors, via, out),
-                    }
+            Answer::Accepted(content) => match pending.kind.accepted(content, &self.config) {
+                Acceptance::Reply(reply, event) => (reply, event),
+                Acceptance::Invalid(errors) => {
+                    self.invalid(id, errors, via, out);
                     return;
                 }
-                let judged = match &mut pending.kind {
-                    PendingKind::Form(form) => form.judge(content),
-                    PendingKind::AppForm(app) => app.form.judge(content),
-                    PendingKind::Url(link) => {
-                        let accepted = link.accept(self.config.resolve_links);
-                        self.link_accepted(id, accepted, via, out);
-                        return;
-                    }
-                    PendingKind::ViewLink(link) => {
-                        let accepted = link.consent.accept(self.config.resolve_links);
-                        self.link_accepted(id, accepted, via, out);
-                        return;
-                    }
-                    PendingKind::Sampling => return,
-                };
-                match judged {
-                    Ok(content) => {
-                        let event = AuditEvent::Accepted {
-                            content: redact(&content),
-                        };
-                        (Reply::Answered(Answer::Accepted(content)), event)
-                    }
-                    Err(errors) => {
-                        self.invalid(id, errors, via, out);
-                        return;
-                    }
+                Acceptance::Link(accepted) => {
+                    self.link_accepted(id, accepted, via, out);
+                    return;
                 }
-            }
+            },
         };
         self.finish(id, reply, event, via, out);
     }
@@ -401,38 +378,33 @@ impl Engine {
             return;
         };
         out.audit(id, &pending.server_name, event);
-        let declined = matches!(reply, Reply::Answered(Answer::Declined));
+        let ending = Ending::Answered {
+            declined: matches!(reply, Reply::Answered(Answer::Declined)),
+            in_view: via != Via::Surface,
+        };
         out.reply(id, reply);
-        match pending.kind {
-            PendingKind::AppForm(app) => {
-                if let Some(view) = app.view() {
-                    // Answered in the view itself, or from the host's own controls (the view
-                    // hears it).
-                    let reason =
-                        (via == Via::Surface).then_some("the person answered outside the view");
-                    self.release_view(view, reason, out);
-                }
-            }
-            PendingKind::ViewLink(link) => {
-                let why = if declined {
-                    "the person declined to open it"
-                } else {
-                    "the person cancelled"
-                };
-                self.answer_view(link.asker(), view_link::not_opened(why), out);
-            }
-            PendingKind::Form(_) | PendingKind::Url(_) | PendingKind::Sampling => {}
+        self.ended(&pending.kind, ending, out);
+    }
+
+    /// A request of kind `kind` ended as `ending` (it is out of the inbox, its reply or closing
+    /// out): what its kind says is left to do. The one place the end of a request reaches its
+    /// kind.
+    fn ended(&mut self, kind: &PendingKind, ending: Ending<'_>, out: &mut Out) {
+        match kind.ended(ending) {
+            Aftermath::Nothing => {}
+            Aftermath::ReleaseView { view, reason } => self.release_view(view, reason, out),
+            Aftermath::AnswerView { asker, reply } => self.answer_view(asker, reply, out),
         }
     }
 
     fn on_url(&mut self, input: UrlInput, out: &mut Out) {
         match input {
             UrlInput::Resolved { id, addresses } => {
-                let resolved = match self.inbox.get(id).map(|p| &p.kind) {
-                    Some(PendingKind::Url(link)) => link.consent().resolved(&addresses),
-                    Some(PendingKind::ViewLink(link)) => link.consent.resolved(&addresses),
-                    _ => None,
-                };
+                let resolved = self
+                    .inbox
+                    .get(id)
+                    .and_then(|p| p.kind.consent())
+                    .and_then(|link| link.resolved(&addresses));
                 match resolved {
                     None => {}
                     Some(Ok(())) => self.consent(id, out),
@@ -442,10 +414,7 @@ impl Engine {
                             let message = url::refusal(&why);
                             let server = p.server_name;
                             out.refuse(id, &server, codes::INVALID_PARAMS, message.clone(), data);
-                            if let PendingKind::ViewLink(link) = p.kind {
-                                let why = view_link::not_opened(&message);
-                                self.answer_view(link.asker(), why, out);
-                            }
+                            self.ended(&p.kind, Ending::Closed { why: &message }, out);
                         }
                     }
                 }
@@ -459,12 +428,13 @@ impl Engine {
     }
 
     /// The person consented to request `id`'s link and it passed every check: a URL request's
-    /// is replied, opened and remembered; a view link's is opened and its view told.
+    /// is replied, opened and remembered; any other kind's link is replied and opened, and its
+    /// kind hears it (a view link's view is told).
     fn consent(&mut self, id: RequestId, out: &mut Out) {
-        let is_link = matches!(
-            self.inbox.get(id).map(|p| &p.kind),
-            Some(PendingKind::Url(_) | PendingKind::ViewLink(_))
-        );
+        let is_link = self
+            .inbox
+            .get(id)
+            .is_some_and(|p| p.kind.consent().is_some());
         let Some(pending) = is_link.then(|| self.inbox.remove(id)).flatten() else {
             return;
         };
@@ -473,17 +443,18 @@ impl Engine {
             server_name,
             kind,
         } = pending;
-        match kind {
-            PendingKind::Url(link) => self.links.consent(id, server, server_name, *link, out),
-            PendingKind::ViewLink(link) => {
-                out.audit(id, &server_name, AuditEvent::Consented);
-                out.reply(id, Reply::Consented);
-                let url = link.consent.to_open();
-                out.push(Effect::Url(UrlEffect::Open { id, url }));
-                self.answer_view(link.asker(), view_link::opened(), out);
-            }
-            PendingKind::Form(_) | PendingKind::AppForm(_) | PendingKind::Sampling => {}
+        // A URL request's link is remembered across requests (the URL kind's memory).
+        if let PendingKind::Url(link) = kind {
+            self.links.consent(id, server, server_name, *link, out);
+            return;
         }
+        out.audit(id, &server_name, AuditEvent::Consented);
+        out.reply(id, Reply::Consented);
+        if let Some(link) = kind.consent() {
+            let url = link.to_open();
+            out.push(Effect::Url(UrlEffect::Open { id, url }));
+        }
+        self.ended(&kind, Ending::Consented, out);
     }
 
     /// App form `id` is shown as the plain form from now on.
@@ -607,17 +578,7 @@ impl Engine {
         let Some(p) = self.inbox.remove(id) else {
             return;
         };
-        match &p.kind {
-            PendingKind::AppForm(app) => {
-                if let Some(view) = app.view() {
-                    self.release_view(view, Some(&reason), out);
-                }
-            }
-            PendingKind::ViewLink(link) => {
-                self.answer_view(link.asker(), view_link::not_opened(&reason), out);
-            }
-            PendingKind::Form(_) | PendingKind::Url(_) | PendingKind::Sampling => {}
-        }
+        self.ended(&p.kind, Ending::Closed { why: &reason }, out);
         let event = AuditEvent::Withdrawn {
             reason: reason.clone(),
         };

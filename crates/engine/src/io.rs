@@ -160,7 +160,41 @@ pub enum Reply {
     },
 }
 
+/// How a link's request ended, as code that opens links reads a [`Reply`]
+/// ([`Reply::into_link_outcome`]): consent, the person's no, or a refusal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkOutcome {
+    /// The person consented: the link is opened.
+    Consented,
+    /// The person did not consent: a decline or a cancel.
+    NotGiven(Answer<Content>),
+    /// The request was refused, for this reason (an error's message).
+    Refused(String),
+}
+
 impl Reply {
+    /// How a link's request ended: what a link's code branches on, without naming the replies
+    /// a link never gets. A reply no link is given (a model's, from sampling) reads as a
+    /// refusal with its text. Moves the reply's parts out; nothing is copied.
+    ///
+    /// ```
+    /// use interlude_engine::{Answer, LinkOutcome, Reply};
+    /// assert_eq!(Reply::Consented.into_link_outcome(), LinkOutcome::Consented);
+    /// assert_eq!(Reply::Answered(Answer::Declined).into_link_outcome(),
+    ///            LinkOutcome::NotGiven(Answer::Declined));
+    /// let error = Reply::Error { code: -32602, message: "refused".into(), data: None };
+    /// assert_eq!(error.into_link_outcome(), LinkOutcome::Refused("refused".into()));
+    /// ```
+    pub fn into_link_outcome(self) -> LinkOutcome {
+        match self {
+            Reply::Consented => LinkOutcome::Consented,
+            Reply::Answered(answer) => LinkOutcome::NotGiven(answer),
+            Reply::Error { message, .. } | Reply::Sampled { text: message, .. } => {
+                LinkOutcome::Refused(message)
+            }
+        }
+    }
+
     /// The reply on the wire: an `ElicitResult`, or the JSON-RPC error.
     ///
     /// ```

@@ -103,8 +103,8 @@ pub use engine::Engine;
 pub use ids::{CallId, RequestId, ServerId, ViewId};
 pub use interlude_protocol::Answer;
 pub use io::{
-    AppFormEffect, AppFormInput, Effect, Incoming, Input, Notice, Reply, UrlEffect, UrlInput,
-    ViewInput,
+    AppFormEffect, AppFormInput, Effect, Incoming, Input, LinkOutcome, Notice, Reply, UrlEffect,
+    UrlInput, ViewInput,
 };
 pub use params::ElicitParams;
 pub use request::{

@@ -104,6 +104,17 @@ impl RequestMethod {
         }
     }
 
+    /// What many requests of this method are called, in a sentence ("too many sampling
+    /// requests").
+    pub(crate) fn plural(self) -> &'static str {
+        match self {
+            RequestMethod::Elicitation => "elicitations",
+            RequestMethod::Interaction => "interaction requests",
+            RequestMethod::OpenLink => "requests to open a link",
+            RequestMethod::Sampling => "sampling requests",
+        }
+    }
+
     /// A label for people: empty for elicitation, the draft's name otherwise.
     pub fn label(self) -> &'static str {
         match self {

@@ -845,6 +845,10 @@ fn rate_limit_is_per_server_and_refills() {
     let (message, data) = assert_refused(&fx, 3, codes::RATE_LIMITED);
     assert_eq!(codes::RATE_LIMITED, -32000);
     assert!(message.contains("alpha"), "{message}");
+    assert!(
+        message.starts_with("too many elicitations from server `alpha`"),
+        "the message names the kind: {message}"
+    );
     assert_eq!(data, None);
     assert_eq!(pending_ids(&e), vec![1, 2]);
 

@@ -197,6 +197,39 @@ fn sampling_not_declared_is_refused() {
 }
 
 #[test]
+fn a_rate_limited_sampling_request_is_refused_naming_sampling() {
+    let mut engine = Engine::new(EngineConfig {
+        rate_burst: 1,
+        ..EngineConfig::default()
+    });
+    engine.handle(incoming(params(), Declared::default()), 0);
+    let second = Input::Request(Incoming {
+        id: RequestId(6),
+        server: SERVER,
+        server_name: "writer".into(),
+        call: Some(CallId(3)),
+        era: ProtocolEra::Push,
+        declared: Declared::default(),
+        params: ElicitParams::Sampling(params()),
+    });
+    let effects = engine.handle(second, 0);
+    let refused = effects.iter().find_map(|e| match e {
+        Effect::Reply {
+            id: RequestId(6),
+            reply: Reply::Error { code, message, .. },
+        } => Some((*code, message.as_str())),
+        _ => None,
+    });
+    let (code, message) = refused.expect("refused");
+    assert_eq!(code, interlude_engine::codes::RATE_LIMITED);
+    assert!(
+        message.starts_with("too many sampling requests from server `writer`"),
+        "{message}"
+    );
+    assert_eq!(engine.pending(), vec![ID]);
+}
+
+#[test]
 fn malformed_requests_are_refused_naming_the_field() {
     let cases = [
         (json!([]), "params"),

@@ -91,9 +91,10 @@ pub use hub::resolve::Resolver;
 pub use hub::roots::{Root, RootError};
 pub use hub::surface::{AnswerSink, Surface};
 pub use interlude_engine::{
-    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, ModelPriorities, Notice,
-    Reply, Request, RequestKind, RequestMethod, SamplingPart, SamplingRequest, SamplingRole,
-    SamplingTurn, UrlRequest, UrlStage, ViewLinkRequest, sampling, url_safety,
+    Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, LinkOutcome,
+    ModelPriorities, Notice, Reply, Request, RequestKind, RequestMethod, SamplingPart,
+    SamplingRequest, SamplingRole, SamplingTurn, UrlRequest, UrlStage, ViewLinkRequest, sampling,
+    url_safety,
 };
 pub use interlude_protocol::apps::UiDialect;
 /// The form model of a request (the `interlude-schema` crate): fields, labels, validation.

@@ -9,159 +9,35 @@
 //!
 //! Sources: 2025-11-25 and 2026-07-28 `schema.ts` (`PrimitiveSchemaDefinition`), SEP-1034
 //! (defaults), SEP-1330 (enum variants).
+//!
+//! This file reads the schema's top level and each property's common keywords and its text,
+//! number and boolean fields; beside it, `parse/choices.rs` reads the choice fields (single and
+//! multi select) and `parse/error.rs` says why a schema is refused. Not here: validating an
+//! answer (`validate.rs`), presenting a field (`present.rs`).
+
+mod choices;
+mod error;
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
 use crate::limits::{
-    MAX_CHOICES, MAX_DEFAULT_CHARS, MAX_DESCRIPTION_CHARS, MAX_DIAGNOSTICS, MAX_DIALECT_CHARS,
-    MAX_NAME_CHARS, MAX_PATTERN_CHARS, MAX_PROPERTIES, MAX_TITLE_CHARS, MAX_VALUE_CHARS, echo,
-    over,
+    MAX_DEFAULT_CHARS, MAX_DESCRIPTION_CHARS, MAX_DIAGNOSTICS, MAX_DIALECT_CHARS, MAX_NAME_CHARS,
+    MAX_PATTERN_CHARS, MAX_PROPERTIES, MAX_TITLE_CHARS, echo, over,
 };
-use crate::model::{
-    Choice, Diagnostic, EnumStyle, Field, FieldKind, FormSchema, MultiStyle, Parsed, StringFormat,
-};
-
-/// A schema the subset cannot represent.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}", render(.property.as_deref(), .kind))]
-pub struct SchemaError {
-    /// The property concerned, or `None` when the problem is at the top level.
-    pub property: Option<String>,
-    /// What is wrong.
-    pub kind: SchemaErrorKind,
-}
-
-fn render(property: Option<&str>, kind: &SchemaErrorKind) -> String {
-    match property {
-        Some(p) => format!("property `{p}`: {kind}"),
-        None => format!("requestedSchema: {kind}"),
-    }
-}
-
-/// The ways a schema can fall outside the subset.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SchemaErrorKind {
-    /// The schema (or a property schema) is not a JSON object.
-    #[error("expected a JSON object, found {found}")]
-    NotAnObject {
-        /// The JSON type found.
-        found: &'static str,
-    },
-    /// The top-level `type` is something other than `object`.
-    #[error("top-level type must be \"object\", found {found}")]
-    TopLevelNotObject {
-        /// What was found.
-        found: String,
-    },
-    /// `properties` is missing or not an object.
-    #[error("`properties` must be an object")]
-    BadProperties,
-    /// A property has no `type` (and no enum keyword to infer it from).
-    #[error("missing `type`")]
-    MissingType,
-    /// A property has a type the subset does not allow.
-    #[error("unsupported type {found} (allowed: string, number, integer, boolean, array of enum)")]
-    UnsupportedType {
-        /// What was found.
-        found: String,
-    },
-    /// A nested object property.
-    #[error("nested objects are not allowed in an elicitation form")]
-    NestedObject,
-    /// An array whose items are not an enum of strings.
-    #[error("arrays must have `items` with `enum` or `anyOf` of string choices")]
-    ArrayOfNonEnum,
-    /// A `$ref`, `allOf` or similar composition.
-    #[error("`{keyword}` is not supported in an elicitation form")]
-    UnsupportedKeyword {
-        /// The keyword.
-        keyword: String,
-    },
-    /// A keyword with a value of the wrong JSON type.
-    #[error("`{keyword}` must be {expected}")]
-    BadKeyword {
-        /// The keyword.
-        keyword: &'static str,
-        /// What it must be.
-        expected: &'static str,
-    },
-    /// A `default` that does not fit the property.
-    #[error("default {value} does not fit: {reason}")]
-    BadDefault {
-        /// The default as JSON text.
-        value: String,
-        /// Why.
-        reason: String,
-    },
-    /// An enum with no choices, or with duplicate values.
-    #[error("enum choices {reason}")]
-    BadChoices {
-        /// What is wrong with them.
-        reason: &'static str,
-    },
-    /// `required` names a property that does not exist.
-    #[error("listed in `required` but not defined in `properties`")]
-    RequiredUndefined,
-    /// A field with more choices than [`MAX_CHOICES`](crate::limits::MAX_CHOICES).
-    #[error("has {count} choices; the limit is {limit}")]
-    TooManyChoices {
-        /// How many the schema lists.
-        count: usize,
-        /// The cap.
-        limit: usize,
-    },
-    /// A list with more entries than its cap: `properties` or `required`
-    /// ([`MAX_PROPERTIES`](crate::limits::MAX_PROPERTIES)).
-    #[error("{what} has {count} entries; the limit is {limit}")]
-    TooMany {
-        /// The list, as the message names it (`` `properties` ``).
-        what: &'static str,
-        /// How many entries it has.
-        count: usize,
-        /// The cap.
-        limit: usize,
-    },
-    /// A string longer than its cap (see [`limits`](crate::limits)), in characters.
-    #[error("{what} is {len} characters long; the limit is {limit}")]
-    TooLong {
-        /// The string, as the message names it (`` `description` ``, "a choice's value").
-        what: &'static str,
-        /// Its length in characters.
-        len: usize,
-        /// The cap.
-        limit: usize,
-    },
-}
-
-type PResult<T> = Result<T, SchemaError>;
-
-/// An error about `property`. A name over [`MAX_NAME_CHARS`] (which is itself refused) or an
-/// undefined one quoted from `required` is quoted cut, so an error never carries a megabyte of
-/// the peer's text back.
-fn err(property: &str, kind: SchemaErrorKind) -> SchemaError {
-    let property = if over(property, MAX_NAME_CHARS).is_none() {
-        property.to_owned()
-    } else {
-        echo(property)
-    };
-    SchemaError {
-        property: Some(property),
-        kind,
-    }
-}
-
-fn top(kind: SchemaErrorKind) -> SchemaError {
-    SchemaError {
-        property: None,
-        kind,
-    }
-}
+use crate::model::{Diagnostic, Field, FieldKind, FormSchema, Parsed, StringFormat};
+use choices::{parse_multi_select, parse_single_select};
+use error::{PResult, err, top};
+pub use error::{SchemaError, SchemaErrorKind};
 
 /// Refuses `text` when it is longer than `limit` characters.
-fn check_len(property: Option<&str>, what: &'static str, text: &str, limit: usize) -> PResult<()> {
+pub(super) fn check_len(
+    property: Option<&str>,
+    what: &'static str,
+    text: &str,
+    limit: usize,
+) -> PResult<()> {
     match over(text, limit) {
         None => Ok(()),
         Some(len) => {
@@ -489,7 +365,11 @@ fn opt_str(
     }
 }
 
-fn opt_u64(name: &str, o: &Map<String, Value>, key: &'static str) -> PResult<Option<u64>> {
+pub(super) fn opt_u64(
+    name: &str,
+    o: &Map<String, Value>,
+    key: &'static str,
+) -> PResult<Option<u64>> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v
@@ -531,7 +411,7 @@ fn opt_f64(name: &str, o: &Map<String, Value>, key: &'static str) -> PResult<Opt
     }
 }
 
-fn bad_default(name: &str, v: &Value, reason: impl Into<String>) -> SchemaError {
+pub(super) fn bad_default(name: &str, v: &Value, reason: impl Into<String>) -> SchemaError {
     err(
         name,
         SchemaErrorKind::BadDefault {
@@ -611,234 +491,6 @@ fn parse_number(name: &str, o: &Map<String, Value>, integer: bool) -> PResult<Fi
         maximum,
         default,
     })
-}
-
-/// Refuses a list of more than [`MAX_CHOICES`] choices, before anything in it is read.
-fn check_choice_count(name: &str, count: usize) -> PResult<()> {
-    if count > MAX_CHOICES {
-        return Err(err(
-            name,
-            SchemaErrorKind::TooManyChoices {
-                count,
-                limit: MAX_CHOICES,
-            },
-        ));
-    }
-    Ok(())
-}
-
-fn choice_value(name: &str, value: &str) -> PResult<String> {
-    check_len(Some(name), "a choice's value", value, MAX_VALUE_CHARS)?;
-    Ok(value.to_owned())
-}
-
-fn choice_title(name: &str, title: &str) -> PResult<String> {
-    check_len(Some(name), "a choice's title", title, MAX_TITLE_CHARS)?;
-    Ok(title.to_owned())
-}
-
-/// Reads `[{"const": "v", "title": "T"}, …]`.
-fn titled_choices(name: &str, list: &Value, keyword: &'static str) -> PResult<Vec<Choice>> {
-    let arr = list.as_array().ok_or_else(|| {
-        err(
-            name,
-            SchemaErrorKind::BadKeyword {
-                keyword,
-                expected: "an array of {const, title} objects",
-            },
-        )
-    })?;
-    check_choice_count(name, arr.len())?;
-    arr.iter()
-        .map(|item| {
-            let value = item.get("const").and_then(Value::as_str).ok_or_else(|| {
-                err(
-                    name,
-                    SchemaErrorKind::BadKeyword {
-                        keyword,
-                        expected: "an array of {const, title} objects with string consts",
-                    },
-                )
-            })?;
-            let title = item
-                .get("title")
-                .and_then(Value::as_str)
-                .map(|t| choice_title(name, t))
-                .transpose()?;
-            Ok(Choice {
-                value: choice_value(name, value)?,
-                title,
-            })
-        })
-        .collect()
-}
-
-/// Reads an array of strings, each checked by `each`.
-fn string_list(
-    name: &str,
-    v: &Value,
-    keyword: &'static str,
-    each: fn(&str, &str) -> PResult<String>,
-) -> PResult<Vec<String>> {
-    let bad = || {
-        err(
-            name,
-            SchemaErrorKind::BadKeyword {
-                keyword,
-                expected: "an array of strings",
-            },
-        )
-    };
-    let arr = v.as_array().ok_or_else(bad)?;
-    check_choice_count(name, arr.len())?;
-    arr.iter()
-        .map(|s| s.as_str().ok_or_else(bad).and_then(|s| each(name, s)))
-        .collect()
-}
-
-/// Refuses an empty list of choices, or one that lists a value twice (a hash set: linear).
-fn check_choices(name: &str, options: &[Choice]) -> PResult<()> {
-    if options.is_empty() {
-        return Err(err(
-            name,
-            SchemaErrorKind::BadChoices {
-                reason: "must not be empty",
-            },
-        ));
-    }
-    let mut seen = HashSet::with_capacity(options.len());
-    if !options.iter().all(|c| seen.insert(c.value.as_str())) {
-        return Err(err(
-            name,
-            SchemaErrorKind::BadChoices {
-                reason: "must be unique",
-            },
-        ));
-    }
-    Ok(())
-}
-
-fn parse_single_select(name: &str, o: &Map<String, Value>) -> PResult<FieldKind> {
-    let (options, style) = if let Some(list) = o.get("oneOf").or_else(|| o.get("anyOf")) {
-        (titled_choices(name, list, "oneOf")?, EnumStyle::Titled)
-    } else if let Some(values) = o.get("enum") {
-        let values = string_list(name, values, "enum", choice_value)?;
-        match o.get("enumNames") {
-            Some(names) => {
-                let as_long = || {
-                    err(
-                        name,
-                        SchemaErrorKind::BadKeyword {
-                            keyword: "enumNames",
-                            expected: "as long as `enum`",
-                        },
-                    )
-                };
-                if names.as_array().is_some_and(|n| n.len() != values.len()) {
-                    return Err(as_long());
-                }
-                let names = string_list(name, names, "enumNames", choice_title)?;
-                (
-                    values
-                        .into_iter()
-                        .zip(names)
-                        .map(|(value, title)| Choice {
-                            value,
-                            title: Some(title),
-                        })
-                        .collect(),
-                    EnumStyle::Legacy,
-                )
-            }
-            None => (
-                values
-                    .into_iter()
-                    .map(|value| Choice { value, title: None })
-                    .collect(),
-                EnumStyle::Untitled,
-            ),
-        }
-    } else {
-        return Err(err(name, SchemaErrorKind::MissingType));
-    };
-    check_choices(name, &options)?;
-    let default = match o.get("default") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if options.iter().any(|c| &c.value == s) => Some(s.clone()),
-        Some(v) => return Err(bad_default(name, v, "expected one of the enum values")),
-    };
-    Ok(FieldKind::SingleSelect {
-        options,
-        style,
-        default,
-    })
-}
-
-fn parse_multi_select(name: &str, o: &Map<String, Value>) -> PResult<FieldKind> {
-    let items = o
-        .get("items")
-        .and_then(Value::as_object)
-        .ok_or_else(|| err(name, SchemaErrorKind::ArrayOfNonEnum))?;
-    let (options, style) = if let Some(list) = items.get("anyOf").or_else(|| items.get("oneOf")) {
-        (
-            titled_choices(name, list, "items.anyOf")?,
-            MultiStyle::Titled,
-        )
-    } else if let Some(values) = items.get("enum") {
-        if let Some(t) = items.get("type")
-            && t != "string"
-        {
-            return Err(err(name, SchemaErrorKind::ArrayOfNonEnum));
-        }
-        (
-            string_list(name, values, "items.enum", choice_value)?
-                .into_iter()
-                .map(|value| Choice { value, title: None })
-                .collect(),
-            MultiStyle::Untitled,
-        )
-    } else {
-        return Err(err(name, SchemaErrorKind::ArrayOfNonEnum));
-    };
-    check_choices(name, &options)?;
-    let min_items = opt_u64(name, o, "minItems")?;
-    let max_items = opt_u64(name, o, "maxItems")?;
-    let default = match o.get("default") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(multi_default(name, v, &options)?),
-    };
-    Ok(FieldKind::MultiSelect {
-        options,
-        style,
-        min_items,
-        max_items,
-        default,
-    })
-}
-
-/// A multi-select's `default`: distinct values, each one of the choices (hash sets: linear).
-fn multi_default(name: &str, v: &Value, options: &[Choice]) -> PResult<Vec<String>> {
-    let list = v
-        .as_array()
-        .ok_or_else(|| bad_default(name, v, "expected an array of enum values"))?;
-    if list.len() > options.len() {
-        return Err(bad_default(name, v, "expected distinct enum values"));
-    }
-    let values: HashSet<&str> = options.iter().map(|c| c.value.as_str()).collect();
-    let mut seen = HashSet::with_capacity(list.len());
-    let mut out = Vec::with_capacity(list.len());
-    for item in list {
-        match item.as_str() {
-            Some(s) if values.contains(s) => {
-                if !seen.insert(s) {
-                    return Err(bad_default(name, v, "expected distinct enum values"));
-                }
-                out.push(s.to_owned());
-            }
-            _ => return Err(bad_default(name, v, "expected an array of enum values")),
-        }
-    }
-    Ok(out)
 }
 
 /// Whether `a` and `b` are the same JSON, objects' keys in the same order: the same

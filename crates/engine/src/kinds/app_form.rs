@@ -14,8 +14,9 @@ use interlude_protocol::apps::ANSWER_ERRORS_META_KEY;
 use interlude_schema::{Content, FieldError};
 use serde_json::{Map, Value, json};
 
+use super::{Acceptance, Aftermath, Ending, Kind};
 use crate::admission::ElicitParams;
-use crate::config::Declared;
+use crate::config::{Declared, EngineConfig};
 use crate::ids::ViewId;
 use crate::kinds::form::FormPending;
 use crate::request::{AppFormRequest, AppStage, FormRequest, RequestKind};
@@ -227,6 +228,30 @@ impl AppFormPending {
 }
 
 /// Reads the view's answer (an `ElicitResult` as JSON, unchecked): what the person did, or why
+impl Kind for AppFormPending {
+    /// Judged by the form's rules, whichever way it comes.
+    fn accepted(&mut self, content: Content, config: &EngineConfig) -> Acceptance {
+        self.form.accepted(content, config)
+    }
+
+    /// The view that renders it is released: answered in the view itself, or from the host's
+    /// own controls (the view hears it), or closed (the view hears why).
+    fn ended<'a>(&self, ending: Ending<'a>) -> Aftermath<'a> {
+        let Some(view) = self.view() else {
+            return Aftermath::Nothing;
+        };
+        let reason = match ending {
+            Ending::Answered { in_view, .. } => {
+                (!in_view).then_some("the person answered outside the view")
+            }
+            Ending::Closed { why } => Some(why),
+            // An app form asks for no link.
+            Ending::Consented => return Aftermath::Nothing,
+        };
+        Aftermath::ReleaseView { view, reason }
+    }
+}
+
 /// the answer cannot be read. The content is judged afterwards, by the form's rules.
 pub(crate) fn read_answer(result: &Value) -> Result<Answer<Content>, Vec<FieldError>> {
     let field_error = |field: &str, message: &str| FieldError {

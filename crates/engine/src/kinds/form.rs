@@ -7,8 +7,13 @@
 
 use std::sync::Arc;
 
+use interlude_protocol::Answer;
 use interlude_schema::{Content, FieldError, FormSchema};
 
+use super::{Acceptance, Kind};
+use crate::audit::{AuditEvent, redact};
+use crate::config::EngineConfig;
+use crate::io::Reply;
 use crate::out::Out;
 use crate::request::{FormRequest, Header};
 
@@ -50,5 +55,20 @@ impl FormPending {
         self.schema.apply_defaults(&mut content);
         self.schema.validate(&content)?;
         Ok(content)
+    }
+}
+
+impl Kind for FormPending {
+    /// The content, judged: the reply, audited redacted.
+    fn accepted(&mut self, content: Content, _: &EngineConfig) -> Acceptance {
+        match self.judge(content) {
+            Ok(content) => {
+                let event = AuditEvent::Accepted {
+                    content: redact(&content),
+                };
+                Acceptance::Reply(Reply::Answered(Answer::Accepted(content)), event)
+            }
+            Err(errors) => Acceptance::Invalid(errors),
+        }
     }
 }

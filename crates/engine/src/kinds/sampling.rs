@@ -14,6 +14,9 @@ use serde_json::{Map, Value};
 
 use interlude_schema::{Content, FieldError};
 
+use super::{Acceptance, Kind};
+use crate::audit::{AuditEvent, redact};
+use crate::config::EngineConfig;
 use crate::io::Reply;
 use crate::out::Out;
 use crate::request::{
@@ -400,8 +403,25 @@ pub(crate) fn queue(
     request
 }
 
+/// What a pending sampling request keeps: nothing (the answer's rules are the kind's).
+#[derive(Debug)]
+pub(crate) struct SamplingPending;
+
+impl Kind for SamplingPending {
+    /// The person's reply, judged ([`judge`]); audited as they wrote it, redacted.
+    fn accepted(&mut self, content: Content, _: &EngineConfig) -> Acceptance {
+        let event = AuditEvent::Accepted {
+            content: redact(&content),
+        };
+        match judge(content) {
+            Ok(reply) => Acceptance::Reply(reply, event),
+            Err(errors) => Acceptance::Invalid(errors),
+        }
+    }
+}
+
 /// Judges the person's accepted answer: a non-empty `text`, and optionally a `model` name.
-pub(crate) fn judge(mut content: Content) -> Result<Reply, Vec<FieldError>> {
+fn judge(mut content: Content) -> Result<Reply, Vec<FieldError>> {
     let text = match content.remove(REPLY_FIELD) {
         Some(Value::String(text)) if !text.trim().is_empty() => text,
         _ => {

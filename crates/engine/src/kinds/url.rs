@@ -16,7 +16,11 @@ use std::sync::Arc;
 use std::collections::VecDeque;
 use std::net::IpAddr;
 
+use interlude_schema::Content;
+
+use super::{Acceptance, Kind};
 use crate::audit::AuditEvent;
+use crate::config::EngineConfig;
 use crate::ids::{CallId, RequestId, ServerId};
 use crate::io::{Effect, Reply, UrlEffect};
 use crate::out::Out;
@@ -170,10 +174,16 @@ impl UrlPending {
         }
         self.consent.accept(resolve_links)
     }
+}
 
-    /// The link and where its lookup stands.
-    pub(crate) fn consent(&self) -> &Consent {
-        &self.consent
+impl Kind for UrlPending {
+    /// Consent: the content a surface sent along is dropped, never sent.
+    fn accepted(&mut self, _: Content, config: &EngineConfig) -> Acceptance {
+        Acceptance::Link(self.accept(config.resolve_links))
+    }
+
+    fn consent(&self) -> Option<&Consent> {
+        Some(&self.consent)
     }
 }
 

@@ -4,9 +4,12 @@
 //! — `{}` once the link was handed to the person, an error naming why otherwise (declined,
 //! cancelled, refused by the rules, withdrawn).
 
+use interlude_schema::Content;
 use serde_json::{Value, json};
 
 use super::url::{Consent, audit_link};
+use super::{Acceptance, Aftermath, Ending, Kind};
+use crate::config::EngineConfig;
 use crate::ids::ViewId;
 use crate::out::Out;
 use crate::request::{Header, RequestKind, ViewLinkRequest};
@@ -15,7 +18,7 @@ use crate::url_safety::UrlPolicy;
 /// What a pending view link keeps: the link and its consent, and the view's question to answer.
 #[derive(Debug)]
 pub(crate) struct ViewLinkPending {
-    pub(crate) consent: Consent,
+    consent: Consent,
     view: ViewId,
     question: u64,
 }
@@ -72,8 +75,36 @@ impl ViewLinkPending {
     }
 }
 
+impl Kind for ViewLinkPending {
+    /// Consent: the content a surface sent along is dropped, never sent.
+    fn accepted(&mut self, _: Content, config: &EngineConfig) -> Acceptance {
+        Acceptance::Link(self.consent.accept(config.resolve_links))
+    }
+
+    fn consent(&self) -> Option<&Consent> {
+        Some(&self.consent)
+    }
+
+    /// The view that asked hears how it ended.
+    fn ended<'a>(&self, ending: Ending<'a>) -> Aftermath<'a> {
+        let reply = match ending {
+            Ending::Consented => opened(),
+            Ending::Answered { declined, .. } => not_opened(if declined {
+                "the person declined to open it"
+            } else {
+                "the person cancelled"
+            }),
+            Ending::Closed { why } => not_opened(why),
+        };
+        Aftermath::AnswerView {
+            asker: self.asker(),
+            reply,
+        }
+    }
+}
+
 /// The view's answer once its link was handed to the person.
-pub(crate) fn opened() -> Result<Value, String> {
+fn opened() -> Result<Value, String> {
     Ok(json!({}))
 }
 

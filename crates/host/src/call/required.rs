@@ -170,14 +170,14 @@ impl Call<'_> {
                     Some(tx),
                 )
                 .await;
-            match reply {
-                Reply::Consented => waits.push(rx),
-                Reply::Answered(answer) => {
+            use interlude_engine::LinkOutcome;
+            match Reply::into_link_outcome(reply) {
+                LinkOutcome::Consented => waits.push(rx),
+                LinkOutcome::NotGiven(answer) => {
                     let needed = format!("a link opened first ({})", error.message);
                     return Err(HostError::not_given(server, needed, &answer));
                 }
-                // A link's request is never answered with a model's reply.
-                Reply::Error { message, .. } | Reply::Sampled { text: message, .. } => {
+                LinkOutcome::Refused(message) => {
                     return Err(HostError::Refused {
                         server: server.clone(),
                         reason: format!(

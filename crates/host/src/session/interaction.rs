@@ -162,14 +162,14 @@ pub(crate) async fn required(
             Some(tx),
         )
         .await;
-    match reply {
-        Reply::Consented => {}
-        Reply::Answered(answer) => {
+    use interlude_engine::LinkOutcome;
+    match Reply::into_link_outcome(reply) {
+        LinkOutcome::Consented => {}
+        LinkOutcome::NotGiven(answer) => {
             let needed = "a link opened first (-32003)".to_owned();
             return Err(HostError::not_given(server_name, needed, &answer));
         }
-        // A link's request is never answered with a model's reply.
-        Reply::Error { message, .. } | Reply::Sampled { text: message, .. } => {
+        LinkOutcome::Refused(message) => {
             return Err(refused(format!(
                 "the call needs a link opened first (-32003), and {message}"
             )));

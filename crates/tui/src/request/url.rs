@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use inquire::Select;
 use interlude_host::{
-    Answer, AnswerSink, Notice, Reply, RequestId, UrlRequest, UrlStage, ViewLinkRequest,
+    Answer, AnswerSink, LinkOutcome, Notice, RequestId, UrlRequest, UrlStage, ViewLinkRequest,
     schema::Content,
     url_safety::{UrlCheck, Verdict},
 };
@@ -112,37 +112,37 @@ fn answer_link(
     }
     sink.answer(id, answer);
     match events.outcome(id) {
-        Some(Outcome::Replied(Reply::Consented)) => {
-            if link.stage == UrlStage::Waiting {
-                screen.ok(&format!("Told {who} you are done; it goes on."));
-                return Ok(());
-            }
-            let to_open = link
-                .check
-                .display
-                .as_ref()
-                .map_or(link.raw, |d| d.full.as_str());
-            screen.ok(&format!(
-                "Opening the link in your browser; {who} was told you consented."
-            ));
-            launch(screen, to_open);
-        }
-        Some(Outcome::Replied(Reply::Answered(a))) => {
-            screen.notice(&format!(
-                "{}; {who} was told. Nothing was opened.",
-                if a == Answer::Declined {
-                    "Declined"
-                } else {
-                    "Cancelled"
+        Some(Outcome::Replied(reply)) => match reply.into_link_outcome() {
+            LinkOutcome::Consented => {
+                if link.stage == UrlStage::Waiting {
+                    screen.ok(&format!("Told {who} you are done; it goes on."));
+                    return Ok(());
                 }
-            ));
-        }
-        Some(Outcome::Replied(
-            Reply::Error { message, .. } | Reply::Sampled { text: message, .. },
-        )) => screen.error(&format!(
-            "The link was not opened: {}",
-            plain_line(&message)
-        )),
+                let to_open = link
+                    .check
+                    .display
+                    .as_ref()
+                    .map_or(link.raw, |d| d.full.as_str());
+                screen.ok(&format!(
+                    "Opening the link in your browser; {who} was told you consented."
+                ));
+                launch(screen, to_open);
+            }
+            LinkOutcome::NotGiven(a) => {
+                screen.notice(&format!(
+                    "{}; {who} was told. Nothing was opened.",
+                    if a == Answer::Declined {
+                        "Declined"
+                    } else {
+                        "Cancelled"
+                    }
+                ));
+            }
+            LinkOutcome::Refused(message) => screen.error(&format!(
+                "The link was not opened: {}",
+                plain_line(&message)
+            )),
+        },
         Some(Outcome::Invalid(_)) => {
             // Consent carries no content: the engine has nothing to refuse in it.
             screen.error("The host refused the answer; nothing was opened.");

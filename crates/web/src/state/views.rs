@@ -1,6 +1,7 @@
 //! App views as the page shows them: where the page frames each from, what it said, and the
 //! web page an embedded one shows.
 
+use super::links::{LinkEntry, link_entry};
 use super::*;
 
 /// One app view: where the page frames it from, and what it said.

@@ -7,15 +7,19 @@
 //! So a call alone costs what it would without the queue, and many calls together cost one
 //! commit instead of one each. A call that changes several rows runs in a savepoint of its own,
 //! so it is still all or nothing; a call that fails leaves the others of its batch untouched.
+//!
+//! This file opens the store and answers [`FlowStore`]'s calls; beside it: `sqlite/batch.rs`
+//! (the queue and group commit), `sqlite/schema.rs` (migrations), `sqlite/flows.rs` (a flow's
+//! row) and `sqlite/tasks.rs` (the tasks table). Not here: what the flows mean (the URL flows
+//! that use the store decide that), nor a second connection or a pool.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 use super::sealing::{StoreKey, check_database_files, key_path};
 use super::{
@@ -23,74 +27,14 @@ use super::{
     check_times, clamp_time, to_db_time,
 };
 
+mod batch;
+mod flows;
+mod schema;
 mod tasks;
 
-/// The schema, one entry per version: entry `n` takes a store from version `n` to `n + 1`
-/// (version 0 is an empty file). A change to the schema is a new entry, never an edit of an old
-/// one, so every file ever written can be brought up to date.
-const MIGRATIONS: &[&str] = &[
-    // Version 1.
-    "CREATE TABLE flows (
-        id             TEXT    NOT NULL PRIMARY KEY,
-        user_id        TEXT    NOT NULL,
-        kind           TEXT    NOT NULL,
-        status         TEXT    NOT NULL
-            CHECK (status IN ('pending', 'completed', 'declined', 'failed', 'expired')),
-        failure_reason TEXT,
-        created_at_ms  INTEGER NOT NULL,
-        expires_at_ms  INTEGER NOT NULL,
-        finished_at_ms INTEGER,
-        elicitation_id TEXT,
-        session        TEXT,
-        lookup         TEXT    UNIQUE,
-        data           TEXT    NOT NULL
-    ) STRICT;
-    CREATE INDEX flows_by_user ON flows (user_id, status);
-    CREATE INDEX flows_pending_by_expiry ON flows (expires_at_ms) WHERE status = 'pending';
-    CREATE INDEX flows_by_finish ON flows (finished_at_ms) WHERE finished_at_ms IS NOT NULL;
-    CREATE TABLE secrets (
-        user_id       TEXT    NOT NULL,
-        name          TEXT    NOT NULL,
-        value         BLOB    NOT NULL,
-        updated_at_ms INTEGER NOT NULL,
-        PRIMARY KEY (user_id, name)
-    ) STRICT, WITHOUT ROWID;",
-    // Version 2: flows keyed by their id alone (one B-tree fewer to write per change), and no
-    // indexes for housekeeping: `expire` runs once in a while and scans, where every status
-    // change used to update two more indexes.
-    "CREATE TABLE flows_v2 (
-        id             TEXT    NOT NULL PRIMARY KEY,
-        user_id        TEXT    NOT NULL,
-        kind           TEXT    NOT NULL,
-        status         TEXT    NOT NULL
-            CHECK (status IN ('pending', 'completed', 'declined', 'failed', 'expired')),
-        failure_reason TEXT,
-        created_at_ms  INTEGER NOT NULL,
-        expires_at_ms  INTEGER NOT NULL,
-        finished_at_ms INTEGER,
-        elicitation_id TEXT,
-        session        TEXT,
-        lookup         TEXT    UNIQUE,
-        data           TEXT    NOT NULL
-    ) STRICT, WITHOUT ROWID;
-    INSERT INTO flows_v2 SELECT id, user_id, kind, status, failure_reason, created_at_ms,
-        expires_at_ms, finished_at_ms, elicitation_id, session, lookup, data FROM flows;
-    DROP TABLE flows;
-    ALTER TABLE flows_v2 RENAME TO flows;
-    CREATE INDEX flows_by_user ON flows (user_id, status);",
-    // Version 3: the token of the last take of a completed flow's outcome (`claim`), and
-    // secrets sealed at rest (`sealed` = 1; rows written before are sealed when the store is
-    // opened with its key).
-    "ALTER TABLE flows ADD COLUMN claim TEXT;
-    ALTER TABLE secrets ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0;",
-    // Version 4: the tasks of the Tasks extension, each record sealed (`tasks.rs`).
-    "CREATE TABLE tasks (
-        id            TEXT    NOT NULL PRIMARY KEY,
-        record        BLOB    NOT NULL,
-        updated_at_ms INTEGER NOT NULL,
-        expires_at_ms INTEGER
-    ) STRICT, WITHOUT ROWID;",
-];
+use batch::Job;
+use flows::{RawFlow, one_flow, transition};
+use schema::{migrate, seal_plain_secrets};
 
 /// A `SELECT` of a whole flow, in [`RawFlow`]'s column order, followed by `$tail`.
 macro_rules! select_flows {
@@ -128,17 +72,6 @@ pub struct SqliteStore {
     /// Calls waiting for the connection, run by whoever holds it before it lets go.
     queue: Mutex<Vec<Job>>,
 }
-
-/// One call, to run with the connection.
-struct Job {
-    /// Whether it may change the file (a batch of reads needs no transaction).
-    writes: bool,
-    run: Box<dyn FnOnce(&Connection) -> Deliver + Send>,
-}
-
-/// Hands one call's result to its caller, once the batch it ran in is committed — or failed to
-/// be (`Some(error)`: its changes are gone, and so is what it read of the batch's).
-type Deliver = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
 
 impl fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -264,112 +197,12 @@ impl SqliteStore {
             queue: Mutex::new(Vec::new()),
         })
     }
-
-    /// Queues `work` and runs the queue if the connection is free; its result arrives once the
-    /// batch it ran in is committed.
-    fn call<T: Send + 'static>(
-        &self,
-        writes: bool,
-        work: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
-    ) -> StoreFuture<'static, T> {
-        let (reply, answer) = oneshot::channel();
-        let run = Box::new(move |conn: &Connection| -> Deliver {
-            let result = work(conn);
-            Box::new(move |failed: Option<&rusqlite::Error>| {
-                let result = match failed {
-                    Some(e) => Err(StoreError::Backend(
-                        format!("the transaction was not committed: {e}").into(),
-                    )),
-                    None => result,
-                };
-                // The caller may have stopped waiting; its changes stand all the same.
-                let _ = reply.send(result);
-            })
-        });
-        self.queue().push(Job { writes, run });
-        self.combine();
-        Box::pin(async move { answer.await.unwrap_or(Err(StoreError::Stopped)) })
-    }
-
-    fn queue(&self) -> MutexGuard<'_, Vec<Job>> {
-        // Pushing and taking cannot panic half-way: the queue is whole.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Runs the queue while the connection is free and the queue is not empty. A caller that
-    /// finds the connection taken leaves: its call was queued before it looked, and whoever
-    /// holds the connection looks at the queue again after letting go, so no call is left
-    /// behind.
-    fn combine(&self) {
-        loop {
-            let conn = match self.conn.try_lock() {
-                Ok(conn) => conn,
-                // A panic mid-batch left no transaction open that the next batch would join:
-                // `run_batch` begins with a rollback of anything left over.
-                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-                Err(TryLockError::WouldBlock) => return,
-            };
-            let batch = std::mem::take(&mut *self.queue());
-            if batch.is_empty() {
-                return;
-            }
-            run_batch(&conn, batch);
-            drop(conn);
-            if self.queue().is_empty() {
-                return;
-            }
-        }
-    }
-}
-
-/// Runs `batch`: one call alone as it is (its statements commit themselves); several in one
-/// transaction, answered after the commit.
-fn run_batch(conn: &Connection, batch: Vec<Job>) {
-    if !conn.is_autocommit() {
-        let _ = execute(conn, "ROLLBACK", []);
-    }
-    let writes = batch.iter().filter(|job| job.writes).count();
-    // If the transaction cannot begin (another process held the lock too long), each call runs
-    // on its own and meets the same lock, with its own error.
-    let in_transaction = writes > 1
-        && match execute(conn, "BEGIN IMMEDIATE", []) {
-            Ok(_) => true,
-            Err(e) => {
-                tracing::warn!("the flow store cannot begin a transaction: {e}");
-                false
-            }
-        };
-    let deliveries: Vec<Deliver> = batch.into_iter().map(|job| (job.run)(conn)).collect();
-    let failed = if in_transaction {
-        execute(conn, "COMMIT", []).err()
-    } else {
-        None
-    };
-    if let Some(e) = &failed {
-        tracing::error!("the flow store cannot commit: {e}");
-        if !conn.is_autocommit() {
-            let _ = execute(conn, "ROLLBACK", []);
-        }
-    }
-    for deliver in deliveries {
-        deliver(failed.as_ref());
-    }
 }
 
 /// Runs one statement, from the connection's statement cache (the same few run again and
 /// again).
 fn execute(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
     conn.prepare_cached(sql)?.execute(params)
-}
-
-/// Reads one flow with a cached statement.
-fn one_flow(conn: &Connection, sql: &str, key: &str) -> Result<Option<Flow>, StoreError> {
-    let raw = conn
-        .prepare_cached(sql)
-        .and_then(|mut statement| statement.query_row([key], RawFlow::read))
-        .optional()
-        .map_err(backend)?;
-    raw.map(RawFlow::into_flow).transpose()
 }
 
 /// Runs `work` in a savepoint: its changes stand together or not at all.
@@ -387,35 +220,6 @@ fn atomically<T>(
     };
     ended.map_err(backend)?;
     result
-}
-
-/// Compare-and-set of a flow's status (see [`FlowStore::transition`]).
-fn transition(
-    conn: &Connection,
-    id: &FlowId,
-    from: &FlowStatus,
-    to: &FlowStatus,
-    now_ms: u64,
-) -> Result<bool, StoreError> {
-    let now = clamp_time(now_ms);
-    let finished = to.is_finished().then_some(now);
-    // Completing needs the flow unexpired: `expires_at_ms > now`.
-    let deadline = (*to == FlowStatus::Completed).then_some(now);
-    let changed = execute(
-        conn,
-        "UPDATE flows SET status = ?1, failure_reason = ?2, finished_at_ms = ?3 \
-         WHERE id = ?4 AND status = ?5 AND (?6 IS NULL OR expires_at_ms > ?6)",
-        params![
-            to.name(),
-            to.reason(),
-            finished,
-            id.as_str(),
-            from.name(),
-            deadline
-        ],
-    )
-    .map_err(backend)?;
-    Ok(changed == 1)
 }
 
 fn put_secret(
@@ -436,38 +240,6 @@ fn put_secret(
         params![user.as_str(), name, sealed, clamp_time(now_ms)],
     )
     .map_err(backend)?;
-    Ok(())
-}
-
-/// Seals the secrets a store of schema version 2 or older kept as they were, in one
-/// transaction.
-fn seal_plain_secrets(conn: &mut Connection, key: &StoreKey) -> Result<(), StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(backend)?;
-    let plain: Vec<(String, String, Vec<u8>)> = {
-        let mut statement = tx
-            .prepare("SELECT user_id, name, value FROM secrets WHERE sealed = 0")
-            .map_err(backend)?;
-        statement
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
-            .map_err(backend)?
-            .collect::<Result<_, _>>()
-            .map_err(backend)?
-    };
-    if plain.is_empty() {
-        return Ok(());
-    }
-    for (user, name, value) in &plain {
-        let sealed = key.seal(&UserId(user.clone()), name, value)?;
-        tx.execute(
-            "UPDATE secrets SET value = ?1, sealed = 1 WHERE user_id = ?2 AND name = ?3",
-            params![sealed, user, name],
-        )
-        .map_err(backend)?;
-    }
-    tx.commit().map_err(backend)?;
-    tracing::info!(count = plain.len(), "sealed the flow store's older secrets");
     Ok(())
 }
 
@@ -737,184 +509,4 @@ fn create_private(path: &Path) -> Result<(), StoreError> {
     #[cfg(not(unix))]
     let _ = path;
     Ok(())
-}
-
-/// Brings the schema up to [`MIGRATIONS`]' last version, in one transaction.
-fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(backend)?;
-    tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL) STRICT")
-        .map_err(backend)?;
-    let found: Option<i64> = tx
-        .query_row("SELECT max(version) FROM schema_version", [], |row| {
-            row.get(0)
-        })
-        .map_err(backend)?;
-    let found = found.unwrap_or(0);
-    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-    if found > known {
-        return Err(StoreError::NewerSchema { found, known });
-    }
-    let applied = usize::try_from(found)
-        .map_err(|_| StoreError::Corrupt("schema_version.version".to_owned()))?;
-    if applied == MIGRATIONS.len() {
-        return Ok(());
-    }
-    for step in MIGRATIONS.iter().skip(applied) {
-        tx.execute_batch(step).map_err(backend)?;
-    }
-    tx.execute("DELETE FROM schema_version", [])
-        .map_err(backend)?;
-    tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [known])
-        .map_err(backend)?;
-    tx.commit().map_err(backend)
-}
-
-/// A stored flow's columns as SQLite returns them, before they are checked.
-struct RawFlow {
-    id: String,
-    user: String,
-    kind: String,
-    status: String,
-    failure_reason: Option<String>,
-    created_at_ms: i64,
-    expires_at_ms: i64,
-    elicitation_id: Option<String>,
-    session: Option<String>,
-    lookup: Option<String>,
-    data: String,
-}
-
-impl RawFlow {
-    fn read(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(RawFlow {
-            id: row.get(0)?,
-            user: row.get(1)?,
-            kind: row.get(2)?,
-            status: row.get(3)?,
-            failure_reason: row.get(4)?,
-            created_at_ms: row.get(5)?,
-            expires_at_ms: row.get(6)?,
-            elicitation_id: row.get(7)?,
-            session: row.get(8)?,
-            lookup: row.get(9)?,
-            data: row.get(10)?,
-        })
-    }
-
-    fn into_flow(self) -> Result<Flow, StoreError> {
-        let corrupt = |column: &str| StoreError::Corrupt(format!("flows.{column}"));
-        let status = match self.status.as_str() {
-            "pending" => FlowStatus::Pending,
-            "completed" => FlowStatus::Completed,
-            "declined" => FlowStatus::Declined,
-            "failed" => FlowStatus::Failed {
-                reason: self.failure_reason.unwrap_or_default(),
-            },
-            "expired" => FlowStatus::Expired,
-            _ => return Err(corrupt("status")),
-        };
-        Ok(Flow {
-            id: FlowId::parse(&self.id).map_err(|_| corrupt("id"))?,
-            user: UserId(self.user),
-            kind: self.kind,
-            status,
-            created_at_ms: u64::try_from(self.created_at_ms)
-                .map_err(|_| corrupt("created_at_ms"))?,
-            expires_at_ms: u64::try_from(self.expires_at_ms)
-                .map_err(|_| corrupt("expires_at_ms"))?,
-            elicitation_id: self.elicitation_id,
-            session: self.session,
-            lookup: self.lookup,
-            data: serde_json::from_str(&self.data).map_err(|_| corrupt("data"))?,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-
-    use super::*;
-
-    #[tokio::test]
-    async fn secrets_kept_in_plain_text_by_schema_version_2_are_sealed_on_open() {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(MIGRATIONS[0]).unwrap();
-        conn.execute_batch(MIGRATIONS[1]).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE schema_version (version INTEGER NOT NULL) STRICT;
-             INSERT INTO schema_version (version) VALUES (2);
-             INSERT INTO secrets (user_id, name, value, updated_at_ms)
-                 VALUES ('ada', 'openai', CAST('sk-old-plain' AS BLOB), 1);",
-        )
-        .unwrap();
-        let store = SqliteStore::with_connection(conn, StoreKey::random()).unwrap();
-        let read = store.secret(&UserId::new("ada"), "openai").await.unwrap();
-        assert_eq!(read.unwrap().expose_str(), Some("sk-old-plain"));
-        let conn = store.conn.lock().unwrap();
-        let (value, sealed): (Vec<u8>, bool) = conn
-            .query_row("SELECT value, sealed FROM secrets", [], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
-            .unwrap();
-        assert!(sealed);
-        assert!(!value.windows(12).any(|w| w == b"sk-old-plain"));
-    }
-
-    #[tokio::test]
-    async fn a_store_of_schema_version_1_is_brought_up_to_date_with_its_flows() {
-        // A file as the first release wrote it: version 1's tables and one flow in them.
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(MIGRATIONS[0]).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE schema_version (version INTEGER NOT NULL) STRICT;
-             INSERT INTO schema_version (version) VALUES (1);",
-        )
-        .unwrap();
-        let now = 1_767_225_600_000;
-        let mut flow = Flow::new(UserId::new("ada"), "oauth:cloud", now, 600_000);
-        flow.lookup = Some("state-1".to_owned());
-        flow.data = serde_json::json!({"pkce_verifier": "v"});
-        conn.execute(
-            "INSERT INTO flows (id, user_id, kind, status, created_at_ms, expires_at_ms, \
-             lookup, data) VALUES (?1, 'ada', 'oauth:cloud', 'pending', ?2, ?3, 'state-1', ?4)",
-            params![
-                flow.id.as_str(),
-                to_db_time("created", now).unwrap(),
-                to_db_time("expires", now + 600_000).unwrap(),
-                flow.data.to_string()
-            ],
-        )
-        .unwrap();
-
-        let store = SqliteStore::with_connection(conn, StoreKey::random()).unwrap();
-        assert_eq!(store.flow(&flow.id).await.unwrap(), Some(flow.clone()));
-        assert_eq!(
-            store.flow_by_lookup("state-1").await.unwrap(),
-            Some(flow.clone())
-        );
-        let conn = store.conn.lock().unwrap();
-        let version: i64 = conn
-            .query_row("SELECT version FROM schema_version", [], |row| row.get(0))
-            .unwrap();
-        assert_eq!(version, i64::try_from(MIGRATIONS.len()).unwrap());
-        let tasks: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE name = 'tasks'",
-                [],
-                |row| row.get(0),
-            )
-            .unwrap();
-        assert_eq!(tasks, 1, "version 4 adds the tasks");
-        let without_rowid: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE name = 'flows' AND sql LIKE '%WITHOUT ROWID%'",
-                [],
-                |row| row.get(0),
-            )
-            .unwrap();
-        assert_eq!(without_rowid, 1);
-    }
 }
