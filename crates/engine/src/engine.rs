@@ -11,7 +11,7 @@ use interlude_protocol::Answer;
 use interlude_schema::{Content, FieldError};
 
 use crate::admission::{Admitted, ElicitParams, Limits, SchemaCache, admit};
-use crate::audit::{AuditEvent, redact};
+use crate::audit::AuditEvent;
 use crate::bridge::{BridgeEffect, ViewBridge};
 use crate::codes;
 use crate::config::EngineConfig;
@@ -27,6 +27,7 @@ use crate::kinds::view_link::{self, Asker};
 use crate::kinds::{Pending, PendingKind};
 use crate::out::Out;
 use crate::rate::Bucket;
+use crate::redact::redact;
 use crate::request::{Header, RequestKind};
 use crate::views::{Verdict, Views};
 
