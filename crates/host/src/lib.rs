@@ -65,6 +65,7 @@ mod hub;
 mod interaction;
 mod message_id;
 mod network_log;
+pub mod private_file;
 mod progress;
 mod protocol_log;
 mod registry;
@@ -78,6 +79,7 @@ mod sync;
 mod tap;
 mod task_hints;
 mod timer;
+mod trace;
 
 /// A map keyed by ids (the host's own, a server's JSON-RPC ids): hashed with foldhash, seeded per
 /// map, instead of SipHash, which costs more than the rest of a lookup for keys this small.
@@ -91,6 +93,9 @@ pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
 pub use eras::EraMemory;
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use http_client::ServerStream;
+/// The one redaction rule (secret-ish property, header and query names, URL userinfo) that the
+/// protocol log, the trace, the network log, the audit and recordings all use.
+pub use interlude_engine::redact;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
 pub use progress::CallProgress;
 // What a surface needs to show requests and answer them, so that surfaces depend on the host
