@@ -13,6 +13,7 @@
 //!    engine section lists exactly that.
 //! 7. Nothing in the repository points at files outside it (`tidy/paths.rs`).
 //! 8. The host locks its mutexes through one function with one poison policy (`tidy/locks.rs`).
+//! 9. The host's rooms import only rooms below their own (`tidy/rooms.rs`).
 //!
 //! Every check runs; all problems are reported together. It does not judge code style (rustfmt
 //! and clippy do) and does not write ARCHITECTURE.md.
@@ -20,6 +21,7 @@
 mod deps;
 mod locks;
 mod paths;
+mod rooms;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -284,12 +286,13 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
 
     problems.extend(paths::check(root)?);
     problems.extend(locks::check(root)?);
+    problems.extend(rooms::check(root)?);
 
     if problems.is_empty() {
         eprintln!(
             "xtask: tidy ok ({} members: dependency arrows, every dependency used, engine tree \
              as listed, code map complete, no mod.rs, no path outside the repository, one lock \
-             policy in the host)",
+             policy in the host, the host's rooms one way)",
             members.len()
         );
         return Ok(());

@@ -3,7 +3,7 @@
 //! sampling request). Below admission and the kinds, which read them, and the engine's inputs
 //! ([`crate::io`]), which carry them.
 
-use rmcp::model::ElicitRequestParams;
+use rmcp::model::{ElicitRequestParams, RequestMetaObject};
 use serde_json::Value;
 
 use crate::ids::ViewId;
@@ -63,6 +63,56 @@ impl ElicitParams {
             ElicitParams::ViewLink { .. } => crate::request::RequestMethod::OpenLink,
             ElicitParams::Sampling(_) => crate::request::RequestMethod::Sampling,
         }
+    }
+}
+
+impl ElicitParams {
+    /// These params with the request's `_meta` put back into a form's params, as it came on the
+    /// wire: rmcp keeps a request's `_meta` apart (in the request's context), while a form's
+    /// `_meta` belongs to its params — an app form names its view there, and its view gets the
+    /// params unchanged. The one place this is done, for every way a form arrives (pushed typed
+    /// or as JSON, or an input request of a round). Params that kept a `_meta` of their own, an
+    /// empty `meta`, and every other kind are left as they are.
+    ///
+    /// ```
+    /// use interlude_engine::ElicitParams;
+    /// use serde_json::json;
+    ///
+    /// let meta: rmcp::model::RequestMetaObject =
+    ///     serde_json::from_value(json!({"ui": {"resourceUri": "ui://form"}})).unwrap();
+    /// let params = ElicitParams::from(json!({"message": "Name?", "requestedSchema": {}}));
+    /// let ElicitParams::Json(params) = params.with_request_meta(&meta) else { unreachable!() };
+    /// assert_eq!(params["_meta"]["ui"]["resourceUri"], "ui://form");
+    /// ```
+    #[must_use]
+    pub fn with_request_meta(mut self, meta: &RequestMetaObject) -> Self {
+        if meta.is_empty() {
+            return self;
+        }
+        match &mut self {
+            ElicitParams::Typed(typed) => {
+                if let ElicitRequestParams::FormElicitationParams {
+                    meta: own @ None, ..
+                } = &mut **typed
+                {
+                    *own = Some(meta.clone());
+                }
+            }
+            ElicitParams::Json(Value::Object(o))
+                if !o.contains_key("_meta")
+                    && match o.get("mode") {
+                        None | Some(Value::Null) => true,
+                        Some(Value::String(m)) => m == "form",
+                        Some(_) => false,
+                    } =>
+            {
+                if let Ok(Value::Object(meta)) = serde_json::to_value(meta) {
+                    o.insert("_meta".to_owned(), Value::Object(meta));
+                }
+            }
+            _ => {}
+        }
+        self
     }
 }
 

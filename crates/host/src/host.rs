@@ -21,27 +21,25 @@ use rmcp::transport::IntoTransport;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-pub(crate) mod config;
 mod core;
-pub(crate) mod inputs;
-pub(crate) mod shared;
-pub(crate) mod views;
 
-pub use config::{AppsConfig, HostConfig, HostError, ProtocolChoice};
 use core::Core;
-use inputs::{CallUpdate, HostInput, ServerUpdate, ViewUpdate};
-use shared::{Ids, Shared};
-use views::Views;
 
-use crate::connection::{CallOutcome, Connection};
+pub use crate::hub::config::{AppsConfig, HostConfig, HostError, ProtocolChoice};
+use crate::hub::inputs::{CallUpdate, HostInput, ServerUpdate, ViewUpdate};
+use crate::hub::shared::{Ids, Shared};
+use crate::views::Views;
+
+use crate::call::CallOutcome;
 use crate::hub::Hub;
-use crate::registry::{
+use crate::hub::surface::{AnswerSink, Surface};
+use crate::record::registry::{
     CallRecord, HostSnapshot, Registry, ServerApps, ServerRecord, ServerState, ViewRecord,
 };
-use crate::request_record::RequestRecord;
-use crate::spec::ServerSpec;
-use crate::surface::{AnswerSink, Surface};
+use crate::record::request::RequestRecord;
+use crate::session::Connection;
 use crate::sync::lock;
+use crate::transport::spec::ServerSpec;
 
 /// The host: connects to servers, keeps the record of servers, tool calls and requests, and
 /// drives the engine and the surface. Cheap to clone; the last clone dropped closes every
@@ -66,31 +64,29 @@ impl Host {
         let audit = Arc::new(Mutex::new(VecDeque::new()));
         let registry = Arc::new(Mutex::new(Registry::default()));
         let start = Instant::now();
-        let trace = config
-            .trace
-            .as_ref()
-            .and_then(|path| match crate::trace::Trace::open(path) {
+        let trace = config.trace.as_ref().and_then(|path| {
+            match crate::logs::trace::Trace::open(path) {
                 Ok(trace) => Some(trace),
                 Err(e) => {
                     tracing::warn!(path = %path.display(), "cannot write the protocol trace: {e}");
                     None
                 }
-            });
-        let log = Arc::new(crate::protocol_log::ProtocolLog::new(
+            }
+        });
+        let log = Arc::new(crate::logs::protocol_log::ProtocolLog::new(
             start,
             config.protocol_log,
             trace,
             config.network_log,
         ));
         let ids = Arc::new(Ids::default());
-        let view_cache = Arc::default();
         let mut core = Core {
             engine: Engine::new(config.engine.clone()),
             surface,
             registry: registry.clone(),
-            responders: crate::IdMap::default(),
-            requested_schemas: crate::IdMap::default(),
-            completions: crate::IdMap::default(),
+            responders: crate::id_map::IdMap::default(),
+            requested_schemas: crate::id_map::IdMap::default(),
+            completions: crate::id_map::IdMap::default(),
             audit: audit.clone(),
             start,
             resolver: config.resolver.clone(),
@@ -98,13 +94,14 @@ impl Host {
             views: Views::new(
                 config.apps.clone(),
                 ids.clone(),
-                Arc::clone(&view_cache),
+                Arc::default(),
                 config.client_name.clone(),
                 config.declare,
+                config.engine.url_policy.clone(),
                 log.clone(),
             ),
-            routes: crate::IdMap::default(),
-            cancels: crate::IdMap::default(),
+            routes: crate::id_map::IdMap::default(),
+            cancels: crate::id_map::IdMap::default(),
             effects: Vec::new(),
             titles: Vec::new(),
         };
@@ -121,7 +118,6 @@ impl Host {
                 config: Arc::new(config),
                 ids,
                 registry,
-                view_cache,
                 log,
             },
             connections: Arc::new(Mutex::new(BTreeMap::new())),
@@ -135,7 +131,7 @@ impl Host {
     }
 
     /// The roots `roots/list` is answered with now ([`HostConfig::roots`] until changed).
-    pub fn roots(&self) -> Vec<crate::Root> {
+    pub fn roots(&self) -> Vec<crate::hub::roots::Root> {
         self.shared.roots().to_vec()
     }
 
@@ -154,7 +150,7 @@ impl Host {
     /// host.set_roots(vec![Root { uri: "file:///srv/projects/atlas".into(), name: None }]);
     /// assert_eq!(host.roots()[0].uri, "file:///srv/projects/atlas");
     /// ```
-    pub fn set_roots(&self, roots: Vec<crate::Root>) {
+    pub fn set_roots(&self, roots: Vec<crate::hub::roots::Root>) {
         *crate::sync::lock(&self.shared.roots) = Arc::from(roots);
         // Servers hear of roots only from a host that declared them.
         if self.shared.config.declare_roots {
@@ -330,7 +326,7 @@ impl Host {
             name,
             transport,
             protocol,
-            crate::connection::TransportExtras::default(),
+            crate::session::TransportExtras::default(),
         )
         .await;
         self.keep(opened)
@@ -360,7 +356,7 @@ impl Host {
                 apps: ServerApps::default(),
                 negotiation: Some(negotiation),
                 spec,
-                catalog: crate::catalog_record::ServerCatalog::default(),
+                catalog: crate::record::catalog::ServerCatalog::default(),
             }),
             accepted,
         }));
@@ -460,7 +456,7 @@ impl Host {
             .shared
             .registry()
             .call(id)
-            .is_some_and(|c| c.status == crate::registry::CallStatus::Running);
+            .is_some_and(|c| c.status == crate::record::registry::CallStatus::Running);
         if running {
             self.shared.submit(HostInput::Call(CallUpdate::Cancel(id)));
         }
@@ -527,19 +523,22 @@ impl Host {
     /// }
     /// # }
     /// ```
-    pub fn protocol_log(&self, server: ServerId) -> Vec<Arc<crate::protocol_log::LoggedMessage>> {
+    pub fn protocol_log(
+        &self,
+        server: ServerId,
+    ) -> Vec<Arc<crate::logs::protocol_log::LoggedMessage>> {
         self.shared.log.of(server)
     }
 
     /// When the protocol log's time 0 was, in milliseconds since the Unix epoch: a logged
     /// message's clock time is this plus its
-    /// [`t_ms`](crate::protocol_log::LoggedMessage::t_ms).
+    /// [`t_ms`](crate::logs::protocol_log::LoggedMessage::t_ms).
     pub fn protocol_log_epoch_ms(&self) -> u64 {
         self.shared.log.started_at_ms()
     }
 
     /// Server `server`'s messages that came after the one numbered `after`
-    /// ([`LoggedMessage::seq`](crate::protocol_log::LoggedMessage::seq)), oldest first: what a reader that has the rest still needs.
+    /// ([`LoggedMessage::seq`](crate::logs::protocol_log::LoggedMessage::seq)), oldest first: what a reader that has the rest still needs.
     ///
     /// ```
     /// # fn run(host: interlude_host::Host, server: interlude_host::ServerId) {
@@ -553,7 +552,7 @@ impl Host {
         &self,
         server: ServerId,
         after: u64,
-    ) -> Vec<Arc<crate::protocol_log::LoggedMessage>> {
+    ) -> Vec<Arc<crate::logs::protocol_log::LoggedMessage>> {
         self.shared.log.since(server, after)
     }
 
@@ -582,8 +581,9 @@ impl Host {
     pub fn network_log(
         &self,
         server: ServerId,
-    ) -> Result<Vec<crate::network_log::HttpExchange>, crate::network_log::NoNetworkLog> {
-        use crate::network_log::NoNetworkLog;
+    ) -> Result<Vec<crate::logs::network_log::HttpExchange>, crate::logs::network_log::NoNetworkLog>
+    {
+        use crate::logs::network_log::NoNetworkLog;
         if let Some(exchanges) = self.shared.log.network().of(server) {
             return Ok(exchanges);
         }
@@ -615,7 +615,7 @@ impl Host {
                 server,
                 &name,
                 id,
-                crate::protocol_log::Direction::Recv,
+                crate::logs::protocol_log::Direction::Recv,
                 loggable(&message),
             );
         }

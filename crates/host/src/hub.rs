@@ -7,12 +7,28 @@
 //! the engine, and a scripted or already-given answer comes back, with no hop between tasks (at
 //! 32 concurrent calls a dedicated task cost a fifth of the throughput).
 //!
-//! What it does not do: know what an input means (the core, `host/core.rs`, does).
+//! Around the queue, what every room of the runtime shares to reach the core: the one closed
+//! enum of inputs ([`inputs`]), the handle every connection and call holds ([`shared`]), the
+//! surface boundary ([`surface`]), the host's settings and errors ([`config`]), the pause gate of
+//! call timeouts ([`timer`]), the era memory ([`eras`]), host-name lookups ([`resolve`]) and the roots the host offers
+//! ([`roots`]).
+//!
+//! What it does not do: know what an input means (the core, `host/core.rs`, does), talk to a
+//! server, or open a view.
+
+pub(crate) mod config;
+pub(crate) mod eras;
+pub(crate) mod inputs;
+pub(crate) mod resolve;
+pub(crate) mod roots;
+pub(crate) mod shared;
+pub(crate) mod surface;
+pub(crate) mod timer;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 
-use crate::host::inputs::HostInput;
+use crate::hub::inputs::HostInput;
 
 /// What handles one input with the core locked (the core's state lives in the closure).
 pub(crate) type Handler = Box<dyn FnMut(HostInput, &Weak<Hub>) + Send>;

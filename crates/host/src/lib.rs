@@ -50,57 +50,52 @@
 //! # Ok(()) }
 //! ```
 
-mod arguments;
-mod catalog_record;
-mod child;
-mod connection;
-mod decode;
-pub mod embedded;
-mod eras;
-mod failure;
-mod handler;
-mod host;
-mod http_client;
-mod hub;
-mod interaction;
-mod message_id;
-mod network_log;
-pub mod private_file;
-mod progress;
-mod protocol_log;
-mod registry;
-mod request_record;
-mod resolve;
-mod roots;
-mod spec;
-mod stderr;
-mod surface;
+// The host's rooms, bottom up: each imports only rooms below it (ARCHITECTURE.md; `cargo xtask
+// tidy` checks it). Below them all: the clock, the id map and the lock.
+mod clock;
+mod id_map;
 mod sync;
-mod tap;
-mod task_hints;
-mod timer;
-mod trace;
 
-/// A map keyed by ids (the host's own, a server's JSON-RPC ids): hashed with foldhash, seeded per
-/// map, instead of SipHash, which costs more than the rest of a lookup for keys this small.
-pub(crate) type IdMap<K, V> = std::collections::HashMap<K, V, foldhash::quality::RandomState>;
+mod logs;
+mod record;
+mod transport;
 
-pub use arguments::{ArgumentError, check_arguments, parse_arguments};
-pub use catalog_record::{ListKind, MAX_SUBSCRIPTIONS, ServerCatalog, Subscribing, Watched};
-pub use connection::catalog::MAX_LISTED;
-pub use connection::task::ListedTask;
-pub use connection::{CallOutcome, Connection, ConnectionInfo, ToolCall};
-pub use eras::EraMemory;
+mod hub;
+mod views;
+
+mod session;
+
+mod call;
+
+mod host;
+
+/// UI resources a tool result embeds (MCP-UI's way of sending a view): found, classified and
+/// read for the host's views.
+pub use views::embedded;
+
+pub use call::{CallOutcome, ToolCall};
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
-pub use http_client::ServerStream;
+pub use hub::eras::EraMemory;
 /// The one redaction rule (secret-ish property, header and query names, URL userinfo) that the
 /// protocol log, the trace, the network log, the audit and recordings all use.
 pub use interlude_engine::redact;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
-pub use progress::CallProgress;
+/// Files written for the person: created new, mode 0600, never through a link, in a folder only
+/// the user may write to.
+pub use logs::private_file;
+pub use record::arguments::{ArgumentError, check_arguments, parse_arguments};
+pub use record::catalog::{ListKind, MAX_SUBSCRIPTIONS, ServerCatalog, Subscribing, Watched};
+pub use record::progress::CallProgress;
+pub use session::catalog::MAX_LISTED;
+pub use session::tasks::ListedTask;
+pub use session::{Connection, ConnectionInfo};
+pub use transport::http_client::ServerStream;
 // What a surface needs to show requests and answer them, so that surfaces depend on the host
 // only (`cargo xtask tidy` checks it): the request, its kinds and stages, the reply and answer,
 // what the host declares, the URL safety verdicts, a view's dialect and the form model.
+pub use hub::resolve::Resolver;
+pub use hub::roots::{Root, RootError};
+pub use hub::surface::{AnswerSink, Surface};
 pub use interlude_engine::{
     Answer, AppFormRequest, AppStage, Declared, DevOrigin, FormRequest, ModelPriorities, Notice,
     Reply, Request, RequestKind, RequestMethod, SamplingPart, SamplingRequest, SamplingRole,
@@ -109,18 +104,15 @@ pub use interlude_engine::{
 pub use interlude_protocol::apps::UiDialect;
 /// The form model of a request (the `interlude-schema` crate): fields, labels, validation.
 pub use interlude_schema as schema;
-pub use network_log::{
+pub use logs::network_log::{
     BodyKind, CarriedMessage, EXCHANGES_KEPT_PER_SERVER, ExchangeState, HttpExchange, HttpHeader,
     NoNetworkLog, REDACTED, SESSION_ID_KEPT, redact_header,
 };
-pub use protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
-pub use registry::{
+pub use logs::protocol_log::{Direction, KEPT_PER_SERVER, LoggedMessage};
+pub use record::registry::{
     CallRecord, CallStatus, CallTask, ExternalSite, FileOffer, HostEvent, HostSnapshot,
     OfferedFile, ServerApps, ServerIdentity, ServerLog, ServerRecord, ServerState, ViewRecord,
     ViewState,
 };
-pub use request_record::{LinkState, RequestRecord, RequestState, RequestStatus};
-pub use resolve::Resolver;
-pub use roots::{Root, RootError};
-pub use spec::{ServerSpec, SpecError, parse_mcp_servers};
-pub use surface::{AnswerSink, Surface};
+pub use record::request::{LinkState, RequestRecord, RequestState, RequestStatus};
+pub use transport::spec::{ServerSpec, SpecError, parse_mcp_servers};

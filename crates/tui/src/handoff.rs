@@ -158,5 +158,5 @@ fn offer_site(screen: &Screen, site: &interlude_host::ExternalSite) -> Result<()
 
 /// Prints `address` and hands it to the system's opener.
 pub(crate) fn launch(screen: &Screen, address: &str) {
-    crate::request::link::launch(screen, address);
+    crate::request::url::launch(screen, address);
 }

@@ -1,6 +1,6 @@
 //! One request for a person on the terminal: the header naming the requesting server and what
 //! it asks, then the module of the request's kind answers it — a form (`request/form.rs`), a
-//! link (`request/link.rs`), a question asked in an app view (`request/app_form.rs`), a model's
+//! link (`request/url.rs`), a question asked in an app view (`request/app_form.rs`), a model's
 //! reply the person writes (`request/sampling.rs`).
 //!
 //! Esc or Ctrl-C at any prompt cancels the request. A request that goes away while it is being
@@ -19,8 +19,8 @@ use crate::surface::Events;
 
 pub(crate) mod app_form;
 pub(crate) mod form;
-pub(crate) mod link;
 pub(crate) mod sampling;
+pub(crate) mod url;
 
 use form::answer_form;
 
@@ -42,7 +42,7 @@ pub(crate) fn answer(
             answer_form(screen, events, &request.server_name, request.id, form, sink)
         }
         RequestKind::Url(url) => {
-            link::answer_url(screen, events, &request.server_name, request.id, *url, sink)
+            url::answer_url(screen, events, &request.server_name, request.id, *url, sink)
         }
         RequestKind::Sampling(asked) => sampling::answer_sampling(
             screen,
@@ -52,7 +52,7 @@ pub(crate) fn answer(
             *asked,
             sink,
         ),
-        RequestKind::ViewLink(asked) => link::answer_view_link(
+        RequestKind::ViewLink(asked) => url::answer_view_link(
             screen,
             events,
             &request.server_name,

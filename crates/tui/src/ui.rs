@@ -280,7 +280,7 @@ impl Session {
                     waiting.pop();
                 }
                 'o' => {
-                    crate::request::link::open(&self.screen, &plain_line(&link.server), &link.url)
+                    crate::request::url::open(&self.screen, &plain_line(&link.server), &link.url)
                 }
                 _ => {}
             }

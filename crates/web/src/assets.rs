@@ -31,9 +31,9 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/host/form.js"),
     ),
     (
-        "link.js",
+        "url.js",
         "text/javascript; charset=utf-8",
-        include_str!("../assets/host/link.js"),
+        include_str!("../assets/host/url.js"),
     ),
     (
         "kinds.js",

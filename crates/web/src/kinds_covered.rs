@@ -196,7 +196,7 @@ fn the_renderer_table_is_read_as_written() {
 #[test]
 fn each_kind_reaches_the_page_where_the_page_reads_it() {
     // `kind` and `status` are flattened beside what every request has; each kind's fields are
-    // where the renderers read them (form.js: `fields`, `prefill`; link.js: `link`; view.js and
+    // where the renderers read them (form.js: `fields`, `prefill`; url.js: `link`; view.js and
     // app.js: `app.stage`, `app.resourceUri`).
     let entries: Vec<_> = one_of_each()
         .into_iter()

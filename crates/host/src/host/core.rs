@@ -14,12 +14,14 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::inputs::{CallUpdate, HostInput, ProgressOf, Route, ServerUpdate};
-use super::views::{ViewCore, Views};
-use crate::registry::{HostEvent, Registry, ServerState};
-use crate::resolve::Resolver;
-use crate::surface::{AnswerSink, Surface};
+use crate::hub::inputs::{CallUpdate, HostInput, ProgressOf, Route, ServerUpdate};
+use crate::hub::resolve::Resolver;
+use crate::hub::surface::{AnswerSink, Surface};
+use crate::record::registry::CallStatus;
+use crate::record::registry::{HostEvent, Registry, ServerState};
 use crate::sync::lock;
+use crate::views::effects::ViewEffects;
+use crate::views::{ViewCore, Views, of_call};
 
 /// How many audit records a host keeps in memory (older ones are only in the log).
 pub(super) const AUDIT_KEPT: usize = 10_000;
@@ -30,11 +32,11 @@ pub(super) struct Core<S> {
     pub(super) engine: Engine,
     pub(super) surface: S,
     pub(super) registry: Arc<Mutex<Registry>>,
-    pub(super) responders: crate::IdMap<RequestId, oneshot::Sender<Reply>>,
+    pub(super) responders: crate::id_map::IdMap<RequestId, oneshot::Sender<Reply>>,
     /// Each request's `requestedSchema` as sent, until it is queued (or refused).
-    pub(super) requested_schemas: crate::IdMap<RequestId, Arc<serde_json::Value>>,
+    pub(super) requested_schemas: crate::id_map::IdMap<RequestId, Arc<serde_json::Value>>,
     /// Who waits for word that a URL request's flow finished.
-    pub(super) completions: crate::IdMap<RequestId, oneshot::Sender<()>>,
+    pub(super) completions: crate::id_map::IdMap<RequestId, oneshot::Sender<()>>,
     pub(super) audit: Arc<Mutex<VecDeque<AuditRecord>>>,
     pub(super) start: Instant,
     pub(super) resolver: Resolver,
@@ -45,9 +47,9 @@ pub(super) struct Core<S> {
     /// Whose each request in flight is (a tool call, an app view's request, or the seed-000
     /// interaction an `interaction/notify` tracks), by its server and the progress token it
     /// went with (rmcp gives every request one): where `notifications/progress` lands.
-    pub(super) routes: crate::IdMap<(ServerId, ProgressToken), ProgressOf>,
+    pub(super) routes: crate::id_map::IdMap<(ServerId, ProgressToken), ProgressOf>,
     /// How to stop each call in flight.
-    pub(super) cancels: crate::IdMap<CallId, CancellationToken>,
+    pub(super) cancels: crate::id_map::IdMap<CallId, CancellationToken>,
     /// The engine's effects, emptied after each input (kept for its capacity).
     pub(super) effects: Vec<interlude_engine::Effect>,
     /// What each server that asked lately says it is, for audit records, by its name here:
@@ -76,7 +78,7 @@ impl<S: Surface> ViewCore for Core<S> {
         Core::now_ms(self)
     }
 
-    fn resolver(&self) -> crate::resolve::Resolver {
+    fn resolver(&self) -> crate::hub::resolve::Resolver {
         self.resolver.clone()
     }
 
@@ -103,7 +105,7 @@ impl<S: Surface> Core<S> {
     pub(super) fn handle(&mut self, input: HostInput, sink: &AnswerSink) {
         let now_ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         let input = match input {
-            HostInput::Ask {
+            HostInput::Request {
                 incoming,
                 reply,
                 completed,
@@ -134,15 +136,21 @@ impl<S: Surface> Core<S> {
                     }
                     _ => None,
                 };
-                match &update {
+                let ready = match &update {
                     ServerUpdate::Ready { id, peer, .. } => {
                         self.views.peers.insert(*id, peer.clone());
+                        Some(*id)
                     }
                     ServerUpdate::Failed { id, .. } | ServerUpdate::Closed { id } => {
                         self.views.peers.remove(id);
+                        None
                     }
-                    _ => {}
-                }
+                    ServerUpdate::Resources { id, .. } => {
+                        self.views.forget_resources(*id);
+                        None
+                    }
+                    _ => None,
+                };
                 let tools_of = match &update {
                     ServerUpdate::Tools { id, .. } | ServerUpdate::Ready { id, .. } => Some(*id),
                     _ => None,
@@ -159,6 +167,9 @@ impl<S: Surface> Core<S> {
                         .map(|t| (t.name.to_string(), record.visibility(&t.name)))
                         .collect();
                     self.run(Input::ServerTools { server, tools }, now_ms, sink);
+                }
+                if let Some(server) = ready {
+                    of_call::prefetch(self, server);
                 }
                 match gone {
                     Some((server, reason)) => Input::ServerGone { server, reason },
@@ -185,6 +196,15 @@ impl<S: Surface> Core<S> {
                     }
                     CallUpdate::Round(_) | CallUpdate::Task(..) => {}
                 }
+                // The views a call's result embeds open before its end is applied: their
+                // bridges then hear the result as any view of the call does.
+                if let CallUpdate::Ended(id, CallStatus::Completed(result)) = &update {
+                    of_call::open_embedded(self, *id, result, sink);
+                }
+                let started = match &update {
+                    CallUpdate::Started { record, .. } => Some(Arc::clone(record)),
+                    _ => None,
+                };
                 let (event, orphans) = self.record(|r| match update {
                     CallUpdate::Started { record, .. } => (Some(r.start_call(record)), Vec::new()),
                     CallUpdate::Round(id) => (r.call_round(id), Vec::new()),
@@ -193,6 +213,9 @@ impl<S: Surface> Core<S> {
                     CallUpdate::Cancel(_) => (None, Vec::new()),
                 });
                 self.tell(event, sink);
+                if let Some(call) = started {
+                    of_call::open_declared(self, &call, sink);
+                }
                 // A request whose call has ended can no longer serve it: close it, and the
                 // server (if it still waits) gets a cancel.
                 for id in orphans {
@@ -297,7 +320,7 @@ impl<S: Surface> Core<S> {
                     let event = self.record(|r| r.queue_request(request, schema));
                     self.tell(Some(event), sink);
                     if let Some((id, server, call, uri)) = app {
-                        self.open_question_view(id, server, call, uri, sink);
+                        self.open_app_form_view(id, server, call, uri, sink);
                     }
                 }
                 Effect::AppForm(AppFormEffect::Fallback { id, reason }) => {
@@ -460,7 +483,7 @@ pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<Hos
         ServerUpdate::Subscribed { id, uri } => {
             let mut taken = false;
             let event = r.change_server(id, |s| {
-                taken = s.catalog.subscribed(&uri, crate::progress::now_ms())
+                taken = s.catalog.subscribed(&uri, crate::clock::now_ms())
             });
             if !taken {
                 tracing::warn!(server = ?id, "a subscription past the most kept was not recorded");
@@ -480,7 +503,7 @@ pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<Hos
                 return None;
             }
             let server = r.change_server(id, |s| {
-                s.catalog.updated(&uri, crate::progress::now_ms());
+                s.catalog.updated(&uri, crate::clock::now_ms());
             })?;
             let HostEvent::ServerChanged(server) = server else {
                 return None;

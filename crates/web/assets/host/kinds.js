@@ -4,7 +4,7 @@
 
 import { h } from './dom.js';
 import { renderAsk, renderRecord } from './form.js';
-import { renderLinkAsk, renderLinkRecord } from './link.js';
+import { renderLinkAsk, renderLinkRecord } from './url.js';
 import { renderSamplingAsk, renderSamplingRecord } from './sampling.js';
 import { renderQuestionCard } from './view.js';
 

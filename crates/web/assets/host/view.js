@@ -8,7 +8,7 @@
 // as the target, so it reaches nothing else.
 
 import { askWho, copyButton, h, replace } from './dom.js';
-import { linkFacts, warnings } from './link.js';
+import { linkFacts, warnings } from './url.js';
 
 const views = new Map(); // view id -> { li, frame, origin, body, sig }
 
