@@ -89,11 +89,12 @@ pub(crate) fn protocol_choice(version: Option<&str>) -> anyhow::Result<ProtocolC
     }
 }
 
-/// `--trace FILE`: checked now (the file can be created), so a wrong path is an error of the
-/// command line rather than a warning in the middle of a run.
+/// `--trace FILE`: checked now (the file can be created, mode 0600, not through a link, in a
+/// folder only the user may write to), so a wrong path is an error of the command line rather
+/// than a warning in the middle of a run.
 pub(crate) fn trace_file(path: Option<&std::path::Path>) -> anyhow::Result<Option<PathBuf>> {
     let Some(path) = path else { return Ok(None) };
-    std::fs::File::create(path)
+    interlude_host::private_file::create_fresh(path)
         .with_context(|| format!("--trace: cannot write {}", path.display()))?;
     Ok(Some(path.to_owned()))
 }

@@ -67,10 +67,9 @@ fn chosen<'a>(recording: &'a Recording, only: Option<&'a str>) -> anyhow::Result
 }
 
 pub(crate) async fn run(args: ReplayArgs) -> anyhow::Result<u8> {
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read the recording {}", args.file.display()))?;
+    // Over `Recording::MAX_BYTES`, refused before it is read whole.
     let recording =
-        Recording::from_json(&text).with_context(|| format!("{}", args.file.display()))?;
+        Recording::read_file(&args.file).with_context(|| format!("{}", args.file.display()))?;
     let ignore = args
         .ignore
         .iter()

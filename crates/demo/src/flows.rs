@@ -173,7 +173,7 @@ fn data_folder(
 }
 
 /// Creates `folder` (and its parents) with mode `0700` for the folder itself, or checks that
-/// the existing one is the user's.
+/// the existing one is the user's and that neither the group nor others may write to it.
 fn private_folder(folder: &std::path::Path) -> std::io::Result<()> {
     if let Some(parent) = folder.parent() {
         std::fs::create_dir_all(parent)?;
@@ -194,6 +194,14 @@ fn private_folder(folder: &std::path::Path) -> std::io::Result<()> {
             return Err(std::io::Error::other(format!(
                 "{} is not a folder of yours; refusing to keep the demo's flows there",
                 folder.display()
+            )));
+        }
+        if metadata.mode() & 0o022 != 0 {
+            return Err(std::io::Error::other(format!(
+                "{} may be written by other users (mode {:o}); refusing to keep the demo's \
+                 flows there (chmod 700 it)",
+                folder.display(),
+                metadata.mode() & 0o7777
             )));
         }
     }
@@ -315,6 +323,13 @@ mod tests {
         let file = base.join("not-a-folder");
         std::fs::write(&file, b"").unwrap();
         assert!(private_folder(&file).is_err());
+        // Issue 34, round two: the user's own folder that anyone may write to is refused too.
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = private_folder(&folder).unwrap_err();
+        assert!(
+            e.to_string().contains("may be written by other users"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&base);
     }
 }

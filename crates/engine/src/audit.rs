@@ -1,13 +1,14 @@
 //! Audit records: what was asked, by whom, and what came of it, with sensitive values redacted.
 //!
-//! Redaction is by property name (password, secret, token, api key, card, ssn, pin, otp, …):
-//! elicitation forms must not ask for secrets, which is exactly why a log must not keep one
-//! when a server does it anyway.
+//! Redaction is by property name, by the one rule of [`crate::redact`](mod@crate::redact)
+//! (password, secret, token, api key, code, card, ssn, pin, otp, …): elicitation forms must not
+//! ask for secrets, which is exactly why a log must not keep one when a server does it anyway.
+//!
+//! What it does not do: keep the audit anywhere (the host holds the records it is handed).
 
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use interlude_schema::Content;
 
@@ -79,135 +80,4 @@ pub enum AuditEvent {
         /// Why.
         reason: String,
     },
-}
-
-/// Words that mark a property as sensitive, lowercase and without separators. Words of three
-/// letters or fewer count only as whole words (`pin`, not `spinach`).
-const SENSITIVE: &[&str] = &[
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "token",
-    "apikey",
-    "privatekey",
-    "credential",
-    "ssn",
-    "socialsecurity",
-    "cardnumber",
-    "creditcard",
-    "cvv",
-    "cvc",
-    "iban",
-    "pin",
-    "otp",
-];
-
-fn is_sensitive(name: &str) -> bool {
-    // Lowercase (keeping `_` as the word separator, `-` counted as one), then again without
-    // separators. Field names are short ASCII almost always: that case stays on the stack.
-    const STACK: usize = 64;
-    if name.is_ascii() && name.len() <= STACK {
-        let (mut lower, mut squashed) = ([0u8; STACK], [0u8; STACK]);
-        let (mut n, mut m) = (0, 0);
-        for b in name.bytes() {
-            let b = match b {
-                b'-' | b'_' => b'_',
-                b if b.is_ascii_alphanumeric() => b.to_ascii_lowercase(),
-                _ => continue,
-            };
-            if let Some(slot) = lower.get_mut(n) {
-                *slot = b;
-                n += 1;
-            }
-            if b != b'_'
-                && let Some(slot) = squashed.get_mut(m)
-            {
-                *slot = b;
-                m += 1;
-            }
-        }
-        return matches_sensitive(
-            lower.get(..n).unwrap_or_default(),
-            squashed.get(..m).unwrap_or_default(),
-        );
-    }
-    let lower: String = name
-        .chars()
-        .filter(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
-        .flat_map(char::to_lowercase)
-        .map(|c| if c == '-' { '_' } else { c })
-        .collect();
-    let squashed: String = lower.chars().filter(|c| *c != '_').collect();
-    matches_sensitive(lower.as_bytes(), squashed.as_bytes())
-}
-
-fn matches_sensitive(lower: &[u8], squashed: &[u8]) -> bool {
-    SENSITIVE.iter().any(|word| {
-        let word = word.as_bytes();
-        if word.len() <= 3 {
-            lower.split(|b| *b == b'_').any(|w| w == word)
-        } else {
-            squashed.len() >= word.len() && squashed.windows(word.len()).any(|w| w == word)
-        }
-    })
-}
-
-/// Returns `content` with the values of sensitive-looking properties replaced by `"[redacted]"`.
-///
-/// ```
-/// let c = serde_json::from_value(serde_json::json!({"name": "Ada", "apiToken": "s3cr3t"})).unwrap();
-/// let r = interlude_engine::redact(&c);
-/// assert_eq!(r["name"], "Ada");
-/// assert_eq!(r["apiToken"], "[redacted]");
-/// ```
-pub fn redact(content: &Content) -> Content {
-    content
-        .iter()
-        .map(|(k, v)| {
-            let v = if is_sensitive(k) {
-                Value::String("[redacted]".into())
-            } else {
-                v.clone()
-            };
-            (k.clone(), v)
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_sensitive;
-
-    #[test]
-    fn sensitive_names() {
-        for n in [
-            "password",
-            "newPassword",
-            "api_key",
-            "apiKey",
-            "access_token",
-            "pin",
-            "card_pin",
-            "CVV",
-            "clientSecret",
-            "card-pin",
-            "Konto_password_für_Zugang",
-            "user_password_that_is_far_longer_than_sixty_four_characters_in_total",
-        ] {
-            assert!(is_sensitive(n), "{n} should be redacted");
-        }
-        for n in [
-            "name",
-            "email",
-            "spinach",
-            "age",
-            "genre",
-            "topics",
-            "Grüße",
-            "a_very_long_but_harmless_field_name_that_goes_past_the_stack_buffer",
-        ] {
-            assert!(!is_sensitive(n), "{n} should not be redacted");
-        }
-    }
 }

@@ -38,6 +38,8 @@
 //! - `rate.rs`: per-server rate limiting;
 //! - `audit.rs`: one [`AuditRecord`] per request and per outcome, with values of
 //!   sensitive-looking fields redacted;
+//! - [`redact`](mod@redact): the one redaction rule (secret-ish property, header and query
+//!   names, URL userinfo) every log, trace and recording uses;
 //! - [`bridge`]: the bridge of one MCP Apps view ([`bridge::ViewBridge`]): the handshake and
 //!   the gate, the view's calls to its own server (visibility, rate), questions for the person,
 //!   sizes and display modes, teardown, in every dialect;
@@ -92,12 +94,13 @@ mod kinds;
 mod out;
 mod params;
 mod rate;
+pub mod redact;
 mod request;
 pub mod url_safety;
 mod views;
 
 pub use admission::ElicitationMode;
-pub use audit::{AuditEvent, AuditRecord, redact};
+pub use audit::{AuditEvent, AuditRecord};
 pub use config::{Declared, EngineConfig};
 pub use engine::Engine;
 pub use ids::{CallId, RequestId, ServerId, ViewId};
@@ -107,6 +110,7 @@ pub use io::{
     UrlInput, ViewInput,
 };
 pub use params::ElicitParams;
+pub use redact::redact;
 pub use request::{
     AppFormRequest, AppStage, FormRequest, ModelPriorities, Request, RequestKind, RequestMethod,
     SamplingPart, SamplingRequest, SamplingRole, SamplingTurn, UrlRequest, UrlStage,

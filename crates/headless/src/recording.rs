@@ -70,7 +70,7 @@ pub struct Recording {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecordedServer {
-    /// What was connected to: the command line or the URL.
+    /// What was connected to: the command line or the URL (a URL's secrets hidden).
     pub target: String,
     /// The protocol version it spoke, once connected; `interlude replay` speaks it again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -250,6 +250,18 @@ pub enum RecordingError {
     /// Written by a newer build.
     #[error("recording version {0} is newer than this build reads (1)")]
     Version(u32),
+    /// Larger than [`Recording::MAX_BYTES`]: refused before it is read.
+    #[error(
+        "the recording is {size} bytes, over the {} MiB a recording may have; refusing to read it",
+        Recording::MAX_BYTES / (1024 * 1024)
+    )]
+    TooLarge {
+        /// Its size, or at least as much as was read.
+        size: u64,
+    },
+    /// It cannot be read.
+    #[error("cannot read the recording: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 impl Default for Recording {
@@ -268,6 +280,40 @@ impl Recording {
     pub const FORMAT: &'static str = "interlude-recording";
     /// The shape this build writes and reads.
     pub const VERSION: u32 = 1;
+
+    /// The largest recording read (64 MiB): hundreds of thousands of calls; a bigger file is
+    /// refused before it is read whole ([`Recording::read_file`]).
+    pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+    /// Reads the recording in `path`, refusing a file over [`Recording::MAX_BYTES`] before
+    /// reading it (and one that grows past it while being read), another kind of file or a
+    /// newer version.
+    ///
+    /// ```
+    /// use interlude_headless::recording::{Recording, RecordingError};
+    /// let path = std::env::temp_dir().join(format!("interlude-big-{}.json", std::process::id()));
+    /// let file = std::fs::File::create(&path).unwrap();
+    /// file.set_len(Recording::MAX_BYTES + 1).unwrap();
+    /// let e = Recording::read_file(&path).unwrap_err();
+    /// assert!(matches!(e, RecordingError::TooLarge { .. }), "{e}");
+    /// # std::fs::remove_file(path).unwrap();
+    /// ```
+    pub fn read_file(path: &std::path::Path) -> Result<Recording, RecordingError> {
+        use std::io::Read;
+        let file = std::fs::File::open(path)?;
+        let size = file.metadata()?.len();
+        if size > Recording::MAX_BYTES {
+            return Err(RecordingError::TooLarge { size });
+        }
+        let mut text = String::new();
+        file.take(Recording::MAX_BYTES + 1)
+            .read_to_string(&mut text)?;
+        let read = u64::try_from(text.len()).unwrap_or(u64::MAX);
+        if read > Recording::MAX_BYTES {
+            return Err(RecordingError::TooLarge { size: read });
+        }
+        Recording::from_json(&text)
+    }
 
     /// Reads a recording, refusing another kind of file or a newer version.
     pub fn from_json(text: &str) -> Result<Recording, RecordingError> {
@@ -332,10 +378,12 @@ pub fn export(snapshot: &HostSnapshot) -> String {
 }
 
 impl RecordedServer {
-    /// A server's record, as a recording keeps it.
+    /// A server's record, as a recording keeps it: its target with the secrets of a URL
+    /// (userinfo, `api_key`, `token`, … in its query) hidden by the one redaction rule
+    /// ([`interlude_host::redact::redact_url`]).
     pub fn of(server: &ServerRecord) -> RecordedServer {
         RecordedServer {
-            target: server.target.clone(),
+            target: interlude_host::redact::redact_url(&server.target).into_owned(),
             protocol_version: server.identity.as_ref().map(|i| i.protocol_version.clone()),
         }
     }

@@ -64,15 +64,15 @@ impl Host {
         let audit = Arc::new(Mutex::new(VecDeque::new()));
         let registry = Arc::new(Mutex::new(Registry::default()));
         let start = Instant::now();
-        let trace: Option<Box<dyn std::io::Write + Send>> = config.trace.as_ref().and_then(
-            |path| match std::fs::File::create(path) {
-                Ok(file) => Some(Box::new(std::io::BufWriter::new(file)) as Box<_>),
+        let trace = config.trace.as_ref().and_then(|path| {
+            match crate::logs::trace::Trace::open(path) {
+                Ok(trace) => Some(trace),
                 Err(e) => {
                     tracing::warn!(path = %path.display(), "cannot write the protocol trace: {e}");
                     None
                 }
-            },
-        );
+            }
+        });
         let log = Arc::new(crate::logs::protocol_log::ProtocolLog::new(
             start,
             config.protocol_log,

@@ -76,7 +76,13 @@ pub use views::embedded;
 pub use call::{CallOutcome, ToolCall};
 pub use host::{AppsConfig, Host, HostConfig, HostError, ProtocolChoice};
 pub use hub::eras::EraMemory;
+/// The one redaction rule (secret-ish property, header and query names, URL userinfo) that the
+/// protocol log, the trace, the network log, the audit and recordings all use.
+pub use interlude_engine::redact;
 pub use interlude_engine::{CallId, RequestId, ServerId, ViewId};
+/// Files written for the person: created new, mode 0600, never through a link, in a folder only
+/// the user may write to.
+pub use logs::private_file;
 pub use record::arguments::{ArgumentError, check_arguments, parse_arguments};
 pub use record::catalog::{ListKind, MAX_SUBSCRIPTIONS, ServerCatalog, Subscribing, Watched};
 pub use record::progress::CallProgress;

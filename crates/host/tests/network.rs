@@ -28,6 +28,17 @@ const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::V_2025_11_25, ProtocolVersi
 /// The credentials the host is configured to send: none may appear in the log.
 const SECRETS: [&str; 3] = ["sk-live-4f9a", "sid-77c1", "apikey-0d2e"];
 
+/// Secret-ish request headers the retest of issue 34 (round two) saw in clear, each sent with
+/// a value of its own: none may appear in the log.
+const SECRET_HEADERS: [&str; 6] = [
+    "X-Password",
+    "X-Pass",
+    "X-Passphrase",
+    "X-Credential",
+    "X-Session",
+    "X-Signature",
+];
+
 /// The demo on a loopback port; it stops when the token is cancelled (or the test ends).
 async fn demo_over_http() -> (String, CancellationToken) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -68,6 +79,7 @@ async fn each_http_exchange_is_recorded_redacted_and_linked_to_its_messages() {
             ("X-Api-Key", SECRETS[2].to_owned()),
         ]
         .into_iter()
+        .chain(SECRET_HEADERS.map(|h| (h, format!("{h}-value-9b1e"))))
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
         let conn = host
@@ -210,6 +222,11 @@ async fn each_http_exchange_is_recorded_redacted_and_linked_to_its_messages() {
         let all = serde_json::to_string(&exchanges).unwrap();
         for secret in SECRETS {
             assert!(!all.contains(secret), "{secret} in the network log");
+        }
+        for name in SECRET_HEADERS {
+            let h = header(call, &name.to_ascii_lowercase());
+            assert!(h.redacted && h.value.is_empty(), "{h:?}");
+            assert!(!all.contains("-value-9b1e"), "{name} in the network log");
         }
         if *version == ProtocolVersion::V_2025_11_25 {
             let session = header(call, "mcp-session-id");

@@ -80,7 +80,8 @@ impl Recorder {
 
     /// A recorder that writes its recording to `file` after every call that ends (and once now,
     /// empty, so that a path that cannot be written is an error at once). The file is readable
-    /// by its owner only: it holds what the person typed.
+    /// by its owner only: it holds what the person typed. It is always replaced whole, from a
+    /// new file in a folder only the user may write to (see [`interlude_host::private_file`]).
     pub fn to_file(file: &Path) -> std::io::Result<(Recorder, RecorderHandle)> {
         write(file, &Recording::default())?;
         let shared = Arc::new(Mutex::new(Shared::default()));
@@ -188,23 +189,11 @@ impl RecorderHandle {
     }
 }
 
-/// Writes `recording` to `file` whole: to a file beside it, then renamed over it.
+/// Writes `recording` to `file` whole, mode 0600: into a new temporary file of a random name
+/// beside it, then renamed over it ([`interlude_host::private_file::replace`]). A `FILE.part`
+/// someone planted, or a link at `FILE`, is never opened or written through.
 fn write(file: &Path, recording: &Recording) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = file
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("a recording needs a file name"))?;
-    let mut temporary = name.to_owned();
-    temporary.push(".part");
-    let temporary = file.with_file_name(temporary);
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut out = options.open(&temporary)?;
-    out.write_all(recording.to_json().as_bytes())?;
-    out.write_all(b"\n")?;
-    out.sync_all()?;
-    drop(out);
-    std::fs::rename(&temporary, file)
+    let mut text = recording.to_json();
+    text.push('\n');
+    interlude_host::private_file::replace(file, text.as_bytes())
 }

@@ -114,7 +114,8 @@ impl EraMemory {
         }
     }
 
-    /// Writes the file (a temporary file renamed over it, so a reader never sees half of it).
+    /// Writes the file, mode 0600: a new temporary file renamed over it, so a reader never sees
+    /// half of it ([`crate::logs::private_file::replace`]).
     fn save(&self) {
         let Some(path) = &self.path else { return };
         let Ok(text) = serde_json::to_string_pretty(&*crate::sync::lock(&self.versions)) else {
@@ -123,11 +124,7 @@ impl EraMemory {
         let written = path
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| {
-                let tmp = path.with_extension(format!("json.{}", std::process::id()));
-                std::fs::write(&tmp, text)?;
-                std::fs::rename(&tmp, path)
-            });
+            .and_then(|()| crate::logs::private_file::replace(path, text.as_bytes()));
         if let Err(e) = written {
             tracing::debug!(
                 "cannot keep the servers' protocol versions in {}: {e}",
@@ -159,6 +156,27 @@ mod tests {
         // A server that moved on to 2026-07-28 is forgotten.
         again.remember("a", &ProtocolVersion::V_2026_07_28);
         assert_eq!(EraMemory::at(&path).recall("a"), None);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_file_is_written_0600_and_never_through_a_planted_temporary_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("interlude-eras-mode-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path = dir.join("eras.json");
+        // The name the old code wrote through, planted as a link to a file it must not touch.
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let planted = path.with_extension(format!("json.{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        EraMemory::at(&path).remember("a", &ProtocolVersion::V_2025_11_25);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

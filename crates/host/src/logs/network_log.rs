@@ -38,10 +38,10 @@ const CARRIED_KEPT: usize = 256;
 const LINKS_WAITING: usize = 512;
 
 /// What a redacted value is replaced with, after the part of it that may be shown.
-pub const REDACTED: &str = "•••";
+pub const REDACTED: &str = interlude_engine::redact::REDACTED;
 
 /// How many characters of an `Mcp-Session-Id` the log keeps.
-pub const SESSION_ID_KEPT: usize = 4;
+pub const SESSION_ID_KEPT: usize = interlude_engine::redact::SESSION_ID_KEPT;
 
 /// One HTTP header of an exchange, its value redacted when it may be a secret
 /// ([`redact_header`]).
@@ -170,12 +170,14 @@ pub enum NoNetworkLog {
     UnknownServer,
 }
 
-/// `name: value` as the network log keeps it: the value of a header that may carry a secret is
-/// replaced — `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, and any header
-/// whose name contains `token`, `secret`, `key` or `auth` (whatever the case) — keeping only an
-/// authorization's scheme (`Bearer`); an `Mcp-Session-Id` keeps its first
-/// [`SESSION_ID_KEPT`] characters: it is no credential, but whoever has it can act in the
-/// session.
+/// `name: value` as the network log keeps it, by the one redaction rule of
+/// [`interlude_engine::redact`](mod@interlude_engine::redact): the value of a header whose
+/// name is secret-ish is replaced — `Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`,
+/// `X-Password`, `X-Session`, `X-Signature`, … (whatever the case) — keeping only an
+/// authorization's scheme (`Bearer`);
+/// the secrets of the URLs in `Location`, `Link` and the like are hidden, the rest kept; an
+/// `Mcp-Session-Id` keeps its first [`SESSION_ID_KEPT`] characters: it is no credential, but
+/// whoever has it can act in the session.
 ///
 /// ```
 /// use interlude_host::redact_header;
@@ -189,28 +191,9 @@ pub enum NoNetworkLog {
 /// assert_eq!((h.value.as_str(), h.redacted), ("application/json", false));
 /// ```
 pub fn redact_header(name: &str, value: &str) -> HttpHeader {
-    let lower = name.to_ascii_lowercase();
-    let (value, redacted) = match lower.as_str() {
-        "mcp-session-id" => (value.chars().take(SESSION_ID_KEPT).collect(), true),
-        "authorization" | "proxy-authorization" => {
-            // The scheme says how the host authenticates; what follows it is the secret.
-            let scheme = value
-                .split_once(' ')
-                .map(|(scheme, _)| scheme)
-                .filter(|s| s.len() <= 16 && s.chars().all(|c| c.is_ascii_alphanumeric()));
-            (scheme.unwrap_or_default().to_owned(), true)
-        }
-        "cookie" | "set-cookie" => (String::new(), true),
-        n if ["token", "secret", "key", "auth"]
-            .iter()
-            .any(|word| n.contains(word)) =>
-        {
-            (String::new(), true)
-        }
-        _ => (value.to_owned(), false),
-    };
+    let (value, redacted) = interlude_engine::redact::redact_header(name, value);
     HttpHeader {
-        name: lower,
+        name: name.to_ascii_lowercase(),
         value,
         redacted,
     }
@@ -585,6 +568,18 @@ mod tests {
             ("x-client-secret", "s", ""),
             ("WWW-Authenticate", "Bearer realm=x", ""),
             ("Mcp-Session-Id", "abcdef0123", "abcd"),
+            // Issue 34, round two: what the network view showed in clear.
+            ("X-Password", "SECRET", ""),
+            ("X-Pass", "SECRET", ""),
+            ("X-Passphrase", "SECRET", ""),
+            ("X-Credential", "SECRET", ""),
+            ("X-Session", "SECRET", ""),
+            ("X-Signature", "SECRET", ""),
+            (
+                "Location",
+                "https://app.example/cb?code=SECRET&state=1",
+                "https://app.example/cb?code=•••&state=1",
+            ),
         ] {
             let h = redact_header(name, value);
             assert!(h.redacted, "{name}");

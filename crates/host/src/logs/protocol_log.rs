@@ -12,7 +12,6 @@
 //! on), or decide anything.
 
 use std::collections::VecDeque;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 use tokio::time::Instant;
 
@@ -85,9 +84,6 @@ impl LoggedMessage {
 
 /// How many messages the log keeps per server by default.
 pub const KEPT_PER_SERVER: usize = 10_000;
-
-/// Protocol keys whose names look sensitive but whose values are not secrets.
-const NOT_SECRETS: &[&str] = &["progressToken", "_meta", "requestState"];
 
 /// What a message was when it was recorded: the transport's own message, cloned (the tap's:
 /// nothing is serialized on the way), the line it arrived as, or JSON (a view's messages). Read, it becomes a redacted
@@ -162,6 +158,48 @@ impl Recorded {
     }
 }
 
+impl Recorded {
+    /// The message as the trace writes it (one JSON line, without its newline): read as
+    /// readers see it, or, over [`crate::logs::trace::MAX_TRACED`], summarised.
+    fn trace_line(&self, server: &str) -> Vec<u8> {
+        let over = |bytes: Vec<u8>| (bytes.len() > crate::logs::trace::MAX_TRACED).then_some(bytes);
+        let large = match &self.raw {
+            Raw::Line(line) if line.len() > crate::logs::trace::MAX_TRACED => Some(line.to_vec()),
+            Raw::Line(_) => None,
+            Raw::Sent(m) => serde_json::to_vec(m).ok().and_then(over),
+            Raw::Received(m) => serde_json::to_vec(m).ok().and_then(over),
+            Raw::Json(v) => serde_json::to_vec(v).ok().and_then(over),
+            Raw::Unparsable { text, .. } => over(text.as_bytes().to_vec()),
+        };
+        let mut line = match large {
+            Some(bytes) => serde_json::json!({
+                "t_ms": self.t_ms,
+                "server": server,
+                "dir": self.dir,
+                "summary": crate::logs::trace::summary(&bytes),
+            }),
+            None => {
+                let entry = self.read(server);
+                serde_json::json!({
+                    "t_ms": entry.t_ms,
+                    "server": entry.server,
+                    "dir": entry.dir,
+                    "message": entry.message,
+                })
+            }
+        };
+        if let Some(object) = line.as_object_mut() {
+            if let Some(view) = self.view {
+                object.insert("view".into(), Value::from(view.0));
+            }
+            if let Raw::Unparsable { why, .. } = &self.raw {
+                object.insert("unparsable".into(), Value::from(why.as_ref()));
+            }
+        }
+        serde_json::to_vec(&line).unwrap_or_default()
+    }
+}
+
 /// What the log needs to know of a message when it is recorded: its JSON-RPC id, whether it is
 /// a request or notification, and the tool call it belongs to, if known.
 pub(crate) struct Shape {
@@ -198,7 +236,7 @@ pub(crate) struct ProtocolLog {
     start: Instant,
     kept: usize,
     rings: Mutex<crate::id_map::IdMap<ServerId, Ring>>,
-    trace: Option<Mutex<Box<dyn Write + Send>>>,
+    trace: Option<crate::logs::trace::Trace>,
     /// When `t_ms` 0 was, in milliseconds since the Unix epoch.
     started_at_ms: u64,
     /// The HTTP exchanges of servers reached over HTTP, on the same clock.
@@ -209,7 +247,7 @@ impl ProtocolLog {
     pub(crate) fn new(
         start: Instant,
         kept: usize,
-        trace: Option<Box<dyn Write + Send>>,
+        trace: Option<crate::logs::trace::Trace>,
         exchanges_kept: usize,
     ) -> Self {
         let since = start.elapsed();
@@ -220,7 +258,7 @@ impl ProtocolLog {
             start,
             kept,
             rings: Mutex::default(),
-            trace: trace.map(Mutex::new),
+            trace,
             network: crate::logs::network_log::NetworkLog::new(start, exchanges_kept),
         }
     }
@@ -350,31 +388,9 @@ impl ProtocolLog {
             read: std::sync::OnceLock::new(),
         };
         if let Some(trace) = &self.trace {
-            let read = entry.what.read(name);
-            let _ = entry.read.set(read.clone());
-            let entry = read;
-            let mut line = serde_json::json!({
-                "t_ms": entry.t_ms,
-                "server": entry.server,
-                "dir": entry.dir,
-                "message": entry.message,
-            });
-            if let Some(object) = line.as_object_mut() {
-                if let Some(view) = entry.view {
-                    object.insert("view".into(), Value::from(view.0));
-                }
-                if let Some(why) = &entry.unparsable {
-                    object.insert("unparsable".into(), Value::from(why.as_str()));
-                }
-            }
-            let mut out = crate::sync::lock(trace);
-            let written = serde_json::to_writer(&mut *out, &line)
-                .map_err(std::io::Error::other)
-                .and_then(|()| out.write_all(b"\n"))
-                .and_then(|()| out.flush());
-            if let Err(e) = written {
-                tracing::warn!("cannot write the protocol trace: {e}");
-            }
+            // Made into its line on the trace's own thread, never here (`trace.rs`).
+            let (what, name) = (entry.what.clone(), name.to_owned());
+            trace.send(Box::new(move || what.trace_line(&name)));
         }
         if self.kept > 0 {
             if ring.messages.len() >= self.kept {
@@ -428,22 +444,10 @@ impl ProtocolLog {
     }
 }
 
-/// Redacts the values of sensitive-looking keys in every object of `value`.
+/// Redacts the values of secret-ish keys in every object of `value`, by the one rule of
+/// [`interlude_engine::redact`](mod@interlude_engine::redact).
 fn redact_all(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            let redacted = interlude_engine::redact(map);
-            for (key, v) in map.iter_mut() {
-                let keep = NOT_SECRETS.contains(&key.as_str());
-                match redacted.get(key) {
-                    Some(r) if !keep && r != v => *v = r.clone(),
-                    _ => redact_all(v),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(redact_all),
-        _ => {}
-    }
+    interlude_engine::redact::redact_json(value);
 }
 
 #[cfg(test)]

@@ -249,8 +249,9 @@ fn write_private(path: &Path, content: &[u8]) -> std::io::Result<()> {
 }
 
 /// Refuses the file at `path` if it exists and is not the user's own: another owner, or
-/// permissions for the group or others. A symbolic link is judged by itself and its target.
-/// Nothing is checked where there are no Unix permissions.
+/// permissions for the group or others, or a symbolic link (never followed: whoever may change
+/// where it points would choose the store). Nothing is checked where there are no Unix
+/// permissions.
 pub(crate) fn check_private(path: &Path) -> Result<(), StoreError> {
     #[cfg(unix)]
     {
@@ -262,12 +263,13 @@ pub(crate) fn check_private(path: &Path) -> Result<(), StoreError> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
                 Err(e) => return Err(StoreError::Io(e)),
             };
-            let mode = if metadata.file_type().is_symlink() {
-                // A link's own permissions mean nothing; its owner does.
-                0o600
-            } else {
-                metadata.mode()
-            };
+            if metadata.file_type().is_symlink() {
+                return Err(StoreError::NotPrivate {
+                    path: path.to_owned(),
+                    reason: "is a symbolic link (a store is never opened through one)",
+                });
+            }
+            let mode = metadata.mode();
             if let Some(reason) = not_private(metadata.uid(), mode, me) {
                 return Err(StoreError::NotPrivate {
                     path: path.to_owned(),
@@ -331,6 +333,26 @@ mod tests {
         for mode in [0o100666, 0o100644, 0o100640, 0o100606, 0o100620, 0o100602] {
             assert!(not_private(1000, mode, 1000).is_some(), "{mode:o}");
         }
+    }
+
+    /// Issue 34, round two: a store path that is a link (to a private file of the user's,
+    /// even) is refused, not followed.
+    #[cfg(unix)]
+    #[test]
+    fn a_store_path_that_is_a_symbolic_link_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("interlude-store-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("real.db");
+        std::fs::write(&target, b"").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        check_private(&target).unwrap();
+        let link = dir.join("store.db");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = check_private(&link).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
