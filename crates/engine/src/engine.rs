@@ -31,7 +31,6 @@ use crate::kinds::view_link::{self, Asker};
 use crate::kinds::{Acceptance, Aftermath, Ending, Pending, PendingKind};
 use crate::out::Out;
 use crate::rate::Bucket;
-use crate::redact::redact;
 use crate::request::{Header, RequestKind};
 use crate::views::{Verdict, Views};
 

@@ -11,7 +11,8 @@ use interlude_protocol::Answer;
 use interlude_schema::{Content, FieldError, FormSchema};
 
 use super::{Acceptance, Kind};
-use crate::audit::{AuditEvent, redact};
+use crate::audit::AuditEvent;
+use crate::redact::redact;
 use crate::config::EngineConfig;
 use crate::io::Reply;
 use crate::out::Out;

@@ -15,7 +15,8 @@ use serde_json::{Map, Value};
 use interlude_schema::{Content, FieldError};
 
 use super::{Acceptance, Kind};
-use crate::audit::{AuditEvent, redact};
+use crate::audit::AuditEvent;
+use crate::redact::redact;
 use crate::config::EngineConfig;
 use crate::io::Reply;
 use crate::out::Out;
