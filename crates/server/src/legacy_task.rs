@@ -279,6 +279,9 @@ impl<H: ServerHandler + AskServer> LegacyTasks<H> {
                 TaskStatus::Completed => {
                     let mut result = detailed.get("result").cloned().unwrap_or(json!({}));
                     if let Some(result) = result.as_object_mut() {
+                        // The result as a plain 2025-11-25 `tools/call` gives it: the
+                        // extension's copy carries 2026-07-28's `resultType`.
+                        result.remove("resultType");
                         result.insert("_meta".to_owned(), json!({RELATED_TASK: {"taskId": id}}));
                     }
                     return Ok(result);

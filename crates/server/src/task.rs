@@ -10,7 +10,9 @@
 //! `inputRequests` and the handler waits for its answer (`tasks/update`) where it asked —
 //! questions asked together ([`Ask::all`]) are outstanding together; it never sees which way it
 //! is asked, and it runs once. A `tasks/cancel` stops it (its future is dropped), and the task
-//! ends `cancelled`. URL flows are not asked inside a task yet (the task fails, saying so).
+//! ends `cancelled`. A URL flow ([`UrlFlows::run`](crate::url::UrlFlows::run)) works inside a
+//! task in both designs: the person's consent is one of the task's questions (a URL
+//! elicitation naming the flow), then the task waits, `working`, until the flow's page ends it.
 //!
 //! The tasks run under rmcp's task manager, in this process's memory, under unguessable ids
 //! (UUID v4), for their TTL (five minutes by default) and as long again once ended; given a

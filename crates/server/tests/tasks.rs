@@ -639,6 +639,11 @@ mod legacy {
             result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
             id.as_str()
         );
+        // A 2025-11-25 result, as a plain `tools/call` gives it: `resultType` is 2026-07-28's.
+        assert!(
+            result["result"].get("resultType").is_none(),
+            "no 2026-07-28 field on a 2025-11-25 result: {result}"
+        );
         let done = raw.status(&id, "completed").await;
         assert!(done.get("result").is_none(), "{done}");
         assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler ran once");
@@ -666,6 +671,7 @@ mod legacy {
             result["result"]["content"][0]["text"], "Not deployed.",
             "{result}"
         );
+        assert!(result["result"].get("resultType").is_none(), "{result}");
     }
 
     /// A task cancelled while its question, pushed on `tasks/result`, waits for the person:
