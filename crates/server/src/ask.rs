@@ -25,7 +25,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::call::Call;
-use crate::config::{AskConfig, AskServer};
+use crate::config::{AskConfig, AskServer, ServesTasks};
 use crate::error::AskError;
 use crate::roots::{Root, read_roots, roots_input_request, roots_request};
 use crate::round_trip::{RoundTrip, Served};
@@ -731,16 +731,30 @@ fn prepared<T: Elicit>() -> Result<Arc<Prepared>, AskError> {
     Ok(prepared)
 }
 
-impl<S: AskServer> FromContextPart<ToolCallContext<'_, S>> for Ask {
+impl<S: AskServer + rmcp::ServerHandler> FromContextPart<ToolCallContext<'_, S>> for Ask {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
-        Ok(Ask::from_parts(
+        let mut ask = Ask::from_parts(
             context.service.ask_config(),
             &context.name,
             context.arguments.as_ref(),
             context.input_responses.take(),
             context.request_state.take(),
             taken_context(&mut context.request_context),
-        ))
+        );
+        // A 2026-07-28 client that takes tasks, on a server not served through `TaskServer`:
+        // a task only if the server itself declared the extension (and so, presumably, answers
+        // `tasks/get`). Asked only then: `get_info` builds the server's whole description.
+        if ask.call.era == ProtocolEra::Mrtr
+            && ask.call.context.extensions.get::<ServesTasks>().is_none()
+            && ask
+                .call
+                .client_capabilities()
+                .is_some_and(|c| c.supports_tasks())
+        {
+            let declared = context.service.get_info().capabilities.supports_tasks();
+            ask.call.context.extensions.insert(ServesTasks(declared));
+        }
+        Ok(ask)
     }
 }
 

@@ -8,6 +8,7 @@ mod interactions;
 mod tasks;
 
 pub use interactions::Interactions;
+pub(crate) use tasks::ServesTasks;
 pub use tasks::{TaskSupport, Tasks};
 
 /// How a server asks: shared by every tool call of one server (cheap to clone).

@@ -41,7 +41,14 @@
 //!
 //! To serve on stdio, [`stdio()`] is a drop-in for rmcp's `transport::stdio()` that polls the
 //! pipes on tokio's reactor instead of its blocking thread pool (faster, same bytes):
-//! `Server { .. }.serve(interlude_server::stdio()).await?`.
+//! `Server { .. }.serve(interlude_server::stdio()).await?`; [`checked_stdio()`] is the same with
+//! the toolkit's input checks both ways ([`checked_lines`], [`checked`]).
+//!
+//! Tools that run as tasks ([`task`], [`Ask::task`]) need only their server served through
+//! [`task::TaskServer`], which brings the capability and the `tasks/*` methods of both designs;
+//! without it they run as ordinary calls. Examples of each of these, runnable, are in the
+//! crate's `examples/` (`cargo run -p interlude-server --example form_stdio`, `form_http`,
+//! `url_flow`, `app_view`, `task`, `sampling_roots`).
 //!
 //! For URL-mode elicitation, where the person goes to a page of the server so that a secret
 //! never passes through the client, [`url`] has the rest: [`url::UrlFlows`] sends the person to
@@ -128,7 +135,9 @@ pub mod url;
 mod wire;
 
 pub use ask::Ask;
-pub use checked::{Checked, CheckedLines, MAX_LINE, checked, checked_http, checked_lines};
+pub use checked::{
+    Checked, CheckedLines, MAX_LINE, checked, checked_http, checked_lines, checked_stdio,
+};
 pub use config::{AskConfig, AskServer};
 pub use error::AskError;
 pub use interlude_protocol::Answer;
@@ -188,6 +197,9 @@ pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 ///         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
 ///     }
 /// }
+///
+/// #[rmcp::tool_handler]
+/// impl rmcp::ServerHandler for Server {}
 ///
 /// // The router serves it like any other tool.
 /// assert!(Server::tool_router().has_route("star"));
