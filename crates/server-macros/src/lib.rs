@@ -8,13 +8,16 @@
 //! completion and handing the `Result` to `interlude_server::respond`, which puts the question in
 //! rmcp's `Ok` branch and maps every other error to JSON-RPC in one place.
 //!
+//! It also checks that the block's type implements `AskServer` and rmcp's `ServerHandler`, which
+//! a tool taking `Ask` needs, so that forgetting either is an error naming it.
+//!
 //! What it deliberately does not do: look at anything but `#[tool]` fns declared to return
 //! `ToolResult` (every other item passes through untouched), generate tool metadata (rmcp's
 //! `#[tool]` and `#[tool_router]` still do that), or decide how errors map (the toolkit does).
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;
-use quote::{ToTokens, quote};
+use quote::quote;
 use syn::{Ident, ImplItem, ImplItemFn, ItemImpl, ReturnType, Type, parse_quote};
 
 /// How it works: each `#[tool]` fn of the impl block declared `-> ToolResult` (any path ending
@@ -47,15 +50,53 @@ pub fn asking(attr: TokenStream, item: TokenStream) -> TokenStream {
             );
         }
     };
+    let mut asks = false;
     for item in &mut block.items {
         if let ImplItem::Fn(f) = item
             && is_tool(f)
-            && returns_tool_result(&f.sig.output)
         {
-            rewrite(f);
+            asks |= takes_ask(f);
+            if returns_tool_result(&f.sig.output) {
+                rewrite(f);
+                asks = true;
+            }
         }
     }
-    block.into_token_stream().into()
+    let needs = (asks && block.generics.params.is_empty()).then(|| needs_ask_server(&block));
+    quote!(#block #needs).into()
+}
+
+/// Whether a parameter of the fn is typed `Ask` (any path ending in `Ask`).
+fn takes_ask(f: &ImplItemFn) -> bool {
+    f.sig.inputs.iter().any(|input| match input {
+        syn::FnArg::Typed(typed) => match &*typed.ty {
+            Type::Path(path) => path
+                .path
+                .segments
+                .last()
+                .is_some_and(|segment| segment.ident == "Ask"),
+            _ => false,
+        },
+        syn::FnArg::Receiver(_) => false,
+    })
+}
+
+/// A check, at the impl block's type, that it implements `AskServer` and `ServerHandler`:
+/// without it, a missing impl is only rmcp's "`IntoToolRoute<Server, _>` is not satisfied",
+/// on each tool, naming neither. (`AskServer` says what to write.)
+fn needs_ask_server(block: &ItemImpl) -> proc_macro2::TokenStream {
+    let ty = &block.self_ty;
+    let span = syn::spanned::Spanned::span(ty);
+    let ask_server = Ident::new("__interlude_asking_needs_ask_server", span);
+    let handler = Ident::new("__interlude_asking_needs_server_handler", span);
+    quote::quote_spanned! {span=>
+        const _: fn() = || {
+            fn #ask_server<T: ::interlude_server::AskServer>() {}
+            fn #handler<T: ::rmcp::ServerHandler>() {}
+            #ask_server::<#ty>();
+            #handler::<#ty>();
+        };
+    }
 }
 
 /// Whether rmcp's `#[tool]` (under any path) marks this fn, the way `#[tool_router]` decides.

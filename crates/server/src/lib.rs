@@ -148,6 +148,12 @@ pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 /// Put it on the impl block that holds the tools, next to rmcp's `#[tool_router]`. Tools that do
 /// not return `ToolResult` stay plain rmcp tools.
 ///
+/// It also checks, where the block's type is named, that the type implements [`AskServer`] and
+/// rmcp's `ServerHandler`, which a tool taking [`Ask`] needs: a missing one is an error saying
+/// which (``implement `interlude_server::AskServer` for `Server` ``), beside rmcp's own. If
+/// rustc instead says only ``the trait `IntoToolRoute<Server, _>` is not implemented`` on
+/// `#[tool_router]`, a tool returns `ToolResult` in a block without `#[asking]`.
+///
 /// # Example
 /// ```
 /// use interlude_server::{Answer, Ask, AskConfig, AskServer, ToolResult, asking};
