@@ -509,6 +509,58 @@ impl Ask {
     ///
     /// `T`'s fields become the form (see [`interlude_schema::Elicit`]). On accept, defaults are
     /// applied, the content is validated and deserialized into `T`.
+    ///
+    /// # Field types
+    ///
+    /// A form is flat: each field of `T` is a string, a number (an integer type or a float), a
+    /// boolean, an enum (a single choice; `#[schemars(inline)]` on a named enum), a `Vec` of an
+    /// enum (several choices), or an `Option` of one of those (not required). Doc comments are
+    /// the fields' descriptions; `#[serde(default = …)]` gives a default.
+    ///
+    /// String formats and constraints are schemars attributes, and the answer is checked against
+    /// them on the server too: `#[schemars(extend("format" = "date"))]` (`YYYY-MM-DD`),
+    /// `"date-time"` (RFC 3339), `"email"` and `"uri"`; `#[schemars(length(min = 1, max = 80))]`
+    /// for strings, `#[schemars(range(min = 18))]` for numbers.
+    ///
+    /// ```
+    /// use interlude_server::{Answer, Ask, AskError};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// #[schemars(inline)]
+    /// enum Room {
+    ///     Small,
+    ///     Large,
+    /// }
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Booking {
+    ///     /// Your email address
+    ///     #[schemars(extend("format" = "email"))]
+    ///     email: String,
+    ///     /// The day (YYYY-MM-DD)
+    ///     #[schemars(extend("format" = "date"))]
+    ///     day: String,
+    ///     /// When you arrive
+    ///     #[schemars(extend("format" = "date-time"))]
+    ///     arrival: Option<String>,
+    ///     /// Guests
+    ///     #[schemars(range(min = 1, max = 12))]
+    ///     guests: u8,
+    ///     /// Which room
+    ///     room: Room,
+    /// }
+    ///
+    /// async fn book(ask: &Ask) -> Result<String, AskError> {
+    ///     Ok(match ask.form::<Booking>("Book a room").await? {
+    ///         Answer::Accepted(b) => format!("{} on {} for {}", b.email, b.day, b.guests),
+    ///         Answer::Declined | Answer::Cancelled => "not booked".into(),
+    ///     })
+    /// }
+    /// ```
+    ///
+    /// A field that is a struct (a nested object) is outside what elicitation allows: the
+    /// question fails with [`AskError::Schema`] naming the field, before anything is sent.
+    /// Flatten it (`#[serde(flatten)]`) or ask it as a second form.
     pub fn form<T: Elicit>(
         &self,
         message: impl Into<String>,

@@ -107,8 +107,50 @@
 //! impl ServerHandler for Server {}
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let server = Server { ask: AskConfig::new() }.serve(interlude_server::stdio()).await?;
+//! let server = Server { ask: AskConfig::new() }.serve(interlude_server::checked_stdio()).await?;
 //! server.waiting().await?;
+//! # Ok(()) }
+//! ```
+
+//!
+//! # Streamable HTTP
+//!
+//! rmcp's `StreamableHttpService` builds a handler instance per session (2025) or per request
+//! (2026-07-28). Create the [`AskConfig`] **once**, outside the factory, and clone it into each
+//! instance: a 2026-07-28 retry must open the `requestState` another instance sealed, and a
+//! task started by one instance is polled through another. Put [`checked_http`] around the
+//! service (the toolkit's input checks, which the 2025-11-25 tasks need too), and raise the
+//! session keep-alive: rmcp drops a 2025 session idle for five minutes, and people are slower.
+//! The `form_http` example is a complete server.
+//!
+//! ```no_run
+//! # use interlude_server::{AskConfig, AskServer};
+//! # #[derive(Clone)] struct Server { ask: AskConfig }
+//! # impl AskServer for Server { fn ask_config(&self) -> &AskConfig { &self.ask } }
+//! # impl rmcp::ServerHandler for Server {}
+//! use std::time::Duration;
+//! use interlude_server::task::{TaskServer, TaskSupport};
+//! use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+//! use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let ask = AskConfig::new(); // once per server
+//! let mut sessions = LocalSessionManager::default();
+//! sessions.session_config.keep_alive = Some(Duration::from_secs(24 * 60 * 60));
+//! let service = StreamableHttpService::new(
+//!     move || {
+//!         let server = Server { ask: ask.clone() };
+//!         // With task tools: their capability and `tasks/*`, both designs.
+//!         Ok(TaskServer::new(server).tool("deploy", TaskSupport::Optional))
+//!     },
+//!     sessions.into(),
+//!     StreamableHttpServerConfig::default(),
+//! );
+//! let app = axum::Router::new()
+//!     .nest_service("/mcp", service)
+//!     .layer(axum::middleware::from_fn(interlude_server::checked_http));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! axum::serve(listener, app).await?;
 //! # Ok(()) }
 //! ```
 
