@@ -513,7 +513,7 @@ impl Ask {
     /// # Field types
     ///
     /// A form is flat: each field of `T` is a string, a number (an integer type or a float), a
-    /// boolean, an enum (a single choice; `#[schemars(inline)]` on a named enum), a `Vec` of an
+    /// boolean, a Rust enum of unit variants (a single choice), a `Vec` of such an
     /// enum (several choices), or an `Option` of one of those (not required). Doc comments are
     /// the fields' descriptions; `#[serde(default = …)]` gives a default.
     ///
@@ -526,7 +526,6 @@ impl Ask {
     /// use interlude_server::{Answer, Ask, AskError};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
-    /// #[schemars(inline)]
     /// enum Room {
     ///     Small,
     ///     Large,

@@ -23,6 +23,9 @@ use serde_json::{Value, json};
 
 const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
 
+/// What is done with each link the host consents to.
+type OnLink = Box<dyn FnMut(&str) + Send>;
+
 /// The host with the headless surface answering `answers` in order, speaking `version` only;
 /// each link it consents to is handed to `on_link`. (The one place this file names the
 /// headless surface.)
@@ -30,7 +33,7 @@ fn host(
     version: &ProtocolVersion,
     answers: Vec<Answer<Content>>,
     config: HostConfig,
-    on_link: Option<Box<dyn FnMut(&str) + Send>>,
+    on_link: Option<OnLink>,
 ) -> Host {
     use interlude_host::headless::{Answers, HeadlessSurface};
     let mut surface = HeadlessSurface::new(Answers::Script(answers));
@@ -287,7 +290,7 @@ async fn url_flow_signs_the_person_in_and_takes_the_key_on_its_page_in_both_eras
         .unwrap();
     for version in &ERAS {
         let (links, mut link) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let on_link: Box<dyn FnMut(&str) + Send> = Box::new(move |url: &str| {
+        let on_link: OnLink = Box::new(move |url: &str| {
             let _ = links.send(url.to_owned());
         });
         // The pages' port, chosen here: the host opens loopback links of that origin only.
