@@ -51,8 +51,8 @@ fn accept(content: Value) -> Answer<Content> {
     Answer::Accepted(content.as_object().cloned().unwrap())
 }
 
-/// Builds example `name` once (cargo builds examples for `cargo test`, but not for
-/// `cargo test --test examples`) and returns its path.
+/// Example `name`'s binary, built here (once) unless cargo built it after the last change of
+/// its sources (`cargo test` builds examples; `cargo test --test examples` does not).
 fn example(name: &str) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     // …/target/debug/deps/examples-<hash> → …/target
@@ -63,7 +63,7 @@ fn example(name: &str) -> PathBuf {
     let mut built = BUILT
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !built.iter().any(|b| b == name) {
+    if !built.iter().any(|b| b == name) && !fresh(&path, name) {
         // Cargo's variables for this test process stay out of the build's way.
         let status = Command::new(env!("CARGO"))
             .args(["build", "-q", "-p", "interlude-server", "--example", name])
@@ -79,6 +79,36 @@ fn example(name: &str) -> PathBuf {
     }
     assert!(path.exists(), "no example binary at {}", path.display());
     path
+}
+
+/// Whether the example's binary is newer than its source and the toolkit's (as after
+/// `cargo test`, which builds the examples first: then no second build, with other features,
+/// is started from here).
+fn fresh(binary: &std::path::Path, name: &str) -> bool {
+    fn newest(dir: &std::path::Path, newest_seen: &mut std::time::SystemTime) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                newest(&path, newest_seen);
+            } else if let Ok(modified) = entry.metadata().and_then(|m| m.modified()) {
+                *newest_seen = (*newest_seen).max(modified);
+            }
+        }
+    }
+    let Ok(built) = std::fs::metadata(binary).and_then(|m| m.modified()) else {
+        return false;
+    };
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = std::time::SystemTime::UNIX_EPOCH;
+    newest(&crate_dir.join("src"), &mut sources);
+    newest(&crate_dir.join("assets"), &mut sources);
+    newest(&crate_dir.join("../server-macros/src"), &mut sources);
+    if let Ok(example) =
+        std::fs::metadata(crate_dir.join(format!("examples/{name}.rs"))).and_then(|m| m.modified())
+    {
+        sources = sources.max(example);
+    }
+    built >= sources
 }
 
 /// A stdio example as the host starts it, with `env`.
