@@ -10,15 +10,16 @@
 //! stdin/stdout; connect a host to it, e.g.
 //! `interlude connect "cargo run -q -p interlude-server --example form_stdio"`.
 
-use interlude_server::{Answer, Ask, AskConfig, AskServer, ToolResult, asking};
+use interlude_server::{Answer, Ask, AskConfig, AskServer, Form, ToolResult, asking};
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// What the form asks. Doc comments become the fields' descriptions; `range` and `format`
-/// are checked on the server too before the answer is deserialized.
-#[derive(Deserialize, JsonSchema)]
+/// are checked on the server too before the answer is deserialized. `Form` checks at compile
+/// time that the form is flat (a struct as a field would be an error pointing at it).
+#[derive(Deserialize, JsonSchema, Form)]
 struct Contact {
     /// Your full name
     name: String,

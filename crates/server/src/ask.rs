@@ -559,7 +559,9 @@ impl Ask {
     ///
     /// A field that is a struct (a nested object) is outside what elicitation allows: the
     /// question fails with [`AskError::Schema`] naming the field, before anything is sent.
-    /// Flatten it (`#[serde(flatten)]`) or ask it as a second form.
+    /// Flatten it (`#[serde(flatten)]`) or ask it as a second form. Add
+    /// [`derive(Form)`](crate::Form) to the type to have that checked when the program is
+    /// compiled instead, with the error at the field.
     pub fn form<T: Elicit>(
         &self,
         message: impl Into<String>,

@@ -160,6 +160,7 @@ mod call;
 mod checked;
 mod config;
 mod error;
+pub mod form;
 pub mod interaction;
 mod interaction_create;
 mod legacy_task;
@@ -184,6 +185,61 @@ pub use config::{AskConfig, AskServer};
 pub use error::AskError;
 pub use interlude_protocol::Answer;
 pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
+/// Checks, when the program is compiled, that a form's type is flat: on a struct, that each
+/// field is a string, a number, a boolean, an enum of unit variants (itself with
+/// `#[derive(Form)]`), a `Vec` of such an enum, or an `Option` of those — a struct as a field
+/// (a nested object, which elicitation does not allow) is an error pointing at that field,
+/// instead of [`AskError::Schema`] when the question is asked. On an enum, that its variants
+/// are units (the traits are in [`form`]). Optional: [`Ask::form`] takes any `JsonSchema` type.
+///
+/// ```
+/// use interlude_server::Form;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// enum Size {
+///     Small,
+///     Large,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Delivery {
+///     /// The day (YYYY-MM-DD)
+///     #[schemars(extend("format" = "date"))]
+///     day: String,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Order {
+///     #[serde(flatten)]
+///     delivery: Delivery, // its fields are the form's own, checked too
+///     /// Your email address
+///     #[schemars(extend("format" = "email"))]
+///     email: String,
+///     /// How many
+///     count: u32,
+///     size: Size,
+///     extras: Vec<Size>,
+///     note: Option<String>,
+/// }
+/// ```
+///
+/// A nested struct does not compile, and the error points at its field:
+///
+/// ```compile_fail,E0277
+/// use interlude_server::Form;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Address {
+///     street: String,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Contact {
+///     name: String,
+///     address: Address, // error: `Address` cannot be a field of a form
+/// }
+/// ```
+pub use interlude_server_macros::Form;
 /// Lets the `#[tool]` fns of an impl block return [`ToolResult`] and use `?` on every
 /// [`Ask`] call — including the `input_required` of a 2026-07-28 question — like any rmcp tool.
 ///
