@@ -50,6 +50,59 @@
 //! assert_eq!(result.content.len(), 2);
 //! ```
 
+//!
+//! # Writing the view
+//!
+//! The view speaks JSON-RPC 2.0 with its host over `postMessage` (MCP Apps, stable revision
+//! `2026-01-26`): it asks `ui/initialize` (`appInfo`, `appCapabilities`, `protocolVersion:
+//! "2026-01-26"`), says `ui/notifications/initialized`, then receives the call's
+//! `ui/notifications/tool-input` and `ui/notifications/tool-result`; it may call its server's
+//! tools (`tools/call`, relayed by the host only to tools whose visibility includes `app`),
+//! and it must say its size (`ui/notifications/size-changed`, `{width, height}`) whenever it
+//! changes, or the host keeps the frame's first height. It answers the host's
+//! `ui/resource-teardown` (and `ping`) with `{}`.
+//!
+//! Two ways to write one:
+//!
+//! - **One HTML document, no bundler**: inline [`VIEW_HELPER_JS`] (this crate's
+//!   `assets/app-view.js`, no dependencies) in a `<script type="module">` and call its
+//!   `connectView` after it. It does the handshake, resizes, answers the host, and — given
+//!   `onQuestion` — renders questions asked with [`Ask::form_in_view`](crate::Ask::form_in_view).
+//!   The `app_view` example (`cargo run -p interlude-server --example app_view`) is a complete
+//!   one.
+//!
+//!   ```
+//!   use interlude_server::apps::{AppResource, VIEW_HELPER_JS};
+//!
+//!   let script = r#"
+//!     const view = await connectView({
+//!       name: 'greeter', version: '1.0.0',
+//!       onToolResult: (result) => {
+//!         document.querySelector('#out').textContent = result.content?.[0]?.text ?? '';
+//!       },
+//!     });
+//!     document.querySelector('#again').onclick = async () => {
+//!       const result = await view.callTool('greet', {});
+//!       document.querySelector('#out').textContent = result.content?.[0]?.text ?? '';
+//!     };
+//!   "#;
+//!   let html = format!(
+//!       "<!doctype html><p id=out></p><button id=again>Again</button>\
+//!        <script type=module>{VIEW_HELPER_JS}\n{script}</script>"
+//!   );
+//!   let view = AppResource::new("ui://greeter/view.html", html).unwrap();
+//!   # let _ = view;
+//!   ```
+//! - **With a bundler**: the `App` class of `@modelcontextprotocol/ext-apps` (npm) does the
+//!   same in TypeScript: `const app = new App({name, version}, capabilities)`, set
+//!   `app.ontoolresult`, `app.onteardown = async () => ({})` (without it the host's teardown is
+//!   answered -32601), then `await app.connect()`; `app.callServerTool({name, arguments})`
+//!   calls a tool, and the size is sent by itself. Bundle the view into one HTML file (Vite
+//!   with `vite-plugin-singlefile`, say) and serve that file's text as the [`AppResource`]:
+//!   a view's scripts are not fetched from the server, only what its CSP allows.
+//!   For questions in such a view, [`ELICITATION_HELPER_JS`] registers the handler on the
+//!   `App`.
+
 use std::sync::Arc;
 
 use interlude_protocol::apps::{
@@ -74,6 +127,30 @@ pub const SKYBRIDGE_MIME_TYPE: &str = "text/html+skybridge";
 /// assert!(interlude_server::apps::ELICITATION_HELPER_JS.contains("export function handleElicitations"));
 /// ```
 pub const ELICITATION_HELPER_JS: &str = include_str!("../assets/app-elicitation.js");
+
+/// The view-side helper for one-document views, without a bundler (an ES module without
+/// dependencies, this crate's `assets/app-view.js`): `connectView(options)` does the MCP Apps
+/// handshake (`ui/initialize` at protocol revision [`APPS_PROTOCOL_VERSION`]), sends
+/// `ui/notifications/size-changed` as the document's size changes, hands the view the call's
+/// input and result, calls the server's tools (`view.callTool(name, args)`), answers the host's
+/// requests (`ui/resource-teardown`, `ping`) and, given `onQuestion`, the questions a server
+/// asks in the view ([`Ask::form_in_view`](crate::Ask::form_in_view)). Inline it in the view's
+/// `<script type="module">`, before the view's own code (see the module documentation).
+///
+/// ```
+/// use interlude_server::apps::{APPS_PROTOCOL_VERSION, VIEW_HELPER_JS};
+/// assert!(VIEW_HELPER_JS.contains("export async function connectView"));
+/// assert!(VIEW_HELPER_JS.contains(APPS_PROTOCOL_VERSION));
+/// ```
+pub const VIEW_HELPER_JS: &str = include_str!("../assets/app-view.js");
+
+/// The revision of the MCP Apps view ⇄ host protocol a view asks for in `ui/initialize`
+/// (the stable one), as [`VIEW_HELPER_JS`] does.
+///
+/// ```
+/// assert_eq!(interlude_server::apps::APPS_PROTOCOL_VERSION, "2026-01-26");
+/// ```
+pub const APPS_PROTOCOL_VERSION: &str = "2026-01-26";
 
 /// A resource URI that is not `ui://…`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

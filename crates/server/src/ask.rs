@@ -25,7 +25,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::call::Call;
-use crate::config::{AskConfig, AskServer};
+use crate::config::{AskConfig, AskServer, ServesTasks};
 use crate::error::AskError;
 use crate::roots::{Root, read_roots, roots_input_request, roots_request};
 use crate::round_trip::{RoundTrip, Served};
@@ -509,6 +509,59 @@ impl Ask {
     ///
     /// `T`'s fields become the form (see [`interlude_schema::Elicit`]). On accept, defaults are
     /// applied, the content is validated and deserialized into `T`.
+    ///
+    /// # Field types
+    ///
+    /// A form is flat: each field of `T` is a string, a number (an integer type or a float), a
+    /// boolean, a Rust enum of unit variants (a single choice), a `Vec` of such an
+    /// enum (several choices), or an `Option` of one of those (not required). Doc comments are
+    /// the fields' descriptions; `#[serde(default = …)]` gives a default.
+    ///
+    /// String formats and constraints are schemars attributes, and the answer is checked against
+    /// them on the server too: `#[schemars(extend("format" = "date"))]` (`YYYY-MM-DD`),
+    /// `"date-time"` (RFC 3339), `"email"` and `"uri"`; `#[schemars(length(min = 1, max = 80))]`
+    /// for strings, `#[schemars(range(min = 18))]` for numbers.
+    ///
+    /// ```
+    /// use interlude_server::{Answer, Ask, AskError};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// enum Room {
+    ///     Small,
+    ///     Large,
+    /// }
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Booking {
+    ///     /// Your email address
+    ///     #[schemars(extend("format" = "email"))]
+    ///     email: String,
+    ///     /// The day (YYYY-MM-DD)
+    ///     #[schemars(extend("format" = "date"))]
+    ///     day: String,
+    ///     /// When you arrive
+    ///     #[schemars(extend("format" = "date-time"))]
+    ///     arrival: Option<String>,
+    ///     /// Guests
+    ///     #[schemars(range(min = 1, max = 12))]
+    ///     guests: u8,
+    ///     /// Which room
+    ///     room: Room,
+    /// }
+    ///
+    /// async fn book(ask: &Ask) -> Result<String, AskError> {
+    ///     Ok(match ask.form::<Booking>("Book a room").await? {
+    ///         Answer::Accepted(b) => format!("{} on {} for {}", b.email, b.day, b.guests),
+    ///         Answer::Declined | Answer::Cancelled => "not booked".into(),
+    ///     })
+    /// }
+    /// ```
+    ///
+    /// A field that is a struct (a nested object) is outside what elicitation allows: the
+    /// question fails with [`AskError::Schema`] naming the field, before anything is sent.
+    /// Flatten it (`#[serde(flatten)]`) or ask it as a second form. Add
+    /// [`derive(Form)`](crate::Form) to the type to have that checked when the program is
+    /// compiled instead, with the error at the field.
     pub fn form<T: Elicit>(
         &self,
         message: impl Into<String>,
@@ -731,16 +784,30 @@ fn prepared<T: Elicit>() -> Result<Arc<Prepared>, AskError> {
     Ok(prepared)
 }
 
-impl<S: AskServer> FromContextPart<ToolCallContext<'_, S>> for Ask {
+impl<S: AskServer + rmcp::ServerHandler> FromContextPart<ToolCallContext<'_, S>> for Ask {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
-        Ok(Ask::from_parts(
+        let mut ask = Ask::from_parts(
             context.service.ask_config(),
             &context.name,
             context.arguments.as_ref(),
             context.input_responses.take(),
             context.request_state.take(),
             taken_context(&mut context.request_context),
-        ))
+        );
+        // A 2026-07-28 client that takes tasks, on a server not served through `TaskServer`:
+        // a task only if the server itself declared the extension (and so, presumably, answers
+        // `tasks/get`). Asked only then: `get_info` builds the server's whole description.
+        if ask.call.era == ProtocolEra::Mrtr
+            && ask.call.context.extensions.get::<ServesTasks>().is_none()
+            && ask
+                .call
+                .client_capabilities()
+                .is_some_and(|c| c.supports_tasks())
+        {
+            let declared = context.service.get_info().capabilities.supports_tasks();
+            ask.call.context.extensions.insert(ServesTasks(declared));
+        }
+        Ok(ask)
     }
 }
 

@@ -160,6 +160,31 @@ pub fn checked_lines<R>(reader: R) -> CheckedLines<R> {
     }
 }
 
+/// The stdio transport of a toolkit server, checked both ways: [`stdio()`](crate::stdio) with
+/// [`checked_lines`] on its input and [`checked`] around it. Everything the toolkit offers
+/// works through it, the 2025-11-25 tasks of a [`TaskServer`](crate::task::TaskServer)
+/// included (their `params.task` and `tasks/*` methods need its input checks).
+///
+/// ```no_run
+/// # async fn run<S: rmcp::ServerHandler>(server: S) -> Result<(), Box<dyn std::error::Error>> {
+/// use rmcp::ServiceExt;
+/// server.serve(interlude_server::checked_stdio()).await?.waiting().await?;
+/// # Ok(()) }
+/// ```
+pub fn checked_stdio() -> Checked<
+    rmcp::transport::async_rw::AsyncRwTransport<
+        RoleServer,
+        CheckedLines<crate::stdio::StdinReader>,
+        crate::stdio::StdoutWriter,
+    >,
+> {
+    let (stdin, stdout) = crate::stdio::stdio();
+    checked(rmcp::transport::async_rw::AsyncRwTransport::new_server(
+        checked_lines(stdin),
+        stdout,
+    ))
+}
+
 /// See [`checked_lines`].
 #[derive(Debug)]
 pub struct CheckedLines<R> {

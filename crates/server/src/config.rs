@@ -8,6 +8,7 @@ mod interactions;
 mod tasks;
 
 pub use interactions::Interactions;
+pub(crate) use tasks::ServesTasks;
 pub use tasks::{TaskSupport, Tasks};
 
 /// How a server asks: shared by every tool call of one server (cheap to clone).
@@ -133,7 +134,56 @@ impl Default for AskConfig {
     }
 }
 
-/// A server whose tools take [`Ask`](crate::Ask) as an extractor.
+/// A server whose tools take [`Ask`](crate::Ask) as an extractor: it says where its
+/// [`AskConfig`] is. Tools that take `Ask` need it, and rmcp's `ServerHandler` (where
+/// [`asking`](crate::asking) checks both).
+///
+/// ```
+/// use interlude_server::{AskConfig, AskServer};
+///
+/// #[derive(Clone)]
+/// struct Server {
+///     ask: AskConfig,
+/// }
+///
+/// impl AskServer for Server {
+///     fn ask_config(&self) -> &AskConfig {
+///         &self.ask
+///     }
+/// }
+/// ```
+///
+/// Without it, `#[asking]` says so:
+///
+/// ```compile_fail,E0277
+/// use interlude_server::{Ask, AskConfig, ToolResult, asking};
+/// use rmcp::model::CallToolResult;
+/// use rmcp::{tool, tool_handler, tool_router};
+///
+/// #[derive(Clone)]
+/// struct Server {
+///     ask: AskConfig,
+/// }
+///
+/// #[asking]
+/// #[tool_router]
+/// impl Server {
+///     #[tool(description = "Asks")]
+///     async fn asks(&self, ask: Ask) -> ToolResult {
+///         Ok(CallToolResult::success(vec![]))
+///     }
+/// }
+///
+/// #[tool_handler]
+/// impl rmcp::ServerHandler for Server {}
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not implement `AskServer`, which tools taking `Ask` need",
+    label = "implement `interlude_server::AskServer` for `{Self}`",
+    note = "add `impl interlude_server::AskServer for {Self} {{ fn ask_config(&self) -> \
+            &interlude_server::AskConfig {{ &self.ask }} }}`, with one `AskConfig` created once per \
+            server and cloned into each instance"
+)]
 pub trait AskServer {
     /// The configuration every `Ask` of this server uses.
     fn ask_config(&self) -> &AskConfig;

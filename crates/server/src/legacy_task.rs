@@ -17,12 +17,12 @@
 //!   [`checked`](crate::checked) on stdio, [`checked_http`](crate::checked_http)) keep a
 //!   `tools/call`'s `params.task` in its `_meta`, and hand `tasks/get` and `tasks/cancel` to
 //!   rmcp under names of the toolkit's own — on the 2025 wire only;
-//! - [`LegacyTasks`] wraps the server's handler: it lets [`Ask::task`](crate::Ask::task) run a
+//! - [`TaskServer`] wraps the server's handler: it lets [`Ask::task`](crate::Ask::task) run a
 //!   call that asked for a task as one, lists each named tool's task support, and serves
 //!   `tasks/get`, `tasks/result` and `tasks/cancel` from the server's
 //!   [`Tasks`](crate::task::Tasks) (`handler.rs` holds its `ServerHandler` impl);
 //! - on the way out the same checks put what rmcp's types cannot hold: `capabilities.tasks` in
-//!   a 2025-11-25 `initialize` result of a server served through [`LegacyTasks`] (it marks its
+//!   a 2025-11-25 `initialize` result of a server served through [`TaskServer`] (it marks its
 //!   capabilities), each tool's `execution`, and the `{task}` result of a task call.
 //!
 //! Inside the task nothing differs: each question becomes one of the task's input requests, and
@@ -48,7 +48,7 @@ pub(crate) mod http;
 pub(crate) mod wire;
 
 use crate::call::Call;
-use crate::config::{AskServer, TaskSupport};
+use crate::config::{AskServer, ServesTasks, TaskSupport};
 
 /// The `_meta` key that ties a message to the task it belongs to.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -59,16 +59,14 @@ const WATCH: Duration = Duration::from_millis(50);
 /// How long `tasks/cancel` waits for the task to settle before it answers with where it stands.
 const CANCEL_WAIT: Duration = Duration::from_secs(2);
 
-/// Put in a call's extensions by [`LegacyTasks`]: the call is served by it, so a 2025-11-25
-/// call that asked for a task may run as one.
-#[derive(Debug, Clone, Copy)]
-struct Served;
-
 /// Whether the call served with `context` asked to run as a 2025-11-25 task, through a server
-/// that can run it as one ([`LegacyTasks`]).
+/// that can run it as one ([`TaskServer`], which marks its calls [`ServesTasks`]).
 pub(crate) fn requested(context: &RequestContext<RoleServer>) -> bool {
     is_2025_11_25(context)
-        && context.extensions.get::<Served>().is_some()
+        && context
+            .extensions
+            .get::<ServesTasks>()
+            .is_some_and(|served| served.0)
         && context.meta.get(wire::MARK).is_some_and(Value::is_object)
 }
 
@@ -78,28 +76,35 @@ fn is_2025_11_25(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|v| v == ProtocolVersion::V_2025_11_25)
 }
 
-/// A server's handler, speaking the 2025-11-25 experimental tasks as well (see the module
-/// documentation): serve it in place of the handler, behind the toolkit's input checks, and
-/// name each tool that runs as a task ([`LegacyTasks::tool`]) so that 2025-11-25 clients are
-/// told they may (or must) ask for one. Every other request goes to the handler as it is.
+/// A server's handler with its tasks wired, in both designs: serve it in place of the
+/// handler, and name each tool whose handler runs as a task ([`TaskServer::tool`]). That is
+/// all a server needs for [`Ask::task`](crate::Ask::task):
+///
+/// - the Tasks extension (2026-07-28): `io.modelcontextprotocol/tasks` declared in the
+///   server's capabilities, and `tasks/get`, `tasks/update`, `tasks/cancel` answered from the
+///   server's [`Tasks`](crate::task::Tasks) (its [`AskConfig`](crate::AskConfig)'s);
+/// - the 2025-11-25 experimental tasks (see the module documentation): `capabilities.tasks`,
+///   each named tool's `execution.taskSupport`, `params.task` honoured, `tasks/get`,
+///   `tasks/result` and `tasks/cancel`. These need the toolkit's input checks on the
+///   transport: [`checked_stdio`](crate::checked_stdio) on stdio,
+///   [`checked_http`](crate::checked_http) on streamable HTTP.
+///
+/// Every other request goes to the handler as it is. A server that is not served through it
+/// (nor declares the extension itself and forwards `tasks/*`) runs its task tools as ordinary
+/// calls: [`Ask::task`](crate::Ask::task) never answers with a task nobody could poll.
 ///
 /// ```no_run
 /// # async fn run<S>(server: S) -> Result<(), Box<dyn std::error::Error>>
 /// # where S: rmcp::ServerHandler + interlude_server::AskServer {
-/// use interlude_server::task::{LegacyTasks, TaskSupport};
+/// use interlude_server::task::{TaskServer, TaskSupport};
 /// use rmcp::ServiceExt;
 ///
-/// let served = LegacyTasks::new(server).tool("deploy_release", TaskSupport::Optional);
-/// let (stdin, stdout) = interlude_server::stdio();
-/// let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
-///     interlude_server::checked_lines(stdin),
-///     stdout,
-/// );
-/// served.serve(interlude_server::checked(transport)).await?.waiting().await?;
+/// let served = TaskServer::new(server).tool("deploy_release", TaskSupport::Optional);
+/// served.serve(interlude_server::checked_stdio()).await?.waiting().await?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug, Clone)]
-pub struct LegacyTasks<H> {
+pub struct TaskServer<H> {
     inner: H,
     /// The tools that run as tasks, and how.
     tools: Arc<BTreeMap<String, TaskSupport>>,
@@ -108,10 +113,13 @@ pub struct LegacyTasks<H> {
     pushing: Arc<Mutex<HashSet<(String, String)>>>,
 }
 
-impl<H> LegacyTasks<H> {
+/// The former name of [`TaskServer`], which wired only the 2025-11-25 tasks.
+pub type LegacyTasks<H> = TaskServer<H>;
+
+impl<H> TaskServer<H> {
     /// `inner`, with no tool named yet.
     pub fn new(inner: H) -> Self {
-        LegacyTasks {
+        TaskServer {
             inner,
             tools: Arc::default(),
             pushing: Arc::default(),
@@ -119,7 +127,8 @@ impl<H> LegacyTasks<H> {
     }
 
     /// Names a tool whose handler runs as a task ([`Ask::task`](crate::Ask::task)), with the
-    /// support its handler gives: listed to 2025-11-25 clients as `execution.taskSupport`.
+    /// support its handler gives: listed to 2025-11-25 clients as `execution.taskSupport`
+    /// (the extension has no per-tool declaration: any tool may answer with a task there).
     /// A `Required` tool called there without `params.task` is refused -32601, as the
     /// specification asks.
     #[must_use]
@@ -134,7 +143,7 @@ impl<H> LegacyTasks<H> {
     }
 }
 
-impl<H: ServerHandler + AskServer> LegacyTasks<H> {
+impl<H: ServerHandler + AskServer> TaskServer<H> {
     /// `tools/list`: on 2025-11-25, each named tool's task support under its `_meta`, which
     /// the way out turns into `execution`.
     fn with_task_support(
@@ -168,6 +177,7 @@ impl<H: ServerHandler + AskServer> LegacyTasks<H> {
         params: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        context.extensions.insert(ServesTasks(true));
         if !is_2025_11_25(&context) {
             return self.inner.call_tool(params, context).await;
         }
@@ -183,7 +193,6 @@ impl<H: ServerHandler + AskServer> LegacyTasks<H> {
                 None,
             ));
         }
-        context.extensions.insert(Served);
         match self.inner.call_tool(params, context).await? {
             CallToolResponse::Task(created) => {
                 let mut carried = CallToolResult::success(vec![]);
@@ -279,6 +288,9 @@ impl<H: ServerHandler + AskServer> LegacyTasks<H> {
                 TaskStatus::Completed => {
                     let mut result = detailed.get("result").cloned().unwrap_or(json!({}));
                     if let Some(result) = result.as_object_mut() {
+                        // The result as a plain 2025-11-25 `tools/call` gives it: the
+                        // extension's copy carries 2026-07-28's `resultType`.
+                        result.remove("resultType");
                         result.insert("_meta".to_owned(), json!({RELATED_TASK: {"taskId": id}}));
                     }
                     return Ok(result);

@@ -41,7 +41,14 @@
 //!
 //! To serve on stdio, [`stdio()`] is a drop-in for rmcp's `transport::stdio()` that polls the
 //! pipes on tokio's reactor instead of its blocking thread pool (faster, same bytes):
-//! `Server { .. }.serve(interlude_server::stdio()).await?`.
+//! `Server { .. }.serve(interlude_server::stdio()).await?`; [`checked_stdio()`] is the same with
+//! the toolkit's input checks both ways ([`checked_lines`], [`checked`]).
+//!
+//! Tools that run as tasks ([`task`], [`Ask::task`]) need only their server served through
+//! [`task::TaskServer`], which brings the capability and the `tasks/*` methods of both designs;
+//! without it they run as ordinary calls. Examples of each of these, runnable, are in the
+//! crate's `examples/` (`cargo run -p interlude-server --example form_stdio`, `form_http`,
+//! `url_flow`, `app_view`, `task`, `sampling_roots`).
 //!
 //! For URL-mode elicitation, where the person goes to a page of the server so that a secret
 //! never passes through the client, [`url`] has the rest: [`url::UrlFlows`] sends the person to
@@ -100,8 +107,50 @@
 //! impl ServerHandler for Server {}
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let server = Server { ask: AskConfig::new() }.serve(interlude_server::stdio()).await?;
+//! let server = Server { ask: AskConfig::new() }.serve(interlude_server::checked_stdio()).await?;
 //! server.waiting().await?;
+//! # Ok(()) }
+//! ```
+
+//!
+//! # Streamable HTTP
+//!
+//! rmcp's `StreamableHttpService` builds a handler instance per session (2025) or per request
+//! (2026-07-28). Create the [`AskConfig`] **once**, outside the factory, and clone it into each
+//! instance: a 2026-07-28 retry must open the `requestState` another instance sealed, and a
+//! task started by one instance is polled through another. Put [`checked_http`] around the
+//! service (the toolkit's input checks, which the 2025-11-25 tasks need too), and raise the
+//! session keep-alive: rmcp drops a 2025 session idle for five minutes, and people are slower.
+//! The `form_http` example is a complete server.
+//!
+//! ```no_run
+//! # use interlude_server::{AskConfig, AskServer};
+//! # #[derive(Clone)] struct Server { ask: AskConfig }
+//! # impl AskServer for Server { fn ask_config(&self) -> &AskConfig { &self.ask } }
+//! # impl rmcp::ServerHandler for Server {}
+//! use std::time::Duration;
+//! use interlude_server::task::{TaskServer, TaskSupport};
+//! use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+//! use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let ask = AskConfig::new(); // once per server
+//! let mut sessions = LocalSessionManager::default();
+//! sessions.session_config.keep_alive = Some(Duration::from_secs(24 * 60 * 60));
+//! let service = StreamableHttpService::new(
+//!     move || {
+//!         let server = Server { ask: ask.clone() };
+//!         // With task tools: their capability and `tasks/*`, both designs.
+//!         Ok(TaskServer::new(server).tool("deploy", TaskSupport::Optional))
+//!     },
+//!     sessions.into(),
+//!     StreamableHttpServerConfig::default(),
+//! );
+//! let app = axum::Router::new()
+//!     .nest_service("/mcp", service)
+//!     .layer(axum::middleware::from_fn(interlude_server::checked_http));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! axum::serve(listener, app).await?;
 //! # Ok(()) }
 //! ```
 
@@ -111,6 +160,7 @@ mod call;
 mod checked;
 mod config;
 mod error;
+pub mod form;
 pub mod interaction;
 mod interaction_create;
 mod legacy_task;
@@ -128,16 +178,79 @@ pub mod url;
 mod wire;
 
 pub use ask::Ask;
-pub use checked::{Checked, CheckedLines, MAX_LINE, checked, checked_http, checked_lines};
+pub use checked::{
+    Checked, CheckedLines, MAX_LINE, checked, checked_http, checked_lines, checked_stdio,
+};
 pub use config::{AskConfig, AskServer};
 pub use error::AskError;
 pub use interlude_protocol::Answer;
 pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
+/// Checks, when the program is compiled, that a form's type is flat: on a struct, that each
+/// field is a string, a number, a boolean, an enum of unit variants (itself with
+/// `#[derive(Form)]`), a `Vec` of such an enum, or an `Option` of those — a struct as a field
+/// (a nested object, which elicitation does not allow) is an error pointing at that field,
+/// instead of [`AskError::Schema`] when the question is asked. On an enum, that its variants
+/// are units (the traits are in [`form`]). Optional: [`Ask::form`] takes any `JsonSchema` type.
+///
+/// ```
+/// use interlude_server::Form;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// enum Size {
+///     Small,
+///     Large,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Delivery {
+///     /// The day (YYYY-MM-DD)
+///     #[schemars(extend("format" = "date"))]
+///     day: String,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Order {
+///     #[serde(flatten)]
+///     delivery: Delivery, // its fields are the form's own, checked too
+///     /// Your email address
+///     #[schemars(extend("format" = "email"))]
+///     email: String,
+///     /// How many
+///     count: u32,
+///     size: Size,
+///     extras: Vec<Size>,
+///     note: Option<String>,
+/// }
+/// ```
+///
+/// A nested struct does not compile, and the error points at its field:
+///
+/// ```compile_fail,E0277
+/// use interlude_server::Form;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Address {
+///     street: String,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Form)]
+/// struct Contact {
+///     name: String,
+///     address: Address, // error: `Address` cannot be a field of a form
+/// }
+/// ```
+pub use interlude_server_macros::Form;
 /// Lets the `#[tool]` fns of an impl block return [`ToolResult`] and use `?` on every
 /// [`Ask`] call — including the `input_required` of a 2026-07-28 question — like any rmcp tool.
 ///
 /// Put it on the impl block that holds the tools, next to rmcp's `#[tool_router]`. Tools that do
 /// not return `ToolResult` stay plain rmcp tools.
+///
+/// It also checks, where the block's type is named, that the type implements [`AskServer`] and
+/// rmcp's `ServerHandler`, which a tool taking [`Ask`] needs: a missing one is an error saying
+/// which (``implement `interlude_server::AskServer` for `Server` ``), beside rmcp's own. If
+/// rustc instead says only ``the trait `IntoToolRoute<Server, _>` is not implemented`` on
+/// `#[tool_router]`, a tool returns `ToolResult` in a block without `#[asking]`.
 ///
 /// # Example
 /// ```
@@ -188,6 +301,9 @@ pub use interlude_schema::{Content, Elicit, FieldError, FormSchema};
 ///         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
 ///     }
 /// }
+///
+/// #[rmcp::tool_handler]
+/// impl rmcp::ServerHandler for Server {}
 ///
 /// // The router serves it like any other tool.
 /// assert!(Server::tool_router().has_route("star"));

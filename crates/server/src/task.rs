@@ -1,16 +1,24 @@
 //! Tools that run as tasks: the Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663),
-//! used with 2026-07-28, and the 2025-11-25 experimental tasks (SEP-1686, served through
-//! [`LegacyTasks`]). A tool that may take long answers its call at once with a task; the client
-//! polls `tasks/get` and may `tasks/cancel` it; it answers the task's questions with
-//! `tasks/update` (the extension) or on the `tasks/result` call they are pushed on (2025-11-25).
+//! used with 2026-07-28, and the 2025-11-25 experimental tasks (SEP-1686). A tool that may take
+//! long answers its call at once with a task; the client polls `tasks/get` and may
+//! `tasks/cancel` it; it answers the task's questions with `tasks/update` (the extension) or on
+//! the `tasks/result` call they are pushed on (2025-11-25).
+//!
+//! Serving the server through [`TaskServer`] wires both designs (the capabilities, and the
+//! `tasks/*` methods); on stdio, serve it on [`checked_stdio`](crate::checked_stdio), over
+//! streamable HTTP behind [`checked_http`](crate::checked_http), for the 2025-11-25 design.
+//! A server not served so runs its task tools as ordinary calls.
 //!
 //! The handler is the same code in and out of a task: [`Ask::task`] runs it as a task when the
-//! client declared the extension on the request, and right there otherwise. Inside a task, each
+//! client declared the extension on the request (or asked for a task, on 2025-11-25) and the
+//! server serves tasks, and right there otherwise. Inside a task, each
 //! of its questions ([`Ask::form`], [`Ask::sample`], [`Ask::roots`]) becomes one of the task's
 //! `inputRequests` and the handler waits for its answer (`tasks/update`) where it asked —
 //! questions asked together ([`Ask::all`]) are outstanding together; it never sees which way it
 //! is asked, and it runs once. A `tasks/cancel` stops it (its future is dropped), and the task
-//! ends `cancelled`. URL flows are not asked inside a task yet (the task fails, saying so).
+//! ends `cancelled`. A URL flow ([`UrlFlows::run`](crate::url::UrlFlows::run)) works inside a
+//! task in both designs: the person's consent is one of the task's questions (a URL
+//! elicitation naming the flow), then the task waits, `working`, until the flow's page ends it.
 //!
 //! The tasks run under rmcp's task manager, in this process's memory, under unguessable ids
 //! (UUID v4), for their TTL (five minutes by default) and as long again once ended; given a
@@ -27,35 +35,52 @@ use rmcp::model::{CallToolResult, CreateTaskResult};
 use rmcp::task_manager::{TaskContext, TaskExit};
 
 pub use crate::config::{TaskSupport, Tasks};
-pub use crate::legacy_task::LegacyTasks;
+pub use crate::legacy_task::{LegacyTasks, TaskServer};
 pub use rmcp::task_manager::TaskOptions;
 
 use crate::ask::Ask;
 use crate::call::Call;
+use crate::config::ServesTasks;
 use crate::error::AskError;
 use crate::result::ToolResult;
 use crate::round_trip::{RoundTrip, Served};
 
 impl Ask {
     /// Whether this call may run as a task: with 2026-07-28, the client declared the Tasks
-    /// extension (in the request's own `_meta`, or the session's capabilities); with
-    /// 2025-11-25, the client asked for a task in this call (`params.task`, which the
-    /// toolkit's input checks keep for it; see [`LegacyTasks`]).
+    /// extension (in the request's own `_meta`, or the session's capabilities) and the server
+    /// serves tasks (through [`TaskServer`], or its own `get_info` declares the extension);
+    /// with 2025-11-25, the client asked for a task in this call (`params.task`, which the
+    /// toolkit's input checks keep for it) of a server served through [`TaskServer`].
+    ///
+    /// An `Ask` built by hand ([`Ask::new`]) cannot see the server's declaration: outside
+    /// [`TaskServer`] it trusts the client's on 2026-07-28.
     pub fn supports_tasks(&self) -> bool {
         match self.call.era {
-            ProtocolEra::Mrtr => self
-                .call
-                .client_capabilities()
-                .is_some_and(|c| c.supports_tasks()),
+            ProtocolEra::Mrtr => {
+                self.client_takes_tasks()
+                    && self
+                        .call
+                        .context
+                        .extensions
+                        .get::<ServesTasks>()
+                        .is_none_or(|served| served.0)
+            }
             ProtocolEra::Push => crate::legacy_task::requested(&self.call.context),
         }
+    }
+
+    /// 2026-07-28: the client declared the Tasks extension.
+    fn client_takes_tasks(&self) -> bool {
+        self.call
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks())
     }
 
     /// Runs `work` as a task when the call may be one ([`Ask::supports_tasks`]): the call
     /// answers at once with the task, and `work` goes on in the background, its questions
     /// becoming the task's input requests. Otherwise `work` runs here, as an ordinary call —
     /// unless `support` is [`TaskSupport::Required`] on a 2026-07-28 call, which is error
-    /// -32021 naming the extension (on 2025-11-25, [`LegacyTasks`] refuses such a call
+    /// -32021 naming the extension (on 2025-11-25, [`TaskServer`] refuses such a call
     /// before the handler runs).
     ///
     /// `work` is given this `Ask` (or, in a task, the task's own) and runs once. Questions asked
@@ -98,7 +123,13 @@ impl Ask {
         Fut: Future<Output = ToolResult> + Send + 'static,
     {
         if !self.supports_tasks() {
-            if support == TaskSupport::Required && self.call.era == ProtocolEra::Mrtr {
+            if self.call.era == ProtocolEra::Mrtr && self.client_takes_tasks() {
+                // The client would take a task, but nobody would answer its `tasks/get`.
+                tracing::warn!(
+                    "a tool ran as an ordinary call, not as a task: the server does not serve \
+                     tasks (serve it through `interlude_server::task::TaskServer`)"
+                );
+            } else if support == TaskSupport::Required && self.call.era == ProtocolEra::Mrtr {
                 return Err(AskError::MissingExtension {
                     extension: rmcp::model::TASKS_EXTENSION_ID,
                 });

@@ -23,6 +23,27 @@
 //!   default: a file that survives a restart of the server mid-flow) and [`MemoryStore`] (for
 //!   tests and servers that need no durability).
 
+//!
+//! # What a server needs around its flows
+//!
+//! - **An HTTP listener for the pages.** The client only carries the link; the person's
+//!   browser opens it. A streamable HTTP server mounts [`UrlFlows::router`] beside `/mcp`; a
+//!   **stdio server needs a listener of its own** (bind `127.0.0.1` for a local server), and
+//!   the base URL given to [`UrlFlows::new`] must be where the pages are mounted.
+//! - **Who the person is**, twice: for the MCP request ([`Identity::mcp_user`]: the one local
+//!   user of a stdio server, [`LocalUser`]; MCP authorization's subject over HTTP), and for
+//!   the browser opening the page ([`Identity::page_user`], a [`SignedCookie`] set by the
+//!   server's own sign-in). [`UrlFlows::with_sign_in`] sends a browser that is not signed in
+//!   to `sign-in?next=<the flow's URL>`.
+//! - **A sign-in that is not an open redirect**: send the browser on to `next` only when it is
+//!   one of your own flow pages (it starts with the flows' base URL and a flow id follows),
+//!   never to whatever the query says.
+//! - **Housekeeping**: call [`UrlFlows::expire`] now and then (every minute, say, from a
+//!   spawned task) — flows past their time are marked expired and finished ones forgotten.
+//!
+//! The `url_flow` example (`cargo run -p interlude-server --example url_flow`) is a stdio
+//! server doing all four.
+
 pub(crate) mod flows;
 mod identity;
 pub(crate) mod oauth;

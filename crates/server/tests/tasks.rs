@@ -42,6 +42,9 @@ struct Server {
     stopped: Arc<AtomicBool>,
     /// How many times the deploy handler started.
     runs: Arc<AtomicUsize>,
+    /// Whether the server wires its tasks by hand (declares the extension, forwards
+    /// `tasks/*`), as servers did before `TaskServer`.
+    by_hand: bool,
 }
 
 impl AskServer for Server {
@@ -113,12 +116,12 @@ impl Server {
 #[tool_handler]
 impl ServerHandler for Server {
     fn get_info(&self) -> rmcp::model::ServerConfig {
-        rmcp::model::ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tasks()
-                .build(),
-        )
+        let capabilities = ServerCapabilities::builder().enable_tools();
+        rmcp::model::ServerConfig::new(if self.by_hand {
+            capabilities.enable_tasks().build()
+        } else {
+            capabilities.build()
+        })
     }
 
     async fn get_task(
@@ -148,6 +151,14 @@ impl ServerHandler for Server {
 
 /// A 2026-07-28 client that takes forms, and tasks when `tasks`.
 async fn connect(server: Server, tasks: bool) -> RunningService<rmcp::RoleClient, ClientConfig> {
+    connect_to(server, tasks).await
+}
+
+/// [`connect`] to any handler.
+async fn connect_to<H: ServerHandler>(
+    server: H,
+    tasks: bool,
+) -> RunningService<rmcp::RoleClient, ClientConfig> {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_io).await {
@@ -173,11 +184,21 @@ async fn connect(server: Server, tasks: bool) -> RunningService<rmcp::RoleClient
     .expect("client connects")
 }
 
+/// A server that wires its tasks by hand.
 fn server() -> Server {
+    Server {
+        by_hand: true,
+        ..unwired()
+    }
+}
+
+/// A server that does not wire its tasks: neither the extension nor `tasks/*`.
+fn unwired() -> Server {
     Server {
         ask: AskConfig::new(),
         stopped: Arc::default(),
         runs: Arc::default(),
+        by_hand: false,
     }
 }
 
@@ -322,6 +343,104 @@ async fn a_tool_that_only_runs_as_a_task_names_the_extension_to_a_client_without
     );
 }
 
+/// A server that did not wire its tasks (no extension declared, no `tasks/*` handlers): its task
+/// tool runs as an ordinary call even for a client that takes tasks — never a task nobody can
+/// poll.
+#[tokio::test]
+async fn a_server_that_does_not_serve_tasks_runs_a_task_tool_as_an_ordinary_call() {
+    let server = unwired();
+    let runs = server.runs.clone();
+    let client = connect(server, true).await;
+    let first = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("deploy"))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(round) = first else {
+        panic!("an ordinary input_required round, not a task: {first:?}");
+    };
+    let mut params = CallToolRequestParams::new("deploy");
+    params.input_responses = Some(
+        [(
+            "approval".to_owned(),
+            json!({"action": "accept", "content": {"approve": true}}),
+        )]
+        .into_iter()
+        .collect(),
+    );
+    params.request_state = round.request_state;
+    let done = client.peer().call_tool_once(params).await.unwrap();
+    let CallToolResponse::Complete(result) = done else {
+        panic!("the retry completes as a plain result: {done:?}");
+    };
+    assert_eq!(
+        result.content[0].as_text().map(|t| t.text.as_str()),
+        Some("Deployed.")
+    );
+    // A tool that works without asking completes in one call.
+    let quick = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("task_only"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(quick, CallToolResponse::Complete(_)),
+        "a plain result: {quick:?}"
+    );
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        2,
+        "the handler ran in each round"
+    );
+}
+
+/// `TaskServer` is all the wiring a server needs for the extension: the capability, and
+/// `tasks/get`, `tasks/update`, `tasks/cancel` from the server's tasks.
+#[tokio::test]
+async fn task_server_wires_the_extension_for_a_server_that_did_nothing_else() {
+    use interlude_server::task::TaskServer;
+    let served = TaskServer::new(unwired()).tool("deploy", TaskSupport::Optional);
+    let client = connect_to(served, true).await;
+    let created = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("deploy"))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = created else {
+        panic!("a task: {created:?}");
+    };
+    let id = created.task.task_id.clone();
+    until_status(&client, &id, "input_required").await;
+    let answers = [(
+        "approval".to_owned(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    )]
+    .into_iter()
+    .collect();
+    client
+        .peer()
+        .update_task(UpdateTaskParams::new(&id, answers))
+        .await
+        .unwrap();
+    let done = until_status(&client, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Deployed.", "{done}");
+
+    let CallToolResponse::Task(long) = client
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("long_job"))
+        .await
+        .unwrap()
+    else {
+        panic!("a task");
+    };
+    client
+        .peer()
+        .cancel_task(CancelTaskParams::new(&long.task.task_id))
+        .await
+        .unwrap();
+    until_status(&client, &long.task.task_id, "cancelled").await;
+}
+
 /// With a store (`AskConfig::with_task_store`, here an SQLite file), a restart loses no ended
 /// task: a server started afresh on the same file answers `tasks/get` for a task the first one
 /// completed with its result, and for one the first was still running (waiting for its
@@ -445,16 +564,18 @@ async fn a_stored_task_outlives_its_server() {
 }
 
 /// The 2025-11-25 experimental tasks, on the wire: a raw JSON-RPC client over a pipe to the
-/// same server, served as a toolkit server is (`checked_lines`, `checked`, `LegacyTasks`).
+/// same server, served as a toolkit server is (`checked_lines`, `checked`, `TaskServer`).
 mod legacy {
     use super::*;
-    use interlude_server::task::LegacyTasks;
+    use interlude_server::task::TaskServer;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     struct Raw {
         write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
         lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
         next_id: i64,
+        /// The server's `initialize` response.
+        init: Value,
     }
 
     impl Raw {
@@ -527,10 +648,16 @@ mod legacy {
     async fn connect() -> (Raw, Arc<AtomicUsize>) {
         let server = server();
         let runs = server.runs.clone();
-        let served = LegacyTasks::new(server)
+        let served = TaskServer::new(server)
             .tool("deploy", TaskSupport::Optional)
             .tool("long_job", TaskSupport::Optional)
             .tool("task_only", TaskSupport::Required);
+        let raw = connect_to(served).await;
+        (raw, runs)
+    }
+
+    /// A raw 2025-11-25 client of `served`, on the toolkit's checked transport, initialized.
+    async fn connect_to<H: ServerHandler>(served: H) -> Raw {
         let (server_io, client_io) = tokio::io::duplex(64 * 1024);
         let (read, write) = tokio::io::split(server_io);
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
@@ -547,6 +674,7 @@ mod legacy {
             write,
             lines: BufReader::new(read).lines(),
             next_id: 0,
+            init: Value::Null,
         };
         let init = raw
             .request(
@@ -557,14 +685,50 @@ mod legacy {
             )
             .await;
         assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
-        assert_eq!(
-            init["result"]["capabilities"]["tasks"],
-            json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
-            "a server with tasks says so in 2025-11-25's terms: {init}"
-        );
+        raw.init = init;
         raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await;
-        (raw, runs)
+        raw
+    }
+
+    #[tokio::test]
+    async fn a_task_server_says_so_in_2025_11_25_terms() {
+        let (raw, _) = connect().await;
+        assert_eq!(
+            raw.init["result"]["capabilities"]["tasks"],
+            json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
+            "a server with tasks says so in 2025-11-25's terms: {}",
+            raw.init
+        );
+    }
+
+    /// A server not served through `TaskServer`: a call that asks for a task (`params.task`)
+    /// runs as an ordinary call — its question pushed as usual, its result a plain one, never
+    /// `{task}` nor `resultType: "task"` — and the server declares no tasks.
+    #[tokio::test]
+    async fn without_task_server_a_task_call_is_an_ordinary_call() {
+        let mut raw = connect_to(unwired()).await;
+        assert!(
+            raw.init["result"]["capabilities"].get("tasks").is_none(),
+            "{}",
+            raw.init
+        );
+        raw.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "deploy", "arguments": {}, "task": {}}}))
+            .await;
+        let asked = raw.next().await;
+        assert_eq!(asked["method"], "elicitation/create", "{asked}");
+        raw.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result":
+            {"action": "accept", "content": {"approve": true}}}))
+            .await;
+        let result = raw.next().await;
+        assert_eq!(result["id"], 7, "{result}");
+        assert_eq!(
+            result["result"]["content"][0]["text"], "Deployed.",
+            "{result}"
+        );
+        assert!(result["result"].get("task").is_none(), "{result}");
+        assert!(result["result"].get("resultType").is_none(), "{result}");
     }
 
     #[tokio::test]
@@ -639,6 +803,11 @@ mod legacy {
             result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
             id.as_str()
         );
+        // A 2025-11-25 result, as a plain `tools/call` gives it: `resultType` is 2026-07-28's.
+        assert!(
+            result["result"].get("resultType").is_none(),
+            "no 2026-07-28 field on a 2025-11-25 result: {result}"
+        );
         let done = raw.status(&id, "completed").await;
         assert!(done.get("result").is_none(), "{done}");
         assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler ran once");
@@ -666,6 +835,7 @@ mod legacy {
             result["result"]["content"][0]["text"], "Not deployed.",
             "{result}"
         );
+        assert!(result["result"].get("resultType").is_none(), "{result}");
     }
 
     /// A task cancelled while its question, pushed on `tasks/result`, waits for the person:

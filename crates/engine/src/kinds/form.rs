@@ -12,10 +12,10 @@ use interlude_schema::{Content, FieldError, FormSchema};
 
 use super::{Acceptance, Kind};
 use crate::audit::AuditEvent;
-use crate::redact::redact;
 use crate::config::EngineConfig;
 use crate::io::Reply;
 use crate::out::Out;
+use crate::redact::redact;
 use crate::request::{FormRequest, Header};
 
 /// What a pending form keeps: the schema its answer must fit.

@@ -16,10 +16,10 @@ use interlude_schema::{Content, FieldError};
 
 use super::{Acceptance, Kind};
 use crate::audit::AuditEvent;
-use crate::redact::redact;
 use crate::config::EngineConfig;
 use crate::io::Reply;
 use crate::out::Out;
+use crate::redact::redact;
 use crate::request::{
     Header, ModelPriorities, SamplingPart, SamplingRequest, SamplingRole, SamplingTurn,
 };

@@ -22,10 +22,18 @@ pub enum TaskSupport {
     Optional,
     /// Only as a task: a 2026-07-28 client that did not declare the extension gets error
     /// -32021 naming it; a 2025-11-25 call without `params.task` gets -32601 from
-    /// [`LegacyTasks`](crate::task::LegacyTasks) when the tool is named there. (2025-06-18 has no
+    /// [`TaskServer`](crate::task::TaskServer) when the tool is named there. (2025-06-18 has no
     /// tasks: the tool runs as an ordinary call there.)
     Required,
 }
+
+/// Put in a call's extensions where it is known whether the server serves tasks: `true` by
+/// [`TaskServer`](crate::task::TaskServer), which answers `tasks/*` for the server; by the
+/// `Ask` extractor, whether the server's own `get_info` declares the Tasks extension. An `Ask`
+/// runs its handler as a task only where it is `true` (or, for an `Ask` built by hand, absent):
+/// a task nobody can poll is worse than an ordinary call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ServesTasks(pub(crate) bool);
 
 /// The tasks of one server: shared by every handler instance (it lives in
 /// [`AskConfig`](crate::AskConfig)), it answers `tasks/get`, `tasks/update` and `tasks/cancel`.

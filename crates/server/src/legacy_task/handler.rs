@@ -1,6 +1,7 @@
-//! [`LegacyTasks`] as an rmcp [`ServerHandler`] (what rmcp's streamable HTTP service and
+//! [`TaskServer`] as an rmcp [`ServerHandler`] (what rmcp's streamable HTTP service and
 //! `serve` take): `tools/list`, `tools/call` and custom requests go through its 2025-11-25
-//! task handling; every other method goes to the wrapped handler as it is.
+//! task handling, the capabilities say the Tasks extension, and its `tasks/*` are answered from
+//! the server's tasks; every other method goes to the wrapped handler as it is.
 
 // rmcp marks the resource subscription and logging methods and types deprecated (SEP-2577); they
 // are passed on as they are.
@@ -22,22 +23,22 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
-use super::LegacyTasks;
+use super::TaskServer;
 use crate::config::AskServer;
 
-impl<H: ServerHandler + AskServer> AskServer for LegacyTasks<H> {
+impl<H: ServerHandler + AskServer> AskServer for TaskServer<H> {
     fn ask_config(&self) -> &crate::AskConfig {
         self.inner.ask_config()
     }
 }
 
-impl<H: ServerHandler + AskServer> ServerHandler for LegacyTasks<H> {
+impl<H: ServerHandler + AskServer> ServerHandler for TaskServer<H> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        LegacyTasks::call_tool(self, request, context).await
+        TaskServer::call_tool(self, request, context).await
     }
 
     async fn list_tools(
@@ -222,28 +223,31 @@ impl<H: ServerHandler + AskServer> ServerHandler for LegacyTasks<H> {
         info
     }
 
+    // The Tasks extension's methods, from the server's tasks (rmcp checked before that the
+    // client declared the extension, which `get_info` says the server serves).
+
     async fn get_task(
         &self,
         request: GetTaskParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.inner.get_task(request, context).await
+        self.inner.ask_config().tasks().get(&request).await
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner.update_task(request, context).await
+        self.inner.ask_config().tasks().update(request).await
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner.cancel_task(request, context).await
+        self.inner.ask_config().tasks().cancel(&request).await
     }
 
     async fn list_skills(
@@ -271,9 +275,15 @@ impl<H: ServerHandler + AskServer> ServerHandler for LegacyTasks<H> {
     }
 }
 
-/// The server's capabilities, marked served through [`LegacyTasks`], for the way out to say
-/// `capabilities.tasks` on 2025-11-25 (`wire.rs`, which takes the mark away).
+/// The server's capabilities, with the Tasks extension, and marked served through
+/// [`TaskServer`] for the way out to say `capabilities.tasks` on 2025-11-25 (`wire.rs`, which
+/// takes the mark away).
 fn mark(capabilities: &mut rmcp::model::ServerCapabilities) {
+    capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .entry(rmcp::model::TASKS_EXTENSION_ID.to_owned())
+        .or_default();
     capabilities
         .experimental
         .get_or_insert_with(Default::default)

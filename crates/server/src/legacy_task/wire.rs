@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 /// Where a `tools/call`'s `params.task` is kept (rmcp would drop it): a key of its `_meta`.
 pub(crate) const MARK: &str = "interlude.dev/legacyTask";
 
-/// A tool's `_meta` key that [`LegacyTasks`](super::LegacyTasks) lists its task support under,
+/// A tool's `_meta` key that [`TaskServer`](super::TaskServer) lists its task support under,
 /// turned into `execution.taskSupport` on the way out.
 pub(crate) const TASK_SUPPORT: &str = "interlude.dev/taskSupport";
 
@@ -18,7 +18,7 @@ pub(crate) const TASK_SUPPORT: &str = "interlude.dev/taskSupport";
 /// into the `{task}` result on the way out.
 pub(crate) const CREATED: &str = "interlude.dev/legacyTaskCreated";
 
-/// The `capabilities.experimental` key [`LegacyTasks`](super::LegacyTasks) puts in the
+/// The `capabilities.experimental` key [`TaskServer`](super::TaskServer) puts in the
 /// server's capabilities: the way out turns it into `capabilities.tasks` on 2025-11-25, and
 /// takes it away everywhere.
 pub(crate) const SERVED: &str = "interlude.dev/tasks-2025";
@@ -285,7 +285,7 @@ mod tests {
             discover["capabilities"],
             json!({"experimental": {"other": {}}})
         );
-        // A server not served through `LegacyTasks` says nothing of 2025-11-25 tasks.
+        // A server not served through `TaskServer` says nothing of 2025-11-25 tasks.
         let mut unserved = json!({"protocolVersion": "2025-11-25", "capabilities": {
             "extensions": {"io.modelcontextprotocol/tasks": {}}}});
         assert!(!patch_outbound(&mut unserved));
