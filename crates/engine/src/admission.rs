@@ -210,6 +210,9 @@ pub(crate) enum Admitted {
     Form {
         message: String,
         schema: Arc<FormSchema>,
+        /// The `requestedSchema` as the server sent it, as JSON (parsed once, here, and handed
+        /// on with the request: the host's record keeps it for recordings).
+        requested: Arc<Value>,
     },
     Url {
         message: String,
@@ -225,29 +228,40 @@ pub(crate) enum Admitted {
     Sampling(Box<crate::request::SamplingRequest>),
 }
 
-/// The forms of the last few typed requests, parsed: servers ask the same forms again and
-/// again. rmcp's equality of schemas includes their property order, which is the form's order.
+/// The forms of the last few typed requests, parsed, with their JSON: servers ask the same
+/// forms again and again. rmcp's equality of schemas includes their property order, which is
+/// the form's order.
 #[derive(Debug, Default)]
 pub(crate) struct SchemaCache {
-    recent: VecDeque<(ElicitationSchema, Arc<FormSchema>)>,
+    recent: VecDeque<(ElicitationSchema, Parsed)>,
     /// The same for schemas that came as JSON, compared with their properties' order.
-    recent_json: VecDeque<(Value, Arc<FormSchema>)>,
+    recent_json: VecDeque<Parsed>,
     /// The last parsed schema's property names, for the audit log: a server asks with the
     /// same schema again and again, and the cache hands out the same `Arc` for it.
     names: Option<(Arc<FormSchema>, Arc<[String]>)>,
+}
+
+/// A `requestedSchema`, parsed once: the form model and the JSON it came as.
+#[derive(Debug, Clone)]
+pub(crate) struct Parsed {
+    pub(crate) form: Arc<FormSchema>,
+    pub(crate) requested: Arc<Value>,
 }
 
 /// How many distinct schemas the engine remembers.
 const SCHEMAS_KEPT: usize = 16;
 
 impl SchemaCache {
-    fn parse(&mut self, schema: &ElicitationSchema) -> Result<Arc<FormSchema>, Refusal> {
+    fn parse(&mut self, schema: &ElicitationSchema) -> Result<Parsed, Refusal> {
         if let Some((_, parsed)) = self.recent.iter().find(|(s, _)| s == schema) {
             return Ok(parsed.clone());
         }
         // One parser for every path: the typed schema goes back to JSON once, here.
         let json = serde_json::to_value(schema).map_err(|_| Refusal::MissingSchema)?;
-        let parsed = Arc::new(FormSchema::parse(&json)?.schema);
+        let parsed = Parsed {
+            form: Arc::new(FormSchema::parse(&json)?.schema),
+            requested: Arc::new(json),
+        };
         if self.recent.len() >= SCHEMAS_KEPT {
             self.recent.pop_back();
         }
@@ -256,20 +270,22 @@ impl SchemaCache {
     }
 
     /// [`SchemaCache::parse`] for a schema that came as JSON.
-    fn parse_json(&mut self, schema: &Value) -> Result<Arc<FormSchema>, Refusal> {
-        if let Some((_, parsed)) = self
+    fn parse_json(&mut self, schema: &Value) -> Result<Parsed, Refusal> {
+        if let Some(parsed) = self
             .recent_json
             .iter()
-            .find(|(s, _)| interlude_schema::same_in_order(s, schema))
+            .find(|p| interlude_schema::same_in_order(&p.requested, schema))
         {
             return Ok(parsed.clone());
         }
-        let parsed = Arc::new(FormSchema::parse(schema)?.schema);
+        let parsed = Parsed {
+            form: Arc::new(FormSchema::parse(schema)?.schema),
+            requested: Arc::new(schema.clone()),
+        };
         if self.recent_json.len() >= SCHEMAS_KEPT {
             self.recent_json.pop_back();
         }
-        self.recent_json
-            .push_front((schema.clone(), parsed.clone()));
+        self.recent_json.push_front(parsed.clone());
         Ok(parsed)
     }
 
@@ -356,9 +372,11 @@ fn admit_typed(
             check_mode(ElicitationMode::Form, declared)?;
             check_message(message, limits)?;
             check_field_count(requested_schema.properties.len(), limits)?;
+            let Parsed { form, requested } = schemas.parse(requested_schema)?;
             Ok(Admitted::Form {
                 message: message.clone(),
-                schema: schemas.parse(requested_schema)?,
+                schema: form,
+                requested,
             })
         }
         ElicitRequestParams::UrlElicitationParams {
@@ -453,9 +471,11 @@ fn admit_json(
     {
         check_field_count(count, limits)?;
     }
+    let Parsed { form, requested } = schemas.parse_json(schema)?;
     Ok(Admitted::Form {
         message: message.to_owned(),
-        schema: schemas.parse_json(schema)?,
+        schema: form,
+        requested,
     })
 }
 
@@ -519,12 +539,16 @@ mod tests {
         let b = typed(json!({"type": "object",
             "properties": {"y": {"type": "number"}, "x": {"type": "string"}}}));
         let mut cache = SchemaCache::default();
-        let first = cache.parse(&a).unwrap();
-        assert!(
-            Arc::ptr_eq(&first, &cache.parse(&a.clone()).unwrap()),
-            "reused"
-        );
-        let second = cache.parse(&b).unwrap();
+        let first = cache.parse(&a).unwrap().form;
+        let again = cache.parse(&a.clone()).unwrap();
+        assert!(Arc::ptr_eq(&first, &again.form), "reused");
+        // The JSON the server sent is handed on with it, the same each time.
+        assert_eq!(again.requested["properties"]["x"]["type"], "string");
+        assert!(Arc::ptr_eq(
+            &again.requested,
+            &cache.parse(&a).unwrap().requested
+        ));
+        let second = cache.parse(&b).unwrap().form;
         let names: Vec<&str> = second.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["y", "x"]);
         let names: Vec<&str> = first.fields.iter().map(|f| f.name.as_str()).collect();
@@ -537,12 +561,12 @@ mod tests {
             "properties": {"x": {"type": "string"}, "y": {"type": "number"}}}));
         let b = typed(json!({"type": "object", "properties": {"z": {"type": "string"}}}));
         let mut cache = SchemaCache::default();
-        let first = cache.parse(&a).unwrap();
+        let first = cache.parse(&a).unwrap().form;
         let names = cache.names(&first);
         assert_eq!(&*names, ["x", "y"]);
-        let again = cache.parse(&a).unwrap();
+        let again = cache.parse(&a).unwrap().form;
         assert!(Arc::ptr_eq(&names, &cache.names(&again)), "shared");
-        let other = cache.parse(&b).unwrap();
+        let other = cache.parse(&b).unwrap().form;
         assert_eq!(&*cache.names(&other), ["z"]);
         assert_eq!(&*cache.names(&first), ["x", "y"], "not another schema's");
     }
@@ -588,10 +612,12 @@ mod tests {
             Admitted::Form {
                 message: ma,
                 schema: sa,
+                ..
             },
             Admitted::Form {
                 message: mb,
                 schema: sb,
+                ..
             },
         ) = (a, b)
         else {

@@ -188,9 +188,14 @@ impl Engine {
             method,
         };
         let (kind, pending) = match admitted {
-            Admitted::Form { message, schema } => {
+            Admitted::Form {
+                message,
+                schema,
+                requested,
+            } => {
                 let names = self.schemas.names(&schema);
-                let (form, pending) = FormPending::queue(&header, message, schema, names, out);
+                let (form, pending) =
+                    FormPending::queue(&header, message, schema, requested, names, out);
                 match app {
                     None => (RequestKind::Form(form), PendingKind::Form(pending)),
                     Some(app) => {

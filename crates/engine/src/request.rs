@@ -314,6 +314,9 @@ pub struct FormRequest {
     pub schema: Arc<FormSchema>,
     /// Initial values: the declared defaults.
     pub prefill: Content,
+    /// The `requestedSchema` as the server sent it, as JSON: parsed once, by the engine, and
+    /// shared (a server asks the same forms again and again); what a recording keeps.
+    pub requested_schema: Arc<serde_json::Value>,
 }
 
 /// A link to open, out of band: an API key entered on the server's own page, a third party's

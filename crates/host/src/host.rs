@@ -85,7 +85,6 @@ impl Host {
             surface,
             registry: registry.clone(),
             responders: crate::id_map::IdMap::default(),
-            requested_schemas: crate::id_map::IdMap::default(),
             completions: crate::id_map::IdMap::default(),
             audit: audit.clone(),
             start,

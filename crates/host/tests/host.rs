@@ -19,8 +19,8 @@ use interlude_demo::DemoServer;
 use interlude_engine::{Answer, CallId, Reply, RequestKind};
 use interlude_headless::{Answers, HeadlessSurface};
 use interlude_host::{
-    AnswerSink, CallStatus, Connection, Host, HostConfig, HostEvent, ProtocolChoice, RequestStatus,
-    ServerState, Surface,
+    AnswerSink, CallStatus, Connection, Direction, Host, HostConfig, HostEvent, ProtocolChoice,
+    RequestStatus, ServerState, Surface,
 };
 use interlude_protocol::ProtocolEra;
 use interlude_schema::Content;
@@ -402,6 +402,63 @@ async fn every_seed_example_round_trips_typed_values() {
                 "Deleted 3 drafts."
             ],
             "{version}"
+        );
+    }
+}
+
+/// Every `requestedSchema` in `value`, depth first (a pushed question's params, or the input
+/// requests of a 2026-07-28 round).
+fn requested_schemas(value: &Value, found: &mut Vec<Value>) {
+    match value {
+        Value::Object(o) => {
+            if let Some(schema) = o.get("requestedSchema") {
+                found.push(schema.clone());
+            }
+            o.values().for_each(|v| requested_schemas(v, found));
+        }
+        Value::Array(a) => a.iter().for_each(|v| requested_schemas(v, found)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn the_record_keeps_each_form_s_requested_schema_as_the_server_sent_it() {
+    for version in &ERAS {
+        let surface = RecordingSurface::new(vec![
+            Step::accept(json!({"username": "octocat"})),
+            Step::accept(json!({"username": "hubot"})),
+        ]);
+        let host = Host::start(pinned(version), surface.clone());
+        let (conn, _server) = demo(&host, "demo", version).await;
+        let mut kept = Vec::new();
+        for _ in 0..2 {
+            let outcome = conn.call_tool("github_username", None).await.unwrap();
+            let call = host.call(outcome.call).expect("recorded");
+            let request = host
+                .request(call.requests[0])
+                .expect("its request is recorded");
+            kept.push(
+                request
+                    .requested_schema()
+                    .cloned()
+                    .expect("a form keeps its requestedSchema"),
+            );
+        }
+        let mut sent = Vec::new();
+        for message in host.protocol_log(conn.id()) {
+            if message.dir == Direction::Recv {
+                requested_schemas(&message.message, &mut sent);
+            }
+        }
+        assert_eq!(sent.len(), 2, "{version}: two questions were sent");
+        assert_eq!(
+            kept, sent,
+            "{version}: the record keeps what the server sent"
+        );
+        assert!(
+            kept[0]["properties"]["username"].is_object(),
+            "{version}: {}",
+            kept[0]
         );
     }
 }

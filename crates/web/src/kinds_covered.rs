@@ -35,6 +35,7 @@ fn one_of_each() -> Vec<RequestKind> {
         message: "Your name?".into(),
         schema: Arc::new(FormSchema::empty()),
         prefill: Content::new(),
+        requested_schema: Arc::new(serde_json::json!({"type": "object"})),
     };
     vec![
         RequestKind::Form(form.clone()),

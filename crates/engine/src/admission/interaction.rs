@@ -66,8 +66,9 @@ mod tests {
             "message": {"type": "text", "text": "About you"},
             "schema": {"type": "object", "properties": {"age": {"type": "number", "minimum": 18}},
                        "required": ["age"]}}});
-        let Ok(Admitted::Form { message, schema }) =
-            admit(&prompt, ON, &limits(), &mut SchemaCache::default())
+        let Ok(Admitted::Form {
+            message, schema, ..
+        }) = admit(&prompt, ON, &limits(), &mut SchemaCache::default())
         else {
             panic!("a prompt is a form");
         };

@@ -31,6 +31,7 @@ impl FormPending {
         header: &Header,
         message: String,
         schema: Arc<FormSchema>,
+        requested_schema: Arc<serde_json::Value>,
         names: Arc<[String]>,
         out: &mut Out,
     ) -> (FormRequest, FormPending) {
@@ -43,6 +44,7 @@ impl FormPending {
             message,
             schema,
             prefill,
+            requested_schema,
         };
         (form, pending)
     }

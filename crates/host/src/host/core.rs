@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use interlude_engine::{
-    AppFormEffect, AuditRecord, CallId, Effect, ElicitParams, Engine, Input, Reply, RequestId,
-    ServerId, UrlEffect, UrlInput, ViewInput,
+    AppFormEffect, AuditRecord, CallId, Effect, Engine, Input, Reply, RequestId, ServerId,
+    UrlEffect, UrlInput, ViewInput,
 };
 use rmcp::model::ProgressToken;
 use tokio::sync::oneshot;
@@ -33,8 +33,6 @@ pub(super) struct Core<S> {
     pub(super) surface: S,
     pub(super) registry: Arc<Mutex<Registry>>,
     pub(super) responders: crate::id_map::IdMap<RequestId, oneshot::Sender<Reply>>,
-    /// Each request's `requestedSchema` as sent, until it is queued (or refused).
-    pub(super) requested_schemas: crate::id_map::IdMap<RequestId, Arc<serde_json::Value>>,
     /// Who waits for word that a URL request's flow finished.
     pub(super) completions: crate::id_map::IdMap<RequestId, oneshot::Sender<()>>,
     pub(super) audit: Arc<Mutex<VecDeque<AuditRecord>>>,
@@ -111,9 +109,6 @@ impl<S: Surface> Core<S> {
                 completed,
             } => {
                 self.responders.insert(incoming.id, reply);
-                if let Some(schema) = requested_schema(&incoming.params) {
-                    self.requested_schemas.insert(incoming.id, schema);
-                }
                 if let Some(tx) = completed {
                     // Nobody waits any more for flows whose waiter gave up.
                     self.completions.retain(|_, tx| !tx.is_closed());
@@ -296,7 +291,6 @@ impl<S: Surface> Core<S> {
         for effect in effects.drain(..) {
             match effect {
                 Effect::Reply { id, reply } => {
-                    self.requested_schemas.remove(&id);
                     if reply != Reply::Consented {
                         self.completions.remove(&id);
                     }
@@ -316,8 +310,7 @@ impl<S: Surface> Core<S> {
                         )),
                         _ => None,
                     };
-                    let schema = self.requested_schemas.remove(&request.id);
-                    let event = self.record(|r| r.queue_request(request, schema));
+                    let event = self.record(|r| r.queue_request(request));
                     self.tell(Some(event), sink);
                     if let Some((id, server, call, uri)) = app {
                         self.open_app_form_view(id, server, call, uri, sink);
@@ -532,52 +525,5 @@ pub(super) fn apply_server(r: &mut Registry, update: ServerUpdate) -> Option<Hos
         ServerUpdate::Closed { id } => r.change_server(id, |s| s.state = ServerState::Closed),
         ServerUpdate::Logged(log) => Some(HostEvent::ServerLogged(Arc::new(log))),
         ServerUpdate::Removed { id } => r.remove_server(id),
-    }
-}
-
-/// The `requestedSchema` of a request's params, as the server sent it.
-pub(super) fn requested_schema(params: &ElicitParams) -> Option<Arc<serde_json::Value>> {
-    match params {
-        // The schema alone is serialized, not the whole request.
-        ElicitParams::Typed(typed) => match &**typed {
-            rmcp::model::ElicitRequestParams::FormElicitationParams {
-                requested_schema, ..
-            } => {
-                // A server asks with the same few schemas again and again: the last one's JSON is
-                // kept. rmcp's equality includes property order, so an equal schema serializes
-                // to the same JSON.
-                type Last = Option<(rmcp::model::ElicitationSchema, Arc<serde_json::Value>)>;
-                static LAST: Mutex<Last> = Mutex::new(None);
-                let mut last = lock(&LAST);
-                if let Some((schema, json)) = last.as_ref()
-                    && schema == requested_schema
-                {
-                    return Some(json.clone());
-                }
-                let json = Arc::new(serde_json::to_value(requested_schema).ok()?);
-                *last = Some((requested_schema.clone(), json.clone()));
-                Some(json)
-            }
-            _ => None,
-        },
-        ElicitParams::Json(raw) => {
-            let schema = raw.get("requestedSchema")?;
-            // The same for a schema that came as JSON, compared with its properties' order.
-            static LAST: Mutex<Option<Arc<serde_json::Value>>> = Mutex::new(None);
-            let mut last = lock(&LAST);
-            if let Some(json) = last.as_ref()
-                && interlude_schema::same_in_order(json, schema)
-            {
-                return Some(json.clone());
-            }
-            let json = Arc::new(schema.clone());
-            *last = Some(json.clone());
-            Some(json)
-        }
-        // A seed-000 prompt's form is its `interaction.schema`.
-        ElicitParams::Interaction(raw) => {
-            raw.get("interaction")?.get("schema").cloned().map(Arc::new)
-        }
-        ElicitParams::ViewLink { .. } | ElicitParams::Sampling(_) => None,
     }
 }

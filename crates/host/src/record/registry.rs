@@ -452,11 +452,7 @@ impl Registry {
 
     // ---- requests ------------------------------------------------------------------------
 
-    pub(crate) fn queue_request(
-        &mut self,
-        request: Request,
-        requested_schema: Option<Arc<serde_json::Value>>,
-    ) -> HostEvent {
+    pub(crate) fn queue_request(&mut self, request: Request) -> HostEvent {
         if let Some(call) = request.call.and_then(|c| self.calls.get_mut(&c)) {
             Arc::make_mut(call).requests.push(request.id);
         }
@@ -464,7 +460,7 @@ impl Registry {
             status: RequestStatus::Queued,
             errors: Vec::new(),
             received_at_ms: now_ms(),
-            state: RequestState::new(&request.kind, requested_schema),
+            state: RequestState::new(&request.kind),
             request,
         });
         self.requests.insert(record.request.id, record.clone());
@@ -587,6 +583,7 @@ mod tests {
                 message: format!("request {id}"),
                 schema: Arc::new(FormSchema::empty()),
                 prefill: Content::new(),
+                requested_schema: Arc::new(serde_json::json!({"type": "object"})),
             }),
         }
     }
@@ -614,9 +611,9 @@ mod tests {
         let mut r = Registry::default();
         r.start_call(Arc::new(call(1)));
         r.start_call(Arc::new(call(2)));
-        r.queue_request(view(10, Some(2)), None);
-        r.queue_request(view(11, None), None);
-        r.queue_request(view(12, Some(1)), None);
+        r.queue_request(view(10, Some(2)));
+        r.queue_request(view(11, None));
+        r.queue_request(view(12, Some(1)));
         assert_eq!(r.call(CallId(1)).unwrap().requests, [RequestId(12)]);
         assert_eq!(r.call(CallId(2)).unwrap().requests, [RequestId(10)]);
     }
@@ -624,9 +621,9 @@ mod tests {
     #[test]
     fn finished_requests_and_calls_are_bounded_and_pending_ones_kept() {
         let mut r = Registry::default();
-        r.queue_request(view(0, None), None);
+        r.queue_request(view(0, None));
         for id in 1..=(FINISHED_KEPT as u64 + 5) {
-            r.queue_request(view(id, None), None);
+            r.queue_request(view(id, None));
             r.reply_request(
                 RequestId(id),
                 Reply::Answered(interlude_engine::Answer::Declined),

@@ -80,17 +80,18 @@ pub enum RequestState {
 
 impl RequestState {
     /// The state a request of `kind` starts in.
-    pub(crate) fn new(
-        kind: &RequestKind,
-        requested_schema: Option<Arc<serde_json::Value>>,
-    ) -> Self {
+    pub(crate) fn new(kind: &RequestKind) -> Self {
         match kind {
-            RequestKind::Form(_) => RequestState::Form { requested_schema },
+            RequestKind::Form(form) => RequestState::Form {
+                requested_schema: Some(Arc::clone(&form.requested_schema)),
+            },
             RequestKind::Url(_) => RequestState::Url {
                 link: None,
                 progress: None,
             },
-            RequestKind::AppForm(_) => RequestState::AppForm { requested_schema },
+            RequestKind::AppForm(app) => RequestState::AppForm {
+                requested_schema: Some(Arc::clone(&app.form.requested_schema)),
+            },
             RequestKind::ViewLink(_) => RequestState::ViewLink { link: None },
             RequestKind::Sampling(_) => RequestState::Sampling,
         }
