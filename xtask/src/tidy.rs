@@ -13,7 +13,8 @@
 //!    engine section lists exactly that.
 //! 7. Nothing in the repository points at files outside it (`tidy/paths.rs`).
 //! 8. The host locks its mutexes through one function with one poison policy (`tidy/locks.rs`).
-//! 9. The host's rooms import only rooms below their own (`tidy/rooms.rs`).
+//! 9. The host's rooms import only rooms below their own, and ARCHITECTURE.md names each
+//!    (`tidy/rooms.rs`); ARCHITECTURE.md stays under 500 lines.
 //!
 //! Every check runs; all problems are reported together. It does not judge code style (rustfmt
 //! and clippy do) and does not write ARCHITECTURE.md.
@@ -276,6 +277,8 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     problems.extend(check_code_map(architecture.as_deref(), &names));
     if let Some(text) = architecture.as_deref() {
         problems.extend(check_engine_doc(text));
+        problems.extend(rooms::check_doc(text));
+        problems.extend(check_length(text));
     }
 
     problems.extend(
@@ -532,6 +535,21 @@ fn check_engine_doc(architecture: &str) -> Vec<String> {
 }
 
 /// Check 3: ARCHITECTURE.md names every crate folder as `crates/<name>`.
+/// ARCHITECTURE.md stays a map a newcomer reads in one sitting: behaviour belongs in rustdoc.
+const ARCHITECTURE_MAX_LINES: usize = 500;
+
+fn check_length(architecture: &str) -> Vec<String> {
+    let lines = architecture.lines().count();
+    if lines > ARCHITECTURE_MAX_LINES {
+        vec![format!(
+            "ARCHITECTURE.md has {lines} lines, more than {ARCHITECTURE_MAX_LINES}: move behaviour \
+             into the modules' rustdoc and keep the map"
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
 fn check_code_map(architecture: Option<&str>, crate_dirs: &[String]) -> Vec<String> {
     let Some(text) = architecture else {
         return vec![format!(

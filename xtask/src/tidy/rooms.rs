@@ -83,6 +83,22 @@ pub(super) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
     Ok(problems)
 }
 
+/// ARCHITECTURE.md names every room of the host (its table in the host's section), so the
+/// document and this list cannot drift apart.
+pub(super) fn check_doc(architecture: &str) -> Vec<String> {
+    ROOMS
+        .iter()
+        .filter(|(room, _)| *room != "lib")
+        .filter(|(room, _)| {
+            !architecture.contains(&format!("`{room}/`"))
+                && !architecture.contains(&format!("`{room}.rs`"))
+        })
+        .map(|(room, _)| {
+            format!("ARCHITECTURE.md: the host's room `{room}` is not in its code map")
+        })
+        .collect()
+}
+
 fn level_of(room: &str) -> Option<u8> {
     ROOMS.iter().find(|(r, _)| *r == room).map(|(_, l)| *l)
 }
@@ -121,6 +137,13 @@ mod tests {
         );
         assert!(crate_paths("pub(crate) fn f() {}").is_empty());
         assert!(crate_paths("$crate::x").is_empty());
+    }
+
+    #[test]
+    fn the_doc_names_every_room() {
+        let all: String = ROOMS.iter().map(|(r, _)| format!("`{r}/` ")).collect();
+        assert!(check_doc(&all).is_empty());
+        assert_eq!(check_doc("`logs/` only").len(), ROOMS.len() - 2);
     }
 
     #[test]
