@@ -646,4 +646,23 @@ mod tests {
             "a default port, another scheme and a private address do not cover it"
         );
     }
+
+    #[test]
+    fn every_spelling_of_a_declaration_is_judged_alike() {
+        for meta in [
+            serde_json::json!({"ui": {"csp": {"connectDomains": ["http://localhost:18801"],
+                "frameDomains": ["http://192.168.1.1"]}}}),
+            serde_json::json!({"mcp-ui/widgetCSP": {"connect_domains": ["http://localhost:18801"],
+                "frame_domains": ["http://192.168.1.1"]}}),
+            serde_json::json!({"openai/widgetCSP": {"connect_domains": ["http://localhost:18801"],
+                "frame_domains": ["http://192.168.1.1"]}}),
+        ] {
+            let ui = ResourceUi::from_meta(None, meta.as_object()).unwrap();
+            let policy = view_policy(&ui, CspProfile::COMPATIBLE);
+            let lists: Vec<_> = policy.dropped.iter().map(|d| d.list).collect();
+            assert_eq!(lists, ["connectDomains", "frameDomains"], "{meta}");
+            assert!(!policy.csp.contains("localhost"), "{meta}: {}", policy.csp);
+            assert!(!policy.csp.contains("192.168"), "{meta}: {}", policy.csp);
+        }
+    }
 }
