@@ -10,6 +10,14 @@
 //!   `https://*.example.com`, `wss://live.example.com:8443`) is kept; anything else — a keyword
 //!   (`'unsafe-eval'`, `*`, `data:`), a directive separator, whitespace, quotes, a path — is
 //!   dropped and reported, so a server cannot widen its view's policy by spelling.
+//! - An entry that would reach this machine, the local network or a cloud metadata service is
+//!   dropped and reported with the rule it broke, by the same rules as a link
+//!   ([`crate::url_safety`]): loopback, private, link-local and unique-local addresses (in any
+//!   notation), `localhost` and `*.localhost`, local network names, the metadata addresses, and
+//!   wildcards over such hosts or over address labels. Nothing is resolved; a public name is
+//!   kept. The one exception is the person's: a development origin they listed
+//!   ([`DevOrigin`], the CLI's `--dev-origin`) that an entry covers is kept, exactly that
+//!   origin ([`view_policy_with`]).
 //! - Inline script and style are allowed (every published app is one inline HTML file); `eval`
 //!   and `blob:`/`data:` scripts and workers are the host's choice ([`CspProfile`]), never a
 //!   server's. They open no network path: what a view can reach is decided by the domain lists
@@ -33,8 +41,13 @@
 //! assert!(!policy.csp.contains("script-src *"));
 //! ```
 
+mod local;
+
 use interlude_protocol::apps::{Permissions, ResourceCsp, ResourceUi};
 use serde::Serialize;
+
+use crate::url_safety::DevOrigin;
+use local::{Source, dev_sources, local_reason};
 
 /// What the host adds to every view's policy beyond the spec's formula. None of it opens a
 /// network path.
@@ -96,25 +109,73 @@ pub struct ViewPolicy {
     pub external: bool,
 }
 
-/// Builds the policy of a view from its resource's metadata.
+/// Builds the policy of a view from its resource's metadata, with no development origin
+/// allowed: [`view_policy_with`] with none.
 pub fn view_policy(ui: &ResourceUi, profile: CspProfile) -> ViewPolicy {
+    view_policy_with(ui, profile, &[])
+}
+
+/// Builds the policy of a view from its resource's metadata. `dev_origins` are the origins on
+/// this machine the person allowed for development (`UrlPolicy::dev_origins`): an entry that
+/// would reach this machine is dropped unless it covers one of them, and then only the covered
+/// origins are kept in its place (`http://127.0.0.1:*` with `http://127.0.0.1:4000` allowed
+/// keeps `http://127.0.0.1:4000`).
+///
+/// ```
+/// use interlude_engine::csp::{CspProfile, view_policy_with};
+/// use interlude_engine::url_safety::DevOrigin;
+/// use interlude_protocol::apps::{ResourceCsp, ResourceUi};
+///
+/// let ui = ResourceUi {
+///     csp: Some(ResourceCsp {
+///         connect_domains: vec!["http://127.0.0.1:*".into(), "http://169.254.169.254".into()],
+///         ..ResourceCsp::default()
+///     }),
+///     ..ResourceUi::default()
+/// };
+/// let strict = view_policy_with(&ui, CspProfile::STRICT, &[]);
+/// assert!(strict.csp.contains("connect-src 'none';"));
+/// assert_eq!(strict.dropped[0].reason, "reaches this machine (loopback)");
+/// let dev = view_policy_with(&ui, CspProfile::STRICT, &[DevOrigin::loopback_http(4000)]);
+/// assert!(dev.csp.contains("connect-src http://127.0.0.1:4000;"));
+/// assert_eq!(dev.dropped.len(), 1, "the metadata address stays out");
+/// ```
+pub fn view_policy_with(
+    ui: &ResourceUi,
+    profile: CspProfile,
+    dev_origins: &[DevOrigin],
+) -> ViewPolicy {
     let mut dropped = Vec::new();
     let declared = ui.csp.clone();
     let mut keep = |list: &'static str, entries: &[String]| -> Vec<String> {
-        entries
-            .iter()
-            .filter_map(|entry| match check_source(entry) {
-                Ok(source) => Some(source),
-                Err(reason) => {
-                    dropped.push(DroppedEntry {
-                        list,
-                        entry: entry.chars().take(200).collect(),
-                        reason,
-                    });
-                    None
+        let mut kept: Vec<String> = Vec::new();
+        for entry in entries {
+            let judged = check_source(entry).and_then(|source| {
+                let parts = Source::split(&source);
+                match local_reason(parts.host) {
+                    None => Ok(vec![source.clone()]),
+                    Some(reason) => match dev_sources(parts, dev_origins) {
+                        allowed if allowed.is_empty() => Err(reason),
+                        allowed => Ok(allowed),
+                    },
                 }
-            })
-            .collect()
+            });
+            match judged {
+                Ok(sources) => {
+                    for source in sources {
+                        if !kept.contains(&source) {
+                            kept.push(source);
+                        }
+                    }
+                }
+                Err(reason) => dropped.push(DroppedEntry {
+                    list,
+                    entry: entry.chars().take(200).collect(),
+                    reason,
+                }),
+            }
+        }
+        kept
     };
     let granted = match &declared {
         Some(csp) => ResourceCsp {
@@ -438,6 +499,170 @@ mod tests {
             ("cdn.example.com", "cdn.example.com"),
         ] {
             assert_eq!(check_source(entry).as_deref(), Ok(source), "{entry}");
+        }
+    }
+
+    #[test]
+    fn entries_that_reach_this_machine_or_the_local_network_are_dropped_with_the_rule() {
+        let lists = ["connectDomains", "resourceDomains", "frameDomains"];
+        for (entry, reason) in [
+            ("http://127.0.0.1:*", "reaches this machine (loopback)"),
+            ("http://127.1:8080", "reaches this machine (loopback)"),
+            (
+                "http://0.0.0.0:80",
+                "reaches this machine (unspecified address)",
+            ),
+            ("http://localhost:18801", "reaches this machine (localhost)"),
+            ("ws://localhost", "reaches this machine (localhost)"),
+            (
+                "http://*.localhost:4000",
+                "reaches this machine (localhost)",
+            ),
+            (
+                "http://s1.localhost:4000",
+                "reaches this machine (localhost)",
+            ),
+            (
+                "http://192.168.1.1",
+                "reaches the local network (private or unique-local address)",
+            ),
+            (
+                "https://10.0.0.5",
+                "reaches the local network (private or unique-local address)",
+            ),
+            (
+                "172.16.0.1:*",
+                "reaches the local network (private or unique-local address)",
+            ),
+            (
+                "http://169.254.169.254",
+                "reaches a cloud metadata service (link-local or shared address)",
+            ),
+            (
+                "http://169.254.1.1",
+                "reaches the local network segment (link-local address)",
+            ),
+            (
+                "http://metadata.google.internal",
+                "reaches a cloud metadata service (local network name)",
+            ),
+            (
+                "http://router.lan",
+                "reaches the local network (local network name)",
+            ),
+            (
+                "http://*.0.0.1:*",
+                "is a wildcard over IP addresses (it covers loopback and private ones)",
+            ),
+            (
+                "http://*.168.1.1",
+                "is a wildcard over IP addresses (it covers loopback and private ones)",
+            ),
+        ] {
+            let ui = ResourceUi {
+                csp: Some(ResourceCsp {
+                    connect_domains: vec![entry.to_owned(), "https://api.example.com".into()],
+                    resource_domains: vec![entry.to_owned()],
+                    frame_domains: Some(vec![entry.to_owned()]),
+                    base_uri_domains: None,
+                }),
+                ..ResourceUi::default()
+            };
+            let policy = view_policy(&ui, CspProfile::COMPATIBLE);
+            let reasons: Vec<_> = policy.dropped.iter().map(|d| (d.list, d.reason)).collect();
+            assert_eq!(
+                reasons,
+                lists.map(|list| (list, reason)),
+                "{entry}: {:?}",
+                policy.dropped
+            );
+            assert_eq!(
+                directive(&policy.csp, "connect-src"),
+                "connect-src https://api.example.com",
+                "{entry}"
+            );
+            assert_eq!(directive(&policy.csp, "frame-src"), "frame-src 'none'");
+            assert_eq!(
+                directive(&policy.csp, "img-src"),
+                "img-src 'self' data: blob:",
+                "{entry}"
+            );
+            assert_eq!(policy.granted.connect_domains, ["https://api.example.com"]);
+        }
+    }
+
+    #[test]
+    fn public_names_and_addresses_are_kept() {
+        let public = [
+            "https://api.example.com",
+            "https://*.example.com",
+            "wss://live.example.com:8443",
+            "https://8.8.8.8",
+            "http://localhost.example.com",
+        ];
+        let policy = view_policy(&declared(&public), CspProfile::STRICT);
+        assert!(policy.dropped.is_empty(), "{:?}", policy.dropped);
+        assert_eq!(policy.granted.connect_domains, public);
+    }
+
+    #[test]
+    fn a_development_origin_passes_only_when_the_person_allowed_it() {
+        let vite = DevOrigin::parse("http://localhost:5173").unwrap();
+        let ui = declared(&["http://localhost:5173", "ws://localhost:5173"]);
+        let strict = view_policy_with(&ui, CspProfile::STRICT, &[]);
+        assert_eq!(strict.dropped.len(), 2, "{:?}", strict.dropped);
+        assert_eq!(directive(&strict.csp, "connect-src"), "connect-src 'none'");
+
+        let other = DevOrigin::parse("http://localhost:4000").unwrap();
+        let elsewhere = view_policy_with(&ui, CspProfile::STRICT, &[other]);
+        assert_eq!(elsewhere.dropped.len(), 2, "another port is not this one");
+
+        let allowed = view_policy_with(&ui, CspProfile::STRICT, std::slice::from_ref(&vite));
+        assert!(allowed.dropped.is_empty(), "{:?}", allowed.dropped);
+        assert_eq!(
+            directive(&allowed.csp, "connect-src"),
+            "connect-src http://localhost:5173 ws://localhost:5173"
+        );
+    }
+
+    #[test]
+    fn a_wide_local_entry_is_narrowed_to_the_allowed_origin() {
+        let ui = declared(&[
+            "http://127.0.0.1:*",
+            "127.0.0.1",
+            "https://127.0.0.1:*",
+            "http://192.168.1.1",
+        ]);
+        let dev = [DevOrigin::loopback_http(4000)];
+        let policy = view_policy_with(&ui, CspProfile::STRICT, &dev);
+        assert_eq!(
+            directive(&policy.csp, "connect-src"),
+            "connect-src http://127.0.0.1:4000"
+        );
+        let dropped: Vec<_> = policy.dropped.iter().map(|d| d.entry.as_str()).collect();
+        assert_eq!(
+            dropped,
+            ["127.0.0.1", "https://127.0.0.1:*", "http://192.168.1.1"],
+            "a default port, another scheme and a private address do not cover it"
+        );
+    }
+
+    #[test]
+    fn every_spelling_of_a_declaration_is_judged_alike() {
+        for meta in [
+            serde_json::json!({"ui": {"csp": {"connectDomains": ["http://localhost:18801"],
+                "frameDomains": ["http://192.168.1.1"]}}}),
+            serde_json::json!({"mcp-ui/widgetCSP": {"connect_domains": ["http://localhost:18801"],
+                "frame_domains": ["http://192.168.1.1"]}}),
+            serde_json::json!({"openai/widgetCSP": {"connect_domains": ["http://localhost:18801"],
+                "frame_domains": ["http://192.168.1.1"]}}),
+        ] {
+            let ui = ResourceUi::from_meta(None, meta.as_object()).unwrap();
+            let policy = view_policy(&ui, CspProfile::COMPATIBLE);
+            let lists: Vec<_> = policy.dropped.iter().map(|d| d.list).collect();
+            assert_eq!(lists, ["connectDomains", "frameDomains"], "{meta}");
+            assert!(!policy.csp.contains("localhost"), "{meta}: {}", policy.csp);
+            assert!(!policy.csp.contains("192.168"), "{meta}: {}", policy.csp);
         }
     }
 }

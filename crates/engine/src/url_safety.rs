@@ -52,6 +52,7 @@ pub use reason::{Reason, UrlPart};
 pub use script::Script;
 
 use host::{HostView, host_reasons, is_loopback_host, same_host, written_host};
+pub(crate) use host::{is_local_network_name, is_localhost_name};
 use path::{path_deceives, query_deceives};
 
 /// Links longer than this (in bytes) are refused without being parsed.

@@ -344,8 +344,7 @@ pub(crate) trait ViewCore: Sized {
                 call,
                 tool,
             },
-            &views.apps,
-            &views.client_name,
+            views,
         );
         let cache = views.cache.clone();
         self.view_update(ViewUpdate::Start(Box::new(opening.record())), sink);

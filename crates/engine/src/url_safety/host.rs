@@ -207,8 +207,9 @@ pub(super) fn is_loopback_host(host: &Host<&str>) -> bool {
     }
 }
 
-/// `localhost`, names under it (RFC 6761), and the usual `/etc/hosts` names of this machine.
-fn is_localhost_name(name: &str) -> bool {
+/// `localhost`, names under it (RFC 6761), and the usual `/etc/hosts` names of this machine
+/// (`name` lower-case, without a trailing dot). The CSP builder judges declared hosts by it too.
+pub(crate) fn is_localhost_name(name: &str) -> bool {
     matches!(
         name,
         "localhost" | "localhost.localdomain" | "ip6-localhost" | "ip6-loopback"
@@ -216,8 +217,9 @@ fn is_localhost_name(name: &str) -> bool {
 }
 
 /// Names only a local network resolves: one label (found through search domains), and the
-/// suffixes set aside or commonly used for private networks.
-fn is_local_network_name(name: &str) -> bool {
+/// suffixes set aside or commonly used for private networks. The CSP builder judges declared
+/// hosts by it too.
+pub(crate) fn is_local_network_name(name: &str) -> bool {
     const LOCAL_SUFFIXES: [&str; 8] = [
         "local",
         "internal",

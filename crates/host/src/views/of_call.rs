@@ -53,8 +53,7 @@ pub(crate) fn open_declared<C: ViewCore>(core: &mut C, call: &CallRecord, sink: 
             tool: call.tool.clone(),
             arguments: call.arguments.clone(),
         },
-        &views.apps,
-        &views.client_name,
+        views,
     );
     let cache = Arc::clone(&views.cache);
     core.view_update(ViewUpdate::Start(Box::new(opening.record())), sink);
@@ -121,8 +120,7 @@ pub(crate) fn open_embedded<C: ViewCore>(
                 arguments: call.arguments.clone(),
                 index: item.index,
             },
-            &views.apps,
-            &views.client_name,
+            views,
         );
         let view = opening.record().id;
         let update = match &item.content {

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use interlude_engine::bridge::ViewConfig;
-use interlude_engine::csp::{CspProfile, view_policy};
+use interlude_engine::csp::{CspProfile, view_policy_with};
+use interlude_engine::url_safety::DevOrigin;
 use interlude_engine::{CallId, RequestId, ViewId};
 use interlude_protocol::apps::{ResourceUi, UiDialect, Visibility};
 use rmcp::model::{JsonObject, ServerCapabilities};
@@ -13,9 +14,9 @@ use rmcp::service::{Peer, RoleClient};
 use serde_json::{Value, json};
 
 use super::cache::{Prepared, ViewCache};
-use crate::hub::config::AppsConfig;
 use crate::hub::inputs::ViewUpdate;
 use crate::record::registry::{ServerRecord, ViewRecord, ViewState};
+use crate::views::Views;
 
 /// The `_meta` server `server` listed resource `uri` with (`resources/list`), if any.
 pub(crate) fn listing_meta(server: &ServerRecord, uri: &str) -> Option<JsonObject> {
@@ -62,19 +63,23 @@ pub(crate) struct Opening {
     arguments: Option<JsonObject>,
     listing: Option<JsonObject>,
     profile: CspProfile,
+    /// The origins on this machine the person allowed for development (the host's
+    /// `UrlPolicy::dev_origins`): the only local origins a view's declaration may reach.
+    dev_origins: Vec<DevOrigin>,
 }
 
 impl Opening {
-    /// Prepares view `view` of resource `uri` of `server`.
+    /// Prepares view `view` of resource `uri` of `server`, under the views' settings (`views`:
+    /// the apps configuration, the host's name, the development origins).
     pub(crate) fn new(
         server: &ServerRecord,
         capabilities: Option<&ServerCapabilities>,
         view: ViewId,
         uri: String,
         purpose: ViewFor,
-        apps: &AppsConfig,
-        client_name: &str,
+        views: &Views,
     ) -> Opening {
+        let (apps, client_name) = (&views.apps, views.client_name.as_str());
         let (call, request, tool, arguments, embedded) = match purpose {
             ViewFor::Call {
                 call,
@@ -172,6 +177,7 @@ impl Opening {
             arguments,
             listing,
             profile,
+            dev_origins: views.url_policy.dev_origins.clone(),
         }
     }
 
@@ -243,7 +249,8 @@ impl Opening {
                 };
             }
         };
-        let (policy, refused_domains) = policy_fields(&prepared.ui, self.profile);
+        let (policy, refused_domains) =
+            policy_fields(&prepared.ui, self.profile, &self.dev_origins);
         tracing::info!(%view, uri = %self.config.resource_uri, csp = %policy.csp, "app view opening");
         let mut config = self.config.clone();
         config.html = prepared.html.clone();
@@ -268,12 +275,15 @@ impl Opening {
     }
 }
 
-/// The policy and its record fields, for a view's resource.
+/// The policy and its record fields, for a view's resource: each refused entry as `list
+/// "entry": why` (e.g. `connectDomains "http://127.0.0.1:*": reaches this machine (loopback)`),
+/// which the record keeps and the page shows with the view.
 pub(crate) fn policy_fields(
     ui: &ResourceUi,
     profile: CspProfile,
+    dev_origins: &[DevOrigin],
 ) -> (interlude_engine::csp::ViewPolicy, Vec<String>) {
-    let policy = view_policy(ui, profile);
+    let policy = view_policy_with(ui, profile, dev_origins);
     let refused = policy
         .dropped
         .iter()

@@ -84,3 +84,7 @@ mod servers;
 
 /// The User Interaction draft (seed 000) through the page.
 mod draft;
+
+/// What a view's declaration can reach on this machine: loopback dropped, a development
+/// origin the person allowed kept.
+mod view_reach;
