@@ -10,7 +10,9 @@
 //! What it does not do: decide validity on its own terms (it uses the schema's rules, the same
 //! the engine applies), keep state between requests, or know about tools.
 
-use interlude_host::{AnswerSink, Host, Request, RequestKind, RequestMethod};
+use interlude_host::{
+    Answer, AnswerSink, Host, Notice, Reply, Request, RequestKind, RequestMethod,
+};
 
 use crate::TuiError;
 use crate::handoff::Handoff;
@@ -138,4 +140,33 @@ fn header(screen: &Screen, host: &Host, request: &Request) {
         ));
     }
     screen.quoted(request.message());
+}
+
+/// How a request ended, told in a line: shared by the kinds that show a form or a reply, so
+/// that none names another kind's reply.
+pub(crate) fn tell_closed(screen: &Screen, server: &str, notice: &Notice) {
+    screen.notice(&format!(
+        "The request from \"{server}\" was closed: {}. Nothing was sent.",
+        plain_line(notice.text.trim_end_matches('.'))
+    ));
+}
+
+pub(crate) fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
+    match reply {
+        Reply::Answered(Answer::Accepted(_)) => {
+            screen.ok(&format!("Sent your answers to \"{server}\"."));
+        }
+        Reply::Answered(Answer::Declined) => {
+            screen.notice(&format!("Declined; \"{server}\" was told."));
+        }
+        Reply::Answered(Answer::Cancelled) => {
+            screen.notice(&format!("Cancelled; \"{server}\" was told."));
+        }
+        Reply::Consented => screen.ok(&format!("\"{server}\" was told you consented.")),
+        Reply::Sampled { .. } => screen.ok(&format!("Sent your reply to \"{server}\".")),
+        Reply::Error { message, .. } => screen.error(&format!(
+            "The request from \"{server}\" was refused: {}",
+            plain_line(message)
+        )),
+    }
 }

@@ -11,7 +11,8 @@ use std::fmt;
 use inquire::{InquireError, Select};
 use interlude_host::{AnswerSink, AppFormRequest, AppStage, Host, RequestId};
 
-use super::form::{answer_form, tell_closed, tell_reply};
+use super::form::answer_form;
+use super::{tell_closed, tell_reply};
 use crate::TuiError;
 use crate::form::show_errors;
 use crate::handoff::{Handoff, HandoffTarget, launch};

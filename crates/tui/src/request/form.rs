@@ -7,10 +7,11 @@ use std::fmt;
 
 use inquire::Select;
 use interlude_host::{
-    Answer, AnswerSink, FormRequest, Notice, Reply,
+    Answer, AnswerSink, FormRequest,
     schema::{Content, FieldError, FormSchema},
 };
 
+use super::{tell_closed, tell_reply};
 use crate::TuiError;
 use crate::form::{
     Stop, all_fields, display_value, fields_in_error, fill, review_lines, show_errors,
@@ -117,33 +118,6 @@ fn form_hint(screen: &Screen, form: &FormRequest) {
             Style::Dim,
             "   * required · optional fields may be left empty · Esc cancels the request",
         ));
-    }
-}
-
-pub(crate) fn tell_closed(screen: &Screen, server: &str, notice: &Notice) {
-    screen.notice(&format!(
-        "The request from \"{server}\" was closed: {}. Nothing was sent.",
-        plain_line(notice.text.trim_end_matches('.'))
-    ));
-}
-
-pub(crate) fn tell_reply(screen: &Screen, server: &str, reply: &Reply) {
-    match reply {
-        Reply::Answered(Answer::Accepted(_)) => {
-            screen.ok(&format!("Sent your answers to \"{server}\"."));
-        }
-        Reply::Answered(Answer::Declined) => {
-            screen.notice(&format!("Declined; \"{server}\" was told."));
-        }
-        Reply::Answered(Answer::Cancelled) => {
-            screen.notice(&format!("Cancelled; \"{server}\" was told."));
-        }
-        Reply::Consented => screen.ok(&format!("\"{server}\" was told you consented.")),
-        Reply::Sampled { .. } => screen.ok(&format!("Sent your reply to \"{server}\".")),
-        Reply::Error { message, .. } => screen.error(&format!(
-            "The request from \"{server}\" was refused: {}",
-            plain_line(message)
-        )),
     }
 }
 

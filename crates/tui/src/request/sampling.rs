@@ -13,7 +13,7 @@ use interlude_host::{
 };
 use serde_json::Value;
 
-use super::form::{tell_closed, tell_reply};
+use super::{tell_closed, tell_reply};
 use crate::TuiError;
 use crate::form::Stop;
 use crate::line::LinePrompt;
