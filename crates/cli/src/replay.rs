@@ -133,23 +133,24 @@ pub(crate) async fn run(args: ReplayArgs) -> anyhow::Result<u8> {
         let now = now.with_context(|| format!("call {} ({}) did not end", i + 1, before.tool))?;
         let differences = compare(before, &now, &ignore);
         if differences.is_empty() {
-            println!("call {} of {total}: {} — the same", i + 1, before.tool);
+            crate::outln!("call {} of {total}: {} — the same", i + 1, before.tool);
         } else {
             different += 1;
-            println!(
-                "call {} of {total}: {} — {} difference(s):",
+            crate::outln!(
+                "call {} of {total}: {} — {}:",
                 i + 1,
                 before.tool,
-                differences.len()
+                crate::plural(differences.len(), "difference")
             );
             for d in &differences {
-                println!("  {d}");
+                crate::outln!("  {d}");
             }
         }
     }
     connection.close().await;
-    println!(
-        "{total} call(s) of `{name}` made again on {}: {} the same, {different} different",
+    crate::outln!(
+        "{} of `{name}` made again on {}: {} the same, {different} different",
+        crate::plural(total, "call"),
         args.server,
         total - different
     );
