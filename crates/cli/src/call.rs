@@ -544,8 +544,35 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
             | RequestStatus::Closed(_) => declined = true,
             _ => {}
         }
+        let link = matches!(
+            record.request.kind,
+            interlude_engine::RequestKind::Url(_) | interlude_engine::RequestKind::ViewLink(_)
+        );
+        // Defaults fill forms; a link is opened only with a word of consent.
+        if link
+            && args.auto_defaults
+            && matches!(
+                record.status,
+                RequestStatus::Replied(Reply::Answered(Answer::Declined))
+            )
+        {
+            eprintln!(
+                "interlude: \"{}\" asked: {} — declined: --auto-defaults never consents to a \
+                 link; an answers file holding {{}} does (--answers FILE)",
+                record.request.server_name,
+                record.request.message()
+            );
+        }
         // Without a script, every request is cancelled (a link declined): say why.
-        if !scripted && matches!(record.status, RequestStatus::Replied(Reply::Answered(_))) {
+        if !scripted && link && matches!(record.status, RequestStatus::Replied(Reply::Answered(_)))
+        {
+            eprintln!(
+                "interlude: \"{}\" asked: {} — declined: give --answers FILE holding {{}} to \
+                 consent to the link (it is printed, never opened here)",
+                record.request.server_name,
+                record.request.message()
+            );
+        } else if !scripted && matches!(record.status, RequestStatus::Replied(Reply::Answered(_))) {
             eprintln!(
                 "interlude: \"{}\" asked: {} — not answered: give --answers FILE or \
                  --auto-defaults to answer it",

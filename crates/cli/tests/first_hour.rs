@@ -258,6 +258,24 @@ fn a_link_refused_for_being_local_names_dev_origin() {
         "{said}"
     );
 
+    // Defaults fill forms, never consent to a link: said, with what does.
+    let out = interlude(&[
+        "call",
+        &server,
+        "sign_in",
+        "--auto-defaults",
+        "--protocol-version",
+        "2025-11-25",
+        "--dev-origin",
+        "http://127.0.0.1:9",
+    ]);
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("--auto-defaults never consents to a link"),
+        "{said}"
+    );
+
     let mut allowed = base.to_vec();
     allowed.extend(["--dev-origin", "http://127.0.0.1:9"]);
     let out = interlude(&allowed);
