@@ -425,6 +425,9 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     };
     let headers = headers(&args.header)?;
     let Some(tool) = args.tool.clone() else {
+        if args.args.is_some() || scripted {
+            bail!("no TOOL to call (without one, `call SERVER` lists the server's tools)");
+        }
         // No tool: the server's tools, as `interlude tools` lists them.
         return list(config, &args.server, &headers, false).await;
     };

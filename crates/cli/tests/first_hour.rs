@@ -190,6 +190,11 @@ fn tools_lists_a_servers_tools_and_call_suggests_the_nearest() {
             stderr(&out)
         );
     }
+    // Arguments without a tool are a mistake, not a listing.
+    let out = interlude(&["call", &demo(), "--args", "{}"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no TOOL to call"), "{}", stderr(&out));
+
     let all = interlude(&["tools", &demo(), "--all"]);
     assert!(stdout(&all).contains("[app only]"), "{}", stdout(&all));
 
