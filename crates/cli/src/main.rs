@@ -3,7 +3,8 @@
 //! The only crate that prints and the only one with `anyhow`. Errors go to stderr as
 //! `interlude: <message>` with their cause chain. Exit codes: 0 ok, 1 a request was declined or
 //! cancelled (`replay`: a call went otherwise than recorded), 2 error, 3 (`call`) the tool
-//! answered that it failed.
+//! answered that it failed, 141 stdout was closed by its reader (`| head`: a quiet end, as a
+//! process ended by SIGPIPE).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
