@@ -1,5 +1,6 @@
 //! `interlude call`: one tool call, answered headless.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -20,8 +21,8 @@ const INTERRUPT_WAIT: Duration = Duration::from_secs(5);
 pub(crate) struct CallArgs {
     /// The server: an http(s):// URL for streamable HTTP, or a (quoted) command line for stdio.
     server: String,
-    /// The tool to call.
-    tool: String,
+    /// The tool to call (without it, the server's tools are listed, as `interlude tools` does).
+    tool: Option<String>,
     /// The tool's arguments, as a JSON object.
     #[arg(long, value_name = "JSON")]
     args: Option<String>,
@@ -70,6 +71,208 @@ pub(crate) struct CallArgs {
     /// writes it).
     #[arg(long)]
     no_sampling: bool,
+    /// Send this header with every request to an http(s) server (`NAME:VALUE`, e.g.
+    /// `"Authorization: Bearer …"`); may be given more than once.
+    #[arg(long, value_name = "NAME:VALUE")]
+    header: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ToolsArgs {
+    /// The server: an http(s):// URL for streamable HTTP, or a (quoted) command line for stdio.
+    server: String,
+    /// Also list the tools only the server's app views may call (marked `app only`).
+    #[arg(long)]
+    all: bool,
+    /// Send this header with every request to an http(s) server (`NAME:VALUE`); may be given
+    /// more than once.
+    #[arg(long, value_name = "NAME:VALUE")]
+    header: Vec<String>,
+    /// Speak exactly this protocol version (default: negotiate).
+    #[arg(long, value_name = "VERSION")]
+    protocol_version: Option<String>,
+    /// Give up on a server that does not finish its handshake within this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    connect_timeout: f64,
+}
+
+/// The `--header NAME:VALUE` values, read.
+pub(crate) fn headers(given: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut headers = BTreeMap::new();
+    for h in given {
+        let Some((name, value)) = h.split_once(':') else {
+            bail!("--header {h}: expected NAME:VALUE");
+        };
+        let name = name.trim();
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
+            bail!("--header {h}: `{name}` is not a header name");
+        }
+        headers.insert(name.to_owned(), value.trim().to_owned());
+    }
+    Ok(headers)
+}
+
+/// `spec` with `headers` added (an HTTP server's); for a stdio server, `strict` makes headers an
+/// error and otherwise they are left out.
+pub(crate) fn with_headers(
+    mut spec: ServerSpec,
+    given: &BTreeMap<String, String>,
+    strict: bool,
+) -> anyhow::Result<ServerSpec> {
+    match &mut spec {
+        ServerSpec::Http { headers, .. } => {
+            headers.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        _ if strict && !given.is_empty() => {
+            bail!(
+                "--header is for http(s) servers; {} is a command",
+                spec.target()
+            )
+        }
+        _ => {}
+    }
+    Ok(spec)
+}
+
+/// The number of single-character edits (insert, delete, replace) from `a` to `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    // The distances from a's first i characters to each prefix of b, row by row.
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = Vec::with_capacity(previous.len());
+        current.push(i + 1);
+        for ((cb, diagonal), above) in b.iter().zip(&previous).zip(previous.iter().skip(1)) {
+            let left = current.last().copied().unwrap_or(0);
+            current.push(
+                (above + 1)
+                    .min(left + 1)
+                    .min(diagonal + usize::from(ca != *cb)),
+            );
+        }
+        previous = current;
+    }
+    previous.last().copied().unwrap_or(0)
+}
+
+/// The names among `names` nearest to `wanted` (a third of its length wrong at most, and at
+/// least 2), nearest first: what a misspelt tool name probably meant.
+fn nearest<'a>(wanted: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let limit = (wanted.chars().count() / 3).max(2);
+    let mut near: Vec<(usize, &str)> = names
+        .map(|n| (edit_distance(wanted, n), n))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    near.sort();
+    near.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+/// One line per tool: name, title (when it has one), the first line of its description.
+fn print_tools(server: &interlude_host::ServerRecord, all: bool) -> anyhow::Result<()> {
+    let model: std::collections::HashSet<&str> =
+        server.model_tools().map(|t| t.name.as_ref()).collect();
+    let shown: Vec<_> = server
+        .tools
+        .iter()
+        .filter(|t| all || model.contains(t.name.as_ref()))
+        .collect();
+    let hidden = server.tools.len() - shown.len();
+    let width = shown
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for tool in &shown {
+        let mut line = format!("{:width$}", tool.name.as_ref());
+        if !model.contains(tool.name.as_ref()) {
+            line.push_str("  [app only]");
+        }
+        if let Some(title) = tool.title.as_deref().filter(|t| !t.is_empty()) {
+            line.push_str("  ");
+            line.push_str(title);
+            line.push_str(" —");
+        }
+        let description = tool
+            .description
+            .as_deref()
+            .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()));
+        if let Some(d) = description {
+            line.push_str("  ");
+            line.push_str(d);
+        }
+        crate::outln!("{}", line.trim_end_matches(" —"));
+    }
+    if shown.is_empty() {
+        eprintln!("interlude: `{}` lists no tools", server.name);
+    }
+    if hidden > 0 {
+        eprintln!(
+            "interlude: {} only the server's app views may call left out (--all lists them)",
+            crate::plural(hidden, "tool")
+        );
+    }
+    Ok(())
+}
+
+/// `interlude tools SERVER`: the server's tools, listed.
+pub(crate) async fn tools(args: ToolsArgs) -> anyhow::Result<u8> {
+    let mut config = HostConfig {
+        protocol: protocol_choice(args.protocol_version.as_deref())?,
+        eras: crate::era_memory(),
+        ..HostConfig::default()
+    };
+    set_timeouts(&mut config, 0.0, args.connect_timeout)?;
+    let headers = headers(&args.header)?;
+    list(config, &args.server, &headers, args.all).await
+}
+
+async fn list(
+    config: HostConfig,
+    server: &str,
+    headers: &BTreeMap<String, String>,
+    all: bool,
+) -> anyhow::Result<u8> {
+    let spec = with_headers(ServerSpec::parse(server)?, headers, true)?;
+    let host = Host::start(config, HeadlessSurface::new(Answers::Script(Vec::new())));
+    let connection = host.connect(&spec.default_name(), spec).await?;
+    let record = host.server(connection.id());
+    let printed = match &record {
+        Some(record) => print_tools(record, all),
+        None => Err(anyhow::anyhow!("the server's record is gone")),
+    };
+    connection.close().await;
+    printed?;
+    Ok(EXIT_OK)
+}
+
+/// Whether the host refuses `url` (under these `--dev-origin`s) because it points at this
+/// machine.
+fn refused_as_local(url: &str, dev_origins: &[DevOrigin]) -> bool {
+    let policy = interlude_engine::UrlPolicy {
+        allow_loopback_http: false,
+        dev_origins: dev_origins.to_vec(),
+    };
+    let check = interlude_engine::check_url(url, &policy);
+    check.verdict == interlude_engine::url_safety::Verdict::Refuse
+        && check
+            .codes()
+            .any(|c| c == "loopback_address" || c == "localhost")
+}
+
+/// `s` quoted for a shell when it holds more than one word.
+fn shell_quoted(s: &str) -> String {
+    if s.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// The origin (`scheme://host:port`) of a link, as `--dev-origin` takes it.
+fn origin_of(url: &str) -> Option<&str> {
+    let (scheme, rest) = url.split_once("://")?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    Some(&url[..scheme.len() + 3 + end])
 }
 
 pub(crate) fn protocol_choice(version: Option<&str>) -> anyhow::Result<ProtocolChoice> {
@@ -220,24 +423,64 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
     } else {
         surface
     };
+    let headers = headers(&args.header)?;
+    let Some(tool) = args.tool.clone() else {
+        if args.args.is_some() || scripted {
+            bail!("no TOOL to call (without one, `call SERVER` lists the server's tools)");
+        }
+        // No tool: the server's tools, as `interlude tools` lists them.
+        return list(config, &args.server, &headers, false).await;
+    };
+    let dev_origins = config.engine.url_policy.dev_origins.clone();
     let host = Host::start(config, surface);
-    let spec = ServerSpec::parse(&args.server)?;
-    let connection = host.connect("server", spec).await?;
+    let spec = with_headers(ServerSpec::parse(&args.server)?, &headers, true)?;
+    // Named as `connect` names it (the program, the package it launches, or host:port): in
+    // messages and in the trace.
+    let name = spec.default_name();
+    let connection = host.connect(&name, spec).await?;
+    // A tool the server does not list is not sent: the nearest names are suggested.
+    if let Some(record) = host.server(connection.id())
+        && !record.tools.is_empty()
+        && !record.tools.iter().any(|t| t.name == tool)
+    {
+        connection.close().await;
+        let near = nearest(&tool, record.model_tools().map(|t| t.name.as_ref()));
+        let hint = match near.as_slice() {
+            [] => format!(
+                "`interlude tools {}` lists them",
+                shell_quoted(&args.server)
+            ),
+            [one] => format!("did you mean `{one}`?"),
+            many => format!(
+                "did you mean {}?",
+                many.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        };
+        // Named as the page names it: what the server says it is, then our name for it.
+        let shown = match &record.identity {
+            Some(id) if id.name != name => format!("`{}` ({name})", id.name),
+            _ => format!("`{name}`"),
+        };
+        eprintln!("interlude: {shown} has no tool `{tool}`; {hint}");
+        return Ok(EXIT_ERROR);
+    }
     // Arguments that do not fit the tool's input schema never leave: each problem is named.
-    if let Err(errors) = connection.check_arguments(&args.tool, arguments.as_ref()) {
+    if let Err(errors) = connection.check_arguments(&tool, arguments.as_ref()) {
         connection.close().await;
         for e in &errors {
             eprintln!("interlude: --args: {}", e.message);
         }
         eprintln!(
-            "interlude: the arguments do not fit the input schema of `{}`; the call was not sent",
-            args.tool
+            "interlude: the arguments do not fit the input schema of `{tool}`; the call was not sent"
         );
         return Ok(EXIT_ERROR);
     }
     // Ctrl-C cancels the call, as the page's Cancel does: the server is told (a task with
     // `tasks/cancel`) before the connection closes.
-    let call = connection.start_call(&args.tool, arguments);
+    let call = connection.start_call(&tool, arguments);
     let id = call.id();
     let mut running = std::pin::pin!(call.outcome());
     let outcome = tokio::select! {
@@ -257,7 +500,7 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
         return Ok(EXIT_DECLINED);
     }
     let outcome = outcome?;
-    println!("{}", serde_json::to_string_pretty(&outcome.result)?);
+    crate::outln!("{}", serde_json::to_string_pretty(&outcome.result)?);
     // A view in the result (MCP-UI's way of sending one) is data here: say what it is.
     if let Ok(serde_json::Value::Array(content)) = serde_json::to_value(&outcome.result.content) {
         for view in interlude_host::embedded::embedded_views(&content) {
@@ -287,13 +530,52 @@ pub(crate) async fn run(args: CallArgs) -> anyhow::Result<u8> {
                 errors.join("; ")
             );
         }
+        // A link refused for pointing at this machine: the flag that allows it is named.
+        if let RequestStatus::Replied(Reply::Error { .. }) = &record.status
+            && let interlude_engine::RequestKind::Url(url) = &record.request.kind
+            && let Some(origin) = origin_of(&url.url)
+            && refused_as_local(&url.url, &dev_origins)
+        {
+            eprintln!(
+                "interlude: the link {} was refused: it points at this machine; if it is a \
+                 server under development, allow it with --dev-origin {origin}",
+                url.url
+            );
+        }
         match &record.status {
             RequestStatus::Replied(Reply::Answered(Answer::Declined | Answer::Cancelled))
             | RequestStatus::Closed(_) => declined = true,
             _ => {}
         }
+        let link = matches!(
+            record.request.kind,
+            interlude_engine::RequestKind::Url(_) | interlude_engine::RequestKind::ViewLink(_)
+        );
+        // Defaults fill forms; a link is opened only with a word of consent.
+        if link
+            && args.auto_defaults
+            && matches!(
+                record.status,
+                RequestStatus::Replied(Reply::Answered(Answer::Declined))
+            )
+        {
+            eprintln!(
+                "interlude: \"{}\" asked: {} — declined: --auto-defaults never consents to a \
+                 link; an answers file holding {{}} does (--answers FILE)",
+                record.request.server_name,
+                record.request.message()
+            );
+        }
         // Without a script, every request is cancelled (a link declined): say why.
-        if !scripted && matches!(record.status, RequestStatus::Replied(Reply::Answered(_))) {
+        if !scripted && link && matches!(record.status, RequestStatus::Replied(Reply::Answered(_)))
+        {
+            eprintln!(
+                "interlude: \"{}\" asked: {} — declined: give --answers FILE holding {{}} to \
+                 consent to the link (it is printed, never opened here)",
+                record.request.server_name,
+                record.request.message()
+            );
+        } else if !scripted && matches!(record.status, RequestStatus::Replied(Reply::Answered(_))) {
             eprintln!(
                 "interlude: \"{}\" asked: {} — not answered: give --answers FILE or \
                  --auto-defaults to answer it",

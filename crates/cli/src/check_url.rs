@@ -31,7 +31,7 @@ pub(crate) fn run(args: &CheckUrlArgs) -> anyhow::Result<u8> {
         dev_origins,
     };
     let check = check_url(&args.url, &policy);
-    println!("{}", serde_json::to_string_pretty(&check)?);
+    crate::outln!("{}", serde_json::to_string_pretty(&check)?);
     Ok(match check.verdict {
         Verdict::Allow => EXIT_OK,
         Verdict::Flag => EXIT_DECLINED,

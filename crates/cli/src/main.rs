@@ -3,7 +3,8 @@
 //! The only crate that prints and the only one with `anyhow`. Errors go to stderr as
 //! `interlude: <message>` with their cause chain. Exit codes: 0 ok, 1 a request was declined or
 //! cancelled (`replay`: a call went otherwise than recorded), 2 error, 3 (`call`) the tool
-//! answered that it failed.
+//! answered that it failed, 141 stdout was closed by its reader (`| head`: a quiet end, as a
+//! process ended by SIGPIPE).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod call;
@@ -44,6 +45,9 @@ enum Command {
     /// Exit codes: 0 the call completed, 1 a request was declined or cancelled, 2 an error,
     /// 3 the tool answered that it failed (`isError: true`; its result is printed).
     Call(call::CallArgs),
+    /// List a server's tools: name, title and the first line of the description (tools only
+    /// the server's app views may call are left out, as the page does; --all shows them).
+    Tools(call::ToolsArgs),
     /// Judge a link as the consent screen does: print the verdict as JSON; exit 0 allow, 1
     /// flag, 2 refuse.
     CheckUrl(check_url::CheckUrlArgs),
@@ -82,6 +86,53 @@ pub(crate) const EXIT_TOOL_ERROR: u8 = 3;
 /// Exit code (`call`): interrupted (Ctrl-C); the call was cancelled and its server told. The
 /// shells' own code for SIGINT.
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;
+
+/// Exit code: stdout was closed by its reader (`interlude call … | head`); what a shell reports
+/// for a process ended by SIGPIPE (128 + 13).
+pub(crate) const EXIT_CLOSED_PIPE: u8 = 141;
+
+/// Stdout's reader left: nothing more can be said there, and nothing is wrong.
+#[derive(Debug)]
+pub(crate) struct ClosedPipe;
+
+impl std::fmt::Display for ClosedPipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stdout was closed")
+    }
+}
+
+impl std::error::Error for ClosedPipe {}
+
+/// Writes a line to stdout. A closed pipe is [`ClosedPipe`] (a quiet end, see `main`), not a
+/// panic as with `println!`; any other failure to write is an error.
+pub(crate) fn out(line: std::fmt::Arguments<'_>) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ClosedPipe.into()),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write to stdout")),
+    }
+}
+
+/// `println!` that ends the command quietly when stdout's reader has left (see [`out`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        crate::out(format_args!($($arg)*))?
+    };
+}
+pub(crate) use outln;
+
+/// `n` and `word`, in the plural unless `n` is 1: `plural(3, "call")` is "3 calls".
+pub(crate) fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else if word.ends_with('s') || word.ends_with("ch") {
+        format!("{n} {word}es")
+    } else {
+        format!("{n} {word}s")
+    }
+}
 
 fn init_tracing(quiet: bool) {
     // rmcp's own warnings name its internals (`response error id=… error=ErrorData {…}`); the
@@ -130,12 +181,16 @@ fn main() -> ExitCode {
             Command::Record(args) => record::run(args).await,
             Command::Replay(args) => replay::run(args).await,
             Command::Call(args) => call::run(args).await,
+            Command::Tools(args) => call::tools(args).await,
             Command::CheckUrl(args) => check_url::run(&args),
             Command::DemoServer => demo_server().await,
         }
     });
     match result {
         Ok(code) => ExitCode::from(code),
+        // The reader of stdout left (`| head`): the command ends quietly, with the code a
+        // shell reports for a process ended by SIGPIPE.
+        Err(e) if e.is::<ClosedPipe>() => ExitCode::from(EXIT_CLOSED_PIPE),
         Err(e) => {
             eprintln!("interlude: {e:#}");
             ExitCode::from(EXIT_ERROR)

@@ -32,7 +32,8 @@ pub(crate) async fn run(args: RecordArgs) -> anyhow::Result<u8> {
         .finish()
         .with_context(|| format!("cannot write the recording {}", file.display()))?;
     eprintln!(
-        "interlude: {calls} call(s) recorded in {}; `interlude replay {} SERVER` makes them again",
+        "interlude: {} recorded in {}; `interlude replay {} SERVER` makes them again",
+        crate::plural(calls, "call"),
         file.display(),
         file.display()
     );

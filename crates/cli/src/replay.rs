@@ -45,6 +45,10 @@ pub(crate) struct ReplayArgs {
     /// Give the server this folder as a root; may be given more than once.
     #[arg(long, value_name = "DIR")]
     root: Vec<PathBuf>,
+    /// Send this header with every request to an http(s) SERVER (`NAME:VALUE`); may be given
+    /// more than once.
+    #[arg(long, value_name = "NAME:VALUE")]
+    header: Vec<String>,
 }
 
 /// The recorded server whose calls are made again: `--only`, or the one there is.
@@ -106,7 +110,14 @@ pub(crate) async fn run(args: ReplayArgs) -> anyhow::Result<u8> {
     });
     let host = Host::start(config, surface);
     let connection = host
-        .connect(name, ServerSpec::parse(&args.server)?)
+        .connect(
+            name,
+            crate::call::with_headers(
+                ServerSpec::parse(&args.server)?,
+                &crate::call::headers(&args.header)?,
+                true,
+            )?,
+        )
         .await
         .with_context(|| format!("cannot connect to {}", args.server))?;
 
@@ -133,23 +144,24 @@ pub(crate) async fn run(args: ReplayArgs) -> anyhow::Result<u8> {
         let now = now.with_context(|| format!("call {} ({}) did not end", i + 1, before.tool))?;
         let differences = compare(before, &now, &ignore);
         if differences.is_empty() {
-            println!("call {} of {total}: {} — the same", i + 1, before.tool);
+            crate::outln!("call {} of {total}: {} — the same", i + 1, before.tool);
         } else {
             different += 1;
-            println!(
-                "call {} of {total}: {} — {} difference(s):",
+            crate::outln!(
+                "call {} of {total}: {} — {}:",
                 i + 1,
                 before.tool,
-                differences.len()
+                crate::plural(differences.len(), "difference")
             );
             for d in &differences {
-                println!("  {d}");
+                crate::outln!("  {d}");
             }
         }
     }
     connection.close().await;
-    println!(
-        "{total} call(s) of `{name}` made again on {}: {} the same, {different} different",
+    crate::outln!(
+        "{} of `{name}` made again on {}: {} the same, {different} different",
+        crate::plural(total, "call"),
         args.server,
         total - different
     );

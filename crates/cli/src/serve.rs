@@ -28,6 +28,10 @@ pub(crate) struct DemoArgs {
     /// then asks through `interaction/create` instead of elicitation.
     #[arg(long, env = "INTERLUDE_USER_INTERACTION")]
     user_interaction: bool,
+    /// Give the demo servers this folder as a root (their answer to `roots/list`: the guide's
+    /// "Project folders" step); may be given more than once. None by default.
+    #[arg(long, value_name = "DIR")]
+    root: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -71,6 +75,11 @@ pub(crate) struct ConnectArgs {
     /// writes it).
     #[arg(long)]
     no_sampling: bool,
+    /// Send this header with every request to the http(s) SERVERs given on the command line
+    /// (`NAME:VALUE`, e.g. `Authorization: Bearer …`); may be given more than once. A config
+    /// file's servers take theirs from its `headers`.
+    #[arg(long, value_name = "NAME:VALUE")]
+    header: Vec<String>,
 }
 
 impl ConnectArgs {
@@ -138,6 +147,7 @@ async fn serve_until_ctrl_c(
 }
 
 pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
+    let roots = crate::call::roots(&args.root, None)?;
     let listener = bind(args.port).await?;
     // The demo server twice: over stdio (this binary, re-executed) speaking 2026-07-28, and over
     // HTTP on a loopback port speaking 2025-11-25, so both eras are one click away. Both keep
@@ -162,7 +172,10 @@ pub(crate) async fn demo(args: DemoArgs) -> anyhow::Result<u8> {
     let flows = interlude_demo::flows::demo_flows(&flows_base, store, &key, Some(&cloud))?;
     // The development setting: plain http to exactly the demo's own origin, and the consent
     // screen says so.
-    let mut host = HostConfig::default();
+    let mut host = HostConfig {
+        roots,
+        ..HostConfig::default()
+    };
     host.engine.url_policy.dev_origins = vec![DevOrigin::loopback_http(http_addr.port())];
     if args.user_interaction {
         host.declare = host.declare.with_user_interaction();
@@ -234,8 +247,17 @@ fn servers_of(args: &ConnectArgs) -> anyhow::Result<Setup> {
         config = Some((path.as_path(), json));
     }
     let roots = crate::call::roots(&args.root, config.as_ref().map(|(p, j)| (*p, j)))?;
+    let headers = crate::call::headers(&args.header)?;
+    if !headers.is_empty()
+        && !args
+            .servers
+            .iter()
+            .any(|s| s.trim().starts_with("http://") || s.trim().starts_with("https://"))
+    {
+        bail!("--header is for http(s) servers given on the command line, and none was given");
+    }
     for (i, s) in args.servers.iter().enumerate() {
-        let spec = ServerSpec::parse(s)?;
+        let spec = crate::call::with_headers(ServerSpec::parse(s)?, &headers, false)?;
         let base = spec.default_name();
         let mut name = base.clone();
         if servers.iter().any(|(n, _)| *n == name) {

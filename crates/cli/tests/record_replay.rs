@@ -213,7 +213,7 @@ fn a_replay_on_the_same_server_is_the_same_and_a_different_question_is_named() {
         json!({"action": "accept", "content": {"name": "Ada"}}),
     );
     let said = recording.stop();
-    assert!(said.contains("1 call(s) recorded in"), "{said}");
+    assert!(said.contains("1 call recorded in"), "{said}");
 
     let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let call = &recorded["calls"][0];
@@ -258,6 +258,10 @@ fn a_replay_on_the_same_server_is_the_same_and_a_different_question_is_named() {
         "{said}"
     );
     assert!(said.contains("0 the same, 1 different"), "{said}");
+    // Plurals as a person writes them: "1 call", "2 differences", never "call(s)".
+    assert!(said.contains("1 call of `"), "{said}");
+    assert!(said.contains(" differences:"), "{said}");
+    assert!(!said.contains("(s)"), "{said}");
 }
 
 #[test]

@@ -286,7 +286,10 @@ fn push_json(place: &str, lead: &str, found: Vec<String>, out: &mut Vec<Differen
     if total > MAX_JSON_DIFFERENCES {
         out.push(Difference {
             place: place.to_owned(),
-            what: format!("and {} more difference(s)", total - MAX_JSON_DIFFERENCES),
+            what: match total - MAX_JSON_DIFFERENCES {
+                1 => "and 1 more difference".to_owned(),
+                more => format!("and {more} more differences"),
+            },
         });
     }
 }
