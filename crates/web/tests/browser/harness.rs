@@ -108,12 +108,19 @@ pub(crate) async fn harness_configured(options: WebOptions, extra: Vec<Extra>) -
 }
 
 /// A `WebApp` started with `options`, connected to what `servers` yields (in order) and served
-/// until `shutdown`; a browser (started meanwhile) on its page, live.
+/// until `shutdown`; a browser (started meanwhile) on its page, live. Its Export session is the
+/// CLI's (`interlude_headless::recording::export`) unless `options` name another.
 pub(crate) async fn start(
     options: WebOptions,
     shutdown: CancellationToken,
     servers: impl Future<Output = Vec<Extra>>,
 ) -> Page {
+    let options = WebOptions {
+        export: options
+            .export
+            .or(Some(interlude_headless::recording::export)),
+        ..options
+    };
     let app = async {
         let servers = servers.await;
         let app = WebApp::start(options);
