@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use interlude_server::task::Requestor;
 use interlude_server::url::{
     Flow, FlowId, FlowStatus, FlowStore, MemoryStore, Secret, SqliteStore, StoreError, StoreKey,
     StoredTask, UserId,
@@ -82,6 +83,7 @@ fn stored_task(id: &str, payload: TaskPayload, at: u64, until: Option<u64>) -> S
     let now = "2026-11-29T08:00:00Z";
     StoredTask {
         task: DetailedTask::new(Task::new(id, TaskStatus::Working, now, now), payload),
+        requestor: Requestor::nobody(),
         updated_at_ms: at,
         expires_at_ms: until,
     }
@@ -782,6 +784,30 @@ async fn sqlite_keeps_flows_and_secrets_across_a_restart() {
         store.flow(&flow.id).await.unwrap().unwrap().status,
         FlowStatus::Completed
     );
+}
+
+/// A task bound to its requestor (here a signed-in principal) is read back bound to the same
+/// one after the store is reopened — a restart does not unbind it — and a task bound to
+/// nobody stays bound to nobody.
+#[tokio::test]
+async fn sqlite_keeps_a_task_s_binding_across_a_restart() {
+    let db = TempDb::new("task-binding");
+    let mut bound = stored_task("t-bound", TaskPayload::Working, T0, Some(T0 + MINUTE));
+    bound.requestor = Requestor::nobody().with_principal(alice());
+    let unbound = stored_task("t-unbound", TaskPayload::Working, T0, Some(T0 + MINUTE));
+    {
+        let store = SqliteStore::open(&db.path).unwrap();
+        store.put_task(&bound).await.unwrap();
+        store.put_task(&unbound).await.unwrap();
+    } // The server stops.
+
+    let store = SqliteStore::open(&db.path).unwrap();
+    let read = store.task("t-bound").await.unwrap().unwrap();
+    assert_eq!(read.requestor, Requestor::nobody().with_principal(alice()));
+    assert_ne!(read.requestor, Requestor::nobody().with_principal(bob()));
+    assert_eq!(read, bound);
+    let read = store.task("t-unbound").await.unwrap().unwrap();
+    assert_eq!(read.requestor, Requestor::nobody());
 }
 
 #[tokio::test]
