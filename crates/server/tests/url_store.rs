@@ -858,10 +858,39 @@ fn sqlite_refuses_a_file_of_a_newer_schema() {
     }
     match SqliteStore::open(&db.path) {
         Err(StoreError::NewerSchema { found, known }) => {
-            assert_eq!((found, known), (99, 4));
+            assert_eq!((found, known), (99, 5));
         }
         other => panic!("expected NewerSchema, got {other:?}"),
     }
+}
+
+/// A file of schema version 4 (tasks not bound yet) is brought to version 5: its tasks are
+/// read back bound to nobody, as they were.
+#[tokio::test]
+async fn sqlite_reads_the_tasks_of_schema_version_4_as_bound_to_nobody() {
+    let db = TempDb::new("tasks-v4");
+    let task = stored_task("t-old", TaskPayload::Working, T0, None);
+    {
+        let store = SqliteStore::open(&db.path).unwrap();
+        store.put_task(&task).await.unwrap();
+    }
+    {
+        let conn = rusqlite::Connection::open(&db.path).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE tasks DROP COLUMN requestor; UPDATE schema_version SET version = 4;",
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&db.path).unwrap();
+    let read = store.task("t-old").await.unwrap().unwrap();
+    assert_eq!(read.requestor, Requestor::nobody());
+    assert_eq!(read, task);
+    drop(store);
+    let conn = rusqlite::Connection::open(&db.path).unwrap();
+    let version: i64 = conn
+        .query_row("SELECT max(version) FROM schema_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, 5);
 }
 
 #[test]
