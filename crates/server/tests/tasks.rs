@@ -940,6 +940,11 @@ mod legacy {
             );
         }
         first.status(&id, "input_required").await;
+        // No listing, for anyone (the specification advises against it without sign-in).
+        for raw in [&mut first, &mut second] {
+            let listed = raw.request("tasks/list", json!({})).await;
+            assert_eq!(listed["error"]["code"], -32601, "{listed}");
+        }
     }
 
     #[tokio::test]

@@ -888,7 +888,9 @@ async fn sqlite_reads_the_tasks_of_schema_version_4_as_bound_to_nobody() {
     drop(store);
     let conn = rusqlite::Connection::open(&db.path).unwrap();
     let version: i64 = conn
-        .query_row("SELECT max(version) FROM schema_version", [], |row| row.get(0))
+        .query_row("SELECT max(version) FROM schema_version", [], |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(version, 5);
 }
