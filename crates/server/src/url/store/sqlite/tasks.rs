@@ -35,13 +35,16 @@ pub(super) fn put(conn: &Connection, key: &StoreKey, task: &StoredTask) -> Resul
     Ok(())
 }
 
+/// A task's row: its sealed record, `updated_at_ms`, `expires_at_ms`, `requestor`.
+type Row = (Vec<u8>, i64, Option<i64>, Option<String>);
+
 /// The task kept under `id`, if any.
 pub(super) fn get(
     conn: &Connection,
     key: &StoreKey,
     id: &str,
 ) -> Result<Option<StoredTask>, StoreError> {
-    let row: Option<(Vec<u8>, i64, Option<i64>, Option<String>)> = conn
+    let row: Option<Row> = conn
         .prepare_cached(
             "SELECT record, updated_at_ms, expires_at_ms, requestor FROM tasks WHERE id = ?1",
         )
