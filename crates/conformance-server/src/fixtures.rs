@@ -547,25 +547,28 @@ impl ServerHandler for Fixtures {
     async fn get_task(
         &self,
         request: rmcp::model::GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.ask.tasks().get(&request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().get(&request, &requestor).await
     }
 
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().update(request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().update(request, &requestor).await
     }
 
     async fn cancel_task(
         &self,
         request: rmcp::model::CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().cancel(&request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().cancel(&request, &requestor).await
     }
 
     /// 2025: the level of the log messages this session gets. 2026-07-28 has no such method

@@ -59,25 +59,28 @@ impl ServerHandler for DemoServer {
     async fn get_task(
         &self,
         request: rmcp::model::GetTaskParams,
-        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.ask.tasks().get(&request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().get(&request, &requestor).await
     }
 
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
-        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().update(request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().update(request, &requestor).await
     }
 
     async fn cancel_task(
         &self,
         request: rmcp::model::CancelTaskParams,
-        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().cancel(&request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().cancel(&request, &requestor).await
     }
 
     async fn list_prompts(

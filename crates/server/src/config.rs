@@ -5,9 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod interactions;
+mod requestor;
 mod tasks;
 
 pub use interactions::Interactions;
+pub use requestor::Requestor;
 pub(crate) use tasks::ServesTasks;
 pub use tasks::{TaskSupport, Tasks};
 

@@ -26,9 +26,12 @@
 //!   capabilities), each tool's `execution`, and the `{task}` result of a task call.
 //!
 //! Inside the task nothing differs: each question becomes one of the task's input requests, and
-//! `tasks/result` pushes it to the client and hands the answer back. Not offered: `tasks/list`
-//! (tasks are not bound to a signed-in person yet, and the specification advises against
-//! listing them then) and `notifications/tasks/status` (optional; clients poll).
+//! `tasks/result` pushes it to the client and hands the answer back. Each task answers only the
+//! session (or connection) that created it ([`Requestor`](crate::task::Requestor)): to another,
+//! `tasks/get`, `tasks/cancel` and `tasks/result` say "unknown task", as for an id that never
+//! was. Not offered: `tasks/list` (a method rmcp does not know, so -32601 for everyone: tasks
+//! are not bound to a signed-in person yet, and the specification advises against listing them
+//! then) and `notifications/tasks/status` (optional; clients poll).
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -48,7 +51,7 @@ pub(crate) mod http;
 pub(crate) mod wire;
 
 use crate::call::Call;
-use crate::config::{AskServer, ServesTasks, TaskSupport};
+use crate::config::{AskServer, Requestor, ServesTasks, TaskSupport};
 
 /// The `_meta` key that ties a message to the task it belongs to.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -225,9 +228,11 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
                     )
                 })
         };
+        // Each task answers only its requestor: another's is an unknown id.
+        let requestor = Requestor::of(&context);
         match request.method.as_str() {
-            wire::GET => self.get(&task_id()?).await.map(CustomResult),
-            wire::CANCEL => self.cancel(&task_id()?).await.map(CustomResult),
+            wire::GET => self.get(&task_id()?, &requestor).await.map(CustomResult),
+            wire::CANCEL => self.cancel(&task_id()?, &requestor).await.map(CustomResult),
             "tasks/result" if is_2025_11_25(&context) => {
                 self.result(&task_id()?, context).await.map(CustomResult)
             }
@@ -236,21 +241,21 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
     }
 
     /// `tasks/get`: the task in 2025-11-25's terms.
-    async fn get(&self, id: &str) -> Result<Value, ErrorData> {
+    async fn get(&self, id: &str, requestor: &Requestor) -> Result<Value, ErrorData> {
         let got = self
             .inner
             .ask_config()
             .tasks()
-            .get(&GetTaskParams::new(id))
+            .get(&GetTaskParams::new(id), requestor)
             .await?;
         Ok(legacy_task(&got.task))
     }
 
     /// `tasks/cancel`: -32602 for a task that had ended already; otherwise the task, once it
     /// settled (or where it stands after a moment, since cancelling is the handler's to heed).
-    async fn cancel(&self, id: &str) -> Result<Value, ErrorData> {
+    async fn cancel(&self, id: &str, requestor: &Requestor) -> Result<Value, ErrorData> {
         let tasks = self.inner.ask_config().tasks();
-        let before = tasks.get(&GetTaskParams::new(id)).await?;
+        let before = tasks.get(&GetTaskParams::new(id), requestor).await?;
         if before.task.status().is_terminal() {
             return Err(ErrorData::invalid_params(
                 format!(
@@ -260,10 +265,10 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
                 None,
             ));
         }
-        tasks.cancel(&CancelTaskParams::new(id)).await?;
+        tasks.cancel(&CancelTaskParams::new(id), requestor).await?;
         let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
         loop {
-            let now = tasks.get(&GetTaskParams::new(id)).await?;
+            let now = tasks.get(&GetTaskParams::new(id), requestor).await?;
             if now.task.status().is_terminal() || tokio::time::Instant::now() >= deadline {
                 return Ok(legacy_task(&now.task));
             }
@@ -272,17 +277,23 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
     }
 
     /// `tasks/result`: pushes the task's questions as they come and hands their answers to
-    /// it, until it ends; then its result (or its error), tied to the task by `_meta`.
+    /// it, until it ends; then its result (or its error), tied to the task by `_meta`. Only
+    /// for the task's requestor: another session gets "unknown task", and never its
+    /// questions.
     async fn result(
         &self,
         id: &str,
         context: RequestContext<RoleServer>,
     ) -> Result<Value, ErrorData> {
         let id = id.to_owned();
+        let requestor = Requestor::of(&context);
         let config = self.inner.ask_config().clone();
         let call = Call::new(&config, context);
         loop {
-            let now = config.tasks().get(&GetTaskParams::new(&id)).await?;
+            let now = config
+                .tasks()
+                .get(&GetTaskParams::new(&id), &requestor)
+                .await?;
             let detailed = serde_json::to_value(&now.task).unwrap_or(Value::Null);
             match now.task.status() {
                 TaskStatus::Completed => {
@@ -326,7 +337,7 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
                     }
                 }
             };
-            let answered = self.push(&call, &id, asked).await;
+            let answered = self.push(&call, &id, &requestor, asked).await;
             self.release(&id, &key);
             match answered {
                 // The task ended meanwhile (its question was taken back): its end is next.
@@ -343,7 +354,7 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
                     responses.insert(key, answer);
                     config
                         .tasks()
-                        .update(UpdateTaskParams::new(&id, responses))
+                        .update(UpdateTaskParams::new(&id, responses), &requestor)
                         .await?;
                 }
             }
@@ -354,7 +365,13 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
     /// task takes it (a person's refusal of a sampling request, or a failure, as an error
     /// object), or None when `tasks/result` was cancelled first or the task ended (the question
     /// is then taken back with `notifications/cancelled`).
-    async fn push(&self, call: &Call, id: &str, asked: Value) -> Option<Value> {
+    async fn push(
+        &self,
+        call: &Call,
+        id: &str,
+        requestor: &Requestor,
+        asked: Value,
+    ) -> Option<Value> {
         let request = serde_json::from_value::<InputRequest>(asked)
             .ok()
             .and_then(|request| match request {
@@ -375,10 +392,11 @@ impl<H: ServerHandler + AskServer> TaskServer<H> {
         // taken back from the client.
         let tasks = self.inner.ask_config().tasks().clone();
         let task = id.to_owned();
+        let requestor = requestor.clone();
         let ended = async move {
             loop {
                 tokio::time::sleep(WATCH).await;
-                match tasks.get(&GetTaskParams::new(&task)).await {
+                match tasks.get(&GetTaskParams::new(&task), &requestor).await {
                     Ok(now) if !now.task.status().is_terminal() => {}
                     _ => return,
                 }

@@ -25,7 +25,10 @@
 //! store ([`AskConfig::with_task_store`](crate::AskConfig::with_task_store), the same
 //! [`FlowStore`](crate::url::FlowStore) as URL flows), each task is also kept there when it
 //! starts and when it ends, so a restart loses no ended task's result (and a task cut short by
-//! the restart says so). What is not here yet: tasks bound to a signed-in user.
+//! the restart says so). Each task is bound to its requestor ([`Requestor`]: the streamable
+//! HTTP session or the 2025-era connection that asked for it, and later the signed-in
+//! principal): to anyone else its id is unknown. Where there is neither (2026-07-28 over
+//! stateless HTTP, without sign-in) the id alone reaches the task.
 
 use std::future::Future;
 
@@ -34,7 +37,7 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, CreateTaskResult};
 use rmcp::task_manager::{TaskContext, TaskExit};
 
-pub use crate::config::{TaskSupport, Tasks};
+pub use crate::config::{Requestor, TaskSupport, Tasks};
 pub use crate::legacy_task::{LegacyTasks, TaskServer};
 pub use rmcp::task_manager::TaskOptions;
 
@@ -139,8 +142,10 @@ impl Ask {
         let config = self.call.config.clone();
         let context = crate::ask::kept_context(&self.call.context);
         let tasks = config.tasks.clone();
+        // The task answers only who asked for it (`Requestor`).
+        let requestor = crate::config::Requestor::of(&self.call.context);
         let task = tasks
-            .spawn(options, move |handle| {
+            .spawn(options, requestor, move |handle| {
                 Box::pin(async move {
                     let ask = Ask::in_task(&config, context, handle.clone());
                     // `tasks/cancel` both signals the handle and takes back the task's

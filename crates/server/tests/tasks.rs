@@ -127,25 +127,28 @@ impl ServerHandler for Server {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.ask.tasks().get(&request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().get(&request, &requestor).await
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().update(request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().update(request, &requestor).await
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().cancel(&request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().cancel(&request, &requestor).await
     }
 }
 
@@ -563,6 +566,43 @@ async fn a_stored_task_outlives_its_server() {
     remove(&path);
 }
 
+/// With 2026-07-28 a request stands alone (no session, no `initialize`) and the toolkit has no
+/// sign-in on MCP requests yet: a task is bound to nobody, and its id is the only capability
+/// (`docs/security.md`). So, as documented, another client that has the id reaches it; the
+/// binding to a signed-in principal is `Requestor::with_principal`'s, tested in the crate.
+#[tokio::test]
+async fn with_2026_07_28_and_no_sign_in_the_id_is_the_capability() {
+    let shared = server();
+    let first = connect(shared.clone(), true).await;
+    let second = connect(shared, true).await;
+    let created = first
+        .peer()
+        .call_tool_once(CallToolRequestParams::new("deploy"))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(created) = created else {
+        panic!("a task: {created:?}");
+    };
+    let id = created.task.task_id;
+    assert_eq!(
+        uuid_version(&id),
+        Some('4'),
+        "an unguessable id (UUID v4): {id}"
+    );
+    until_status(&second, &id, "input_required").await;
+}
+
+/// The version digit of a UUID in its text form.
+fn uuid_version(id: &str) -> Option<char> {
+    let groups: Vec<&str> = id.split('-').collect();
+    (groups.len() == 5
+        && groups
+            .iter()
+            .all(|g| g.chars().all(|c| c.is_ascii_hexdigit())))
+    .then(|| groups[2].chars().next())
+    .flatten()
+}
+
 /// The 2025-11-25 experimental tasks, on the wire: a raw JSON-RPC client over a pipe to the
 /// same server, served as a toolkit server is (`checked_lines`, `checked`, `TaskServer`).
 mod legacy {
@@ -880,6 +920,33 @@ mod legacy {
         assert!(said.contains("cancelled"), "{result}");
     }
 
+    /// Two connections (two stdio clients, say) to servers sharing one `AskConfig`: each
+    /// connection is a requestor of its own, and the other's task is an unknown id to it.
+    #[tokio::test]
+    async fn another_connection_cannot_reach_a_2025_11_25_task() {
+        let shared = server();
+        let wired = |server: Server| TaskServer::new(server).tool("deploy", TaskSupport::Optional);
+        let mut first = connect_to(wired(shared.clone())).await;
+        let mut second = connect_to(wired(shared)).await;
+        let id = first.start_task("deploy").await;
+        first.status(&id, "input_required").await;
+        for method in ["tasks/get", "tasks/cancel", "tasks/result"] {
+            let answer = second.request(method, json!({"taskId": id})).await;
+            assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+            assert_eq!(
+                answer["error"]["message"],
+                format!("unknown task: {id}"),
+                "{method}: {answer}"
+            );
+        }
+        first.status(&id, "input_required").await;
+        // No listing, for anyone (the specification advises against it without sign-in).
+        for raw in [&mut first, &mut second] {
+            let listed = raw.request("tasks/list", json!({})).await;
+            assert_eq!(listed["error"]["code"], -32601, "{listed}");
+        }
+    }
+
     #[tokio::test]
     async fn cancelling_a_task_stops_it_and_an_ended_one_cannot_be() {
         let (mut raw, _) = connect().await;
@@ -891,5 +958,233 @@ mod legacy {
         assert_eq!(again["error"]["code"], -32602, "{again}");
         let unknown = raw.request("tasks/get", json!({"taskId": "nope"})).await;
         assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    }
+}
+
+/// Tasks are bound to their requestor (issue 34): over streamable HTTP, a 2025-11-25 task
+/// answers only the session that created it. A second session that knows its id gets exactly
+/// what an unknown id gets from `tasks/get`, `tasks/cancel` and `tasks/result` (never the
+/// first session's question), and the task goes on to end with the first session's answer.
+mod bound {
+    use super::*;
+    use interlude_server::task::TaskServer;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    use std::io::{BufRead, BufReader, Write};
+
+    /// The test server over streamable HTTP on 127.0.0.1, wired as a toolkit server is
+    /// (`TaskServer`, `checked_http`), one `AskConfig` for all sessions: its endpoint.
+    async fn serve() -> String {
+        let ask = AskConfig::new();
+        let service = StreamableHttpService::new(
+            move || {
+                Ok(TaskServer::new(Server {
+                    ask: ask.clone(),
+                    ..unwired()
+                })
+                .tool("deploy", TaskSupport::Optional))
+            },
+            LocalSessionManager::default().into(),
+            StreamableHttpServerConfig::default(),
+        );
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(interlude_server::checked_http));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        url
+    }
+
+    /// A POST to `url` in `session` (if any); the open response, read as it comes.
+    fn post(url: &str, session: Option<&str>, body: &Value) -> BufReader<std::net::TcpStream> {
+        let rest = url.strip_prefix("http://").unwrap();
+        let (authority, path) = rest.split_at(rest.find('/').unwrap());
+        let mut stream = std::net::TcpStream::connect(authority).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(3)))
+            .unwrap();
+        let body = body.to_string();
+        let mut request = format!(
+            "POST {path} HTTP/1.0\r\nhost: {authority}\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\n\
+             mcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n",
+            body.len()
+        );
+        if let Some(session) = session {
+            request.push_str(&format!("mcp-session-id: {session}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(&body);
+        stream.write_all(request.as_bytes()).unwrap();
+        BufReader::new(stream)
+    }
+
+    /// The head of a response (its status line and headers).
+    fn head(response: &mut BufReader<std::net::TcpStream>) -> String {
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            response.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                return head;
+            }
+            head.push_str(&line);
+        }
+    }
+
+    /// The next JSON-RPC message of a response's body (an SSE event's data, or the JSON body);
+    /// None once it ended, or said nothing for three seconds.
+    fn next(response: &mut BufReader<std::net::TcpStream>) -> Option<Value> {
+        loop {
+            let mut line = String::new();
+            match response.read_line(&mut line) {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+            let data = line.strip_prefix("data:").unwrap_or(&line).trim();
+            if let Ok(message) = serde_json::from_str::<Value>(data)
+                && message.is_object()
+            {
+                return Some(message);
+            }
+        }
+    }
+
+    /// Sends `method` in `session`; its response (what came before it, skipped).
+    fn request(url: &str, session: &str, id: i64, method: &str, params: Value) -> Value {
+        let mut response = post(
+            url,
+            Some(session),
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        head(&mut response);
+        while let Some(message) = next(&mut response) {
+            if message["id"] == id && message.get("method").is_none() {
+                return message;
+            }
+        }
+        panic!("no response to {method}");
+    }
+
+    /// A new 2025-11-25 session: its id.
+    fn session(url: &str) -> String {
+        let mut response = post(
+            url,
+            None,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params":
+                {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+                 "clientInfo": {"name": "raw", "version": "1"}}}),
+        );
+        let started = head(&mut response);
+        let session = started
+            .lines()
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("no session in {started}"));
+        next(&mut response).expect("initialize answered");
+        let mut initialized = post(
+            url,
+            Some(&session),
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        head(&mut initialized);
+        session
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn another_session_cannot_reach_a_2025_11_25_task() {
+        let url = serve().await;
+        tokio::task::spawn_blocking(move || {
+            let first = session(&url);
+            let second = session(&url);
+            let created = request(
+                &url,
+                &first,
+                2,
+                "tools/call",
+                json!({"name": "deploy", "arguments": {}, "task": {}}),
+            );
+            let id = created["result"]["task"]["taskId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no task in {created}"))
+                .to_owned();
+            for _ in 0..300 {
+                let got = request(&url, &first, 3, "tasks/get", json!({"taskId": id}));
+                if got["result"]["status"] == "input_required" {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+
+            // What an id that never was gets, with its id in place of the other's.
+            let never = "00000000-0000-4000-8000-000000000000";
+            let unknown = |method: &str| {
+                let mut said =
+                    request(&url, &second, 9, method, json!({"taskId": never}))["error"].clone();
+                if let Some(message) = said["message"].as_str() {
+                    said["message"] = Value::from(message.replace(never, &id));
+                }
+                said
+            };
+            for method in ["tasks/get", "tasks/cancel", "tasks/result"] {
+                let answer = request(&url, &second, 4, method, json!({"taskId": id}));
+                assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+                assert_eq!(
+                    answer["error"],
+                    unknown(method),
+                    "{method} of another session's task is an unknown id's"
+                );
+                assert!(
+                    !answer.to_string().contains("Deploy now?"),
+                    "{method}: {answer}"
+                );
+            }
+
+            // The first session's task is untouched: still waiting, and its question comes
+            // on its own `tasks/result`, whose answer ends it.
+            let got = request(&url, &first, 5, "tasks/get", json!({"taskId": id}));
+            assert_eq!(got["result"]["status"], "input_required", "{got}");
+            let mut result = post(
+                &url,
+                Some(&first),
+                &json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/result",
+                    "params": {"taskId": id}}),
+            );
+            head(&mut result);
+            let asked = next(&mut result).expect("the question, on tasks/result");
+            assert_eq!(asked["method"], "elicitation/create", "{asked}");
+            assert_eq!(asked["params"]["message"], "The checks passed. Deploy now?");
+            let mut answered = post(
+                &url,
+                Some(&first),
+                &json!({"jsonrpc": "2.0", "id": asked["id"], "result":
+                    {"action": "accept", "content": {"approve": true}}}),
+            );
+            let answered = head(&mut answered);
+            assert!(
+                answered.starts_with("HTTP/1.0 202") || answered.starts_with("HTTP/1.1 202"),
+                "{answered}"
+            );
+            let ended = loop {
+                let message = next(&mut result).expect("the task's result");
+                if message["id"] == 6 {
+                    break message;
+                }
+            };
+            assert_eq!(
+                ended["result"]["content"][0]["text"], "Deployed.",
+                "{ended}"
+            );
+            let got = request(&url, &first, 7, "tasks/get", json!({"taskId": id}));
+            assert_eq!(got["result"]["status"], "completed", "{got}");
+        })
+        .await
+        .unwrap();
     }
 }

@@ -146,17 +146,19 @@ impl ServerHandler for KeyServer {
     async fn get_task(
         &self,
         request: rmcp::model::GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        self.ask.tasks().get(&request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().get(&request, &requestor).await
     }
 
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.ask.tasks().update(request).await
+        let requestor = interlude_server::task::Requestor::of(&context);
+        self.ask.tasks().update(request, &requestor).await
     }
 
     async fn list_tools(

@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use interlude_server::task::Requestor;
 use interlude_server::url::{
     Flow, FlowId, FlowStatus, FlowStore, MemoryStore, Secret, SqliteStore, StoreError, StoreKey,
     StoredTask, UserId,
@@ -82,6 +83,7 @@ fn stored_task(id: &str, payload: TaskPayload, at: u64, until: Option<u64>) -> S
     let now = "2026-11-29T08:00:00Z";
     StoredTask {
         task: DetailedTask::new(Task::new(id, TaskStatus::Working, now, now), payload),
+        requestor: Requestor::nobody(),
         updated_at_ms: at,
         expires_at_ms: until,
     }
@@ -784,6 +786,30 @@ async fn sqlite_keeps_flows_and_secrets_across_a_restart() {
     );
 }
 
+/// A task bound to its requestor (here a signed-in principal) is read back bound to the same
+/// one after the store is reopened — a restart does not unbind it — and a task bound to
+/// nobody stays bound to nobody.
+#[tokio::test]
+async fn sqlite_keeps_a_task_s_binding_across_a_restart() {
+    let db = TempDb::new("task-binding");
+    let mut bound = stored_task("t-bound", TaskPayload::Working, T0, Some(T0 + MINUTE));
+    bound.requestor = Requestor::nobody().with_principal(alice());
+    let unbound = stored_task("t-unbound", TaskPayload::Working, T0, Some(T0 + MINUTE));
+    {
+        let store = SqliteStore::open(&db.path).unwrap();
+        store.put_task(&bound).await.unwrap();
+        store.put_task(&unbound).await.unwrap();
+    } // The server stops.
+
+    let store = SqliteStore::open(&db.path).unwrap();
+    let read = store.task("t-bound").await.unwrap().unwrap();
+    assert_eq!(read.requestor, Requestor::nobody().with_principal(alice()));
+    assert_ne!(read.requestor, Requestor::nobody().with_principal(bob()));
+    assert_eq!(read, bound);
+    let read = store.task("t-unbound").await.unwrap().unwrap();
+    assert_eq!(read.requestor, Requestor::nobody());
+}
+
 #[tokio::test]
 async fn sqlite_connections_to_one_file_complete_a_flow_once() {
     // Two servers (two connections) sharing one file, racing to complete the same flow.
@@ -832,10 +858,41 @@ fn sqlite_refuses_a_file_of_a_newer_schema() {
     }
     match SqliteStore::open(&db.path) {
         Err(StoreError::NewerSchema { found, known }) => {
-            assert_eq!((found, known), (99, 4));
+            assert_eq!((found, known), (99, 5));
         }
         other => panic!("expected NewerSchema, got {other:?}"),
     }
+}
+
+/// A file of schema version 4 (tasks not bound yet) is brought to version 5: its tasks are
+/// read back bound to nobody, as they were.
+#[tokio::test]
+async fn sqlite_reads_the_tasks_of_schema_version_4_as_bound_to_nobody() {
+    let db = TempDb::new("tasks-v4");
+    let task = stored_task("t-old", TaskPayload::Working, T0, None);
+    {
+        let store = SqliteStore::open(&db.path).unwrap();
+        store.put_task(&task).await.unwrap();
+    }
+    {
+        let conn = rusqlite::Connection::open(&db.path).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE tasks DROP COLUMN requestor; UPDATE schema_version SET version = 4;",
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&db.path).unwrap();
+    let read = store.task("t-old").await.unwrap().unwrap();
+    assert_eq!(read.requestor, Requestor::nobody());
+    assert_eq!(read, task);
+    drop(store);
+    let conn = rusqlite::Connection::open(&db.path).unwrap();
+    let version: i64 = conn
+        .query_row("SELECT max(version) FROM schema_version", [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(version, 5);
 }
 
 #[test]

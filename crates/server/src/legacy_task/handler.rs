@@ -24,7 +24,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::TaskServer;
-use crate::config::AskServer;
+use crate::config::{AskServer, Requestor};
 
 impl<H: ServerHandler + AskServer> AskServer for TaskServer<H> {
     fn ask_config(&self) -> &crate::AskConfig {
@@ -224,30 +224,46 @@ impl<H: ServerHandler + AskServer> ServerHandler for TaskServer<H> {
     }
 
     // The Tasks extension's methods, from the server's tasks (rmcp checked before that the
-    // client declared the extension, which `get_info` says the server serves).
+    // client declared the extension, which `get_info` says the server serves), for the
+    // requestor the request came from: another's task is an unknown one.
 
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.inner.ask_config().tasks().get(&request).await
+        let requestor = Requestor::of(&context);
+        self.inner
+            .ask_config()
+            .tasks()
+            .get(&request, &requestor)
+            .await
     }
 
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner.ask_config().tasks().update(request).await
+        let requestor = Requestor::of(&context);
+        self.inner
+            .ask_config()
+            .tasks()
+            .update(request, &requestor)
+            .await
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.inner.ask_config().tasks().cancel(&request).await
+        let requestor = Requestor::of(&context);
+        self.inner
+            .ask_config()
+            .tasks()
+            .cancel(&request, &requestor)
+            .await
     }
 
     async fn list_skills(

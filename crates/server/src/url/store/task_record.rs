@@ -3,14 +3,17 @@
 
 use rmcp::model::DetailedTask;
 
+use crate::task::Requestor;
+
 /// A task as the store keeps it: where it stood when last written (its `tasks/get` answer,
-/// result or error included) and until when it is kept.
+/// result or error included), who it is bound to, and until when it is kept.
 ///
 /// [`Tasks`](crate::task::Tasks) writes one when a task starts and again when it ends; a
 /// store seals it at rest where it seals secrets (a task's result may carry what a person
 /// answered).
 ///
 /// ```
+/// use interlude_server::task::Requestor;
 /// use interlude_server::url::{FlowStore, MemoryStore, StoredTask};
 /// use rmcp::model::{DetailedTask, Task, TaskPayload, TaskStatus};
 ///
@@ -21,6 +24,7 @@ use rmcp::model::DetailedTask;
 /// let task = Task::new("t-1", TaskStatus::Working, now, now);
 /// let stored = StoredTask {
 ///     task: DetailedTask::new(task, TaskPayload::Working),
+///     requestor: Requestor::nobody(),
 ///     updated_at_ms: 1_000,
 ///     expires_at_ms: Some(301_000),
 /// };
@@ -35,6 +39,10 @@ pub struct StoredTask {
     /// The task, with its status-specific payload (a `completed` task's result, a `failed`
     /// one's error). Its id is `task.task.task_id`.
     pub task: DetailedTask,
+    /// Who the task answers ([`Tasks`](crate::task::Tasks) gives anyone else "unknown
+    /// task"). A task written before tasks were bound (an SQLite file of schema version 4)
+    /// is read back as [`Requestor::nobody`]'s.
+    pub requestor: Requestor,
     /// When it was written (milliseconds since the Unix epoch).
     pub updated_at_ms: u64,
     /// From when the store may forget it ([`FlowStore::expire`](super::FlowStore::expire));

@@ -75,6 +75,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
         updated_at_ms INTEGER NOT NULL,
         expires_at_ms INTEGER
     ) STRICT, WITHOUT ROWID;",
+    // Version 5: who each task is bound to (`Requestor`, as JSON of digests and a user id;
+    // NULL for the tasks written before, which are read as bound to nobody).
+    "ALTER TABLE tasks ADD COLUMN requestor TEXT;",
 ];
 
 /// Brings the schema up to [`MIGRATIONS`]' last version, in one transaction.

@@ -6,6 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::super::sealing::StoreKey;
 use super::super::{StoreError, StoredTask, check_task_times, clamp_time, to_db_time};
 use super::{backend, execute};
+use crate::task::Requestor;
 
 /// Keeps `task`, replacing its row if there is one.
 pub(super) fn put(conn: &Connection, key: &StoreKey, task: &StoredTask) -> Result<(), StoreError> {
@@ -20,13 +21,22 @@ pub(super) fn put(conn: &Connection, key: &StoreKey, task: &StoredTask) -> Resul
     let sealed = key.seal_task(task.id(), &record)?;
     execute(
         conn,
-        "INSERT OR REPLACE INTO tasks (id, record, updated_at_ms, expires_at_ms) \
-         VALUES (?1, ?2, ?3, ?4)",
-        params![task.id(), sealed, updated, expires],
+        "INSERT OR REPLACE INTO tasks (id, record, updated_at_ms, expires_at_ms, requestor) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            task.id(),
+            sealed,
+            updated,
+            expires,
+            task.requestor.to_stored()
+        ],
     )
     .map_err(backend)?;
     Ok(())
 }
+
+/// A task's row: its sealed record, `updated_at_ms`, `expires_at_ms`, `requestor`.
+type Row = (Vec<u8>, i64, Option<i64>, Option<String>);
 
 /// The task kept under `id`, if any.
 pub(super) fn get(
@@ -34,14 +44,18 @@ pub(super) fn get(
     key: &StoreKey,
     id: &str,
 ) -> Result<Option<StoredTask>, StoreError> {
-    let row: Option<(Vec<u8>, i64, Option<i64>)> = conn
-        .prepare_cached("SELECT record, updated_at_ms, expires_at_ms FROM tasks WHERE id = ?1")
+    let row: Option<Row> = conn
+        .prepare_cached(
+            "SELECT record, updated_at_ms, expires_at_ms, requestor FROM tasks WHERE id = ?1",
+        )
         .and_then(|mut statement| {
-            statement.query_row([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            statement.query_row([id], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
         })
         .optional()
         .map_err(backend)?;
-    let Some((sealed, updated, expires)) = row else {
+    let Some((sealed, updated, expires, requestor)) = row else {
         return Ok(None);
     };
     let record = key.open_task(id, &sealed).ok_or_else(|| {
@@ -54,8 +68,15 @@ pub(super) fn get(
     let time = |what: &str, at: i64| {
         u64::try_from(at).map_err(|_| StoreError::Corrupt(format!("tasks.{what} is negative")))
     };
+    // Written before tasks were bound (schema version 4): bound to nobody.
+    let requestor = match requestor {
+        None => Requestor::nobody(),
+        Some(text) => Requestor::from_stored(&text)
+            .ok_or_else(|| StoreError::Corrupt("tasks.requestor".to_owned()))?,
+    };
     Ok(Some(StoredTask {
         task,
+        requestor,
         updated_at_ms: time("updated_at_ms", updated)?,
         expires_at_ms: expires.map(|at| time("expires_at_ms", at)).transpose()?,
     }))
