@@ -812,9 +812,15 @@ fn trace_writes_every_message_as_json_lines() {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
             .collect();
+        // The server is named as the page names it: its address (issue 36; it was `server`).
+        let named = demo
+            .url()
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
         for line in &lines {
             assert!(
-                line["t_ms"].is_u64() && line["server"] == "server",
+                line["t_ms"].is_u64() && line["server"] == named.as_str(),
                 "{line}"
             );
             assert!(line["dir"] == "send" || line["dir"] == "recv", "{line}");
@@ -1464,7 +1470,7 @@ fn a_refusal_is_one_plain_sentence() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("refused a request of server \"server\" for the person")
+        stderr.contains("refused a request of server \"scripted_server\" for the person")
             && stderr.contains("`address`")
             && stderr.contains("-32602"),
         "{stderr}"
