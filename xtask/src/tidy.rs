@@ -14,12 +14,14 @@
 //! 7. Nothing in the repository points at files outside it (`tidy/paths.rs`).
 //! 8. The host locks its mutexes through one function with one poison policy (`tidy/locks.rs`).
 //! 9. The host's rooms import only rooms below their own, and ARCHITECTURE.md names each
-//!    (`tidy/rooms.rs`); ARCHITECTURE.md stays under 500 lines.
+//!    (`tidy/rooms.rs`); ARCHITECTURE.md stays under 500 lines, and no source file of a crate
+//!    over 800.
 //!
 //! Every check runs; all problems are reported together. It does not judge code style (rustfmt
 //! and clippy do) and does not write ARCHITECTURE.md.
 
 mod deps;
+mod lengths;
 mod locks;
 mod paths;
 mod rooms;
@@ -278,8 +280,9 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
     if let Some(text) = architecture.as_deref() {
         problems.extend(check_engine_doc(text));
         problems.extend(rooms::check_doc(text));
-        problems.extend(check_length(text));
+        problems.extend(lengths::check_architecture(text));
     }
+    problems.extend(lengths::check_sources(root)?);
 
     problems.extend(
         find_mod_rs(&crates_dir)?
@@ -295,7 +298,7 @@ pub(crate) fn run(root: &Path) -> anyhow::Result<()> {
         eprintln!(
             "xtask: tidy ok ({} members: dependency arrows, every dependency used, engine tree \
              as listed, code map complete, no mod.rs, no path outside the repository, one lock \
-             policy in the host, the host's rooms one way)",
+             policy in the host, the host's rooms one way, no file over 800 lines)",
             members.len()
         );
         return Ok(());
@@ -535,21 +538,6 @@ fn check_engine_doc(architecture: &str) -> Vec<String> {
 }
 
 /// Check 3: ARCHITECTURE.md names every crate folder as `crates/<name>`.
-/// ARCHITECTURE.md stays a map a newcomer reads in one sitting: behaviour belongs in rustdoc.
-const ARCHITECTURE_MAX_LINES: usize = 500;
-
-fn check_length(architecture: &str) -> Vec<String> {
-    let lines = architecture.lines().count();
-    if lines > ARCHITECTURE_MAX_LINES {
-        vec![format!(
-            "ARCHITECTURE.md has {lines} lines, more than {ARCHITECTURE_MAX_LINES}: move behaviour \
-             into the modules' rustdoc and keep the map"
-        )]
-    } else {
-        Vec::new()
-    }
-}
-
 fn check_code_map(architecture: Option<&str>, crate_dirs: &[String]) -> Vec<String> {
     let Some(text) = architecture else {
         return vec![format!(
